@@ -1,0 +1,34 @@
+SHELL := /bin/bash
+# kafkachaos — see README.md. `make chaos` runs the chaos suite on the embedded
+# cluster and writes reports under runs/; `make test` runs every test.
+
+GO        ?= go
+CLUSTER   ?= embedded
+TIMEOUT   ?= 20m
+RUNS_DIR  ?= $(CURDIR)/runs
+
+.PHONY: build test chaos bench fuzz clean vet
+
+build:
+	$(GO) build -o bin/kafkachaos ./cmd/kafkachaos
+
+vet:
+	$(GO) vet ./...
+
+test:
+	$(GO) test -timeout $(TIMEOUT) ./...
+
+chaos: build
+	KAFKACHAOS_CLUSTER=$(CLUSTER) KAFKACHAOS_RUNS=$(RUNS_DIR) KAFKACHAOS_KEEP=1 \
+		$(GO) test -timeout $(TIMEOUT) -count=1 -run Chaos -v . 2>&1 | tee $(RUNS_DIR).log | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|run dir|report' ; \
+		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR)"; exit $$status
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzReadJSONL -fuzztime 60s ./histories
+	$(GO) test -run '^$$' -fuzz FuzzReadEDN -fuzztime 60s ./histories
+
+clean:
+	rm -rf bin

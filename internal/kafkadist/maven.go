@@ -1,0 +1,109 @@
+package kafkadist
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// serverModules are the artifacts whose runtime closure is a broker plus
+// the storage tool: kafka_2.13 holds kafka.Kafka and kafka.tools.StorageTool.
+var serverModules = []string{"kafka_2.13", "kafka-server", "kafka-tools"}
+
+// pom is a throwaway project whose only purpose is to name the modules so
+// that dependency:copy-dependencies resolves their runtime closure.
+func pom(version string) string {
+	var deps strings.Builder
+	for _, m := range serverModules {
+		fmt.Fprintf(&deps, "    <dependency><groupId>org.apache.kafka</groupId><artifactId>%s</artifactId><version>%s</version></dependency>\n", m, version)
+	}
+	return `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kafkachaos</groupId><artifactId>kafka-dist</artifactId><version>` + version + `</version>
+  <packaging>pom</packaging>
+  <dependencies>
+` + deps.String() + `  </dependencies>
+</project>
+`
+}
+
+// resolve copies the release's runtime jars into libs, then the log4j2
+// binding for the slf4j API the release ships (Kafka's poms leave the
+// binding to the distribution, which we are building here).
+func resolve(ctx context.Context, work, libs, version string) error {
+	if _, err := exec.LookPath("mvn"); err != nil {
+		return fmt.Errorf("kafkadist: mvn not found on PATH (install Debian's maven package): %w", err)
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return fmt.Errorf("kafkadist: %w", err)
+	}
+	pomPath := filepath.Join(work, "pom.xml")
+	if err := os.WriteFile(pomPath, []byte(pom(version)), 0o644); err != nil {
+		return fmt.Errorf("kafkadist: %w", err)
+	}
+	if err := mvn(ctx, work, "-f", pomPath, "dependency:copy-dependencies",
+		"-DincludeScope=runtime", "-DoutputDirectory="+libs); err != nil {
+		return fmt.Errorf("kafkadist: resolving Kafka %s: %w", version, err)
+	}
+	binding, err := loggingBinding(libs)
+	if err != nil {
+		return err
+	}
+	if err := mvn(ctx, work, "dependency:copy", "-Dartifact="+binding, "-DoutputDirectory="+libs); err != nil {
+		return fmt.Errorf("kafkadist: fetching logging binding %s: %w", binding, err)
+	}
+	return nil
+}
+
+// loggingBinding picks the log4j2 slf4j binding matching the slf4j-api and
+// log4j-api versions found in libs, so the binding never disagrees with them.
+func loggingBinding(libs string) (string, error) {
+	slf4j, err := jarVersion(libs, "slf4j-api")
+	if err != nil {
+		return "", err
+	}
+	log4j, err := jarVersion(libs, "log4j-api")
+	if err != nil {
+		return "", err
+	}
+	artifact := "log4j-slf4j-impl"
+	if !strings.HasPrefix(slf4j, "1.") {
+		artifact = "log4j-slf4j2-impl"
+	}
+	return "org.apache.logging.log4j:" + artifact + ":" + log4j, nil
+}
+
+// jarVersion finds libs/<name>-<version>.jar and returns version.
+func jarVersion(libs, name string) (string, error) {
+	matches, _ := filepath.Glob(filepath.Join(libs, name+"-[0-9]*.jar"))
+	if len(matches) != 1 {
+		return "", fmt.Errorf("kafkadist: want exactly one %s jar in %s, found %d", name, libs, len(matches))
+	}
+	base := filepath.Base(matches[0])
+	return strings.TrimSuffix(strings.TrimPrefix(base, name+"-"), ".jar"), nil
+}
+
+// mvn runs Maven in batch mode; on failure the error carries its output tail.
+func mvn(ctx context.Context, dir string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "mvn", append([]string{"-B", "-q"}, args...)...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("mvn %s: %w\n%s", strings.Join(args, " "), err, tail(out.String(), 40))
+	}
+	return nil
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

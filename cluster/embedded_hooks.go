@@ -1,0 +1,267 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// errDropped is what a control returns to make kfake close the connection.
+var errDropped = errors.New("kafkachaos: connection dropped by fault")
+
+// controlFault is a kfake control function that stays installed until
+// removed. kfake drops a control only when it runs, so removal sets a flag the
+// next invocation sees.
+type controlFault struct {
+	fake    *kfake.Cluster
+	sel     RequestFault
+	removed atomic.Bool
+	hits    atomic.Int64
+}
+
+func (f *controlFault) Remove()   { f.removed.Store(true) }
+func (f *controlFault) Hits() int { return int(f.hits.Load()) }
+
+// matches reports whether the request being controlled is selected.
+func (f *controlFault) matches(req kmsg.Request) bool {
+	if len(f.sel.Keys) > 0 && !slices.Contains(f.sel.Keys, req.Key()) {
+		return false
+	}
+	if len(f.sel.Nodes) > 0 && !slices.Contains(f.sel.Nodes, f.fake.CurrentNode()) {
+		return false
+	}
+	if f.sel.Topic != "" && !producesTo(req, f.sel.Topic) {
+		return false
+	}
+	return f.sel.Probability <= 0 || rand.Float64() < f.sel.Probability
+}
+
+// producesTo reports whether req is a produce request to topic; a topic
+// selector matches nothing else.
+func producesTo(req kmsg.Request, topic string) bool {
+	p, ok := req.(*kmsg.ProduceRequest)
+	if !ok {
+		return false
+	}
+	return slices.ContainsFunc(p.Topics, func(t kmsg.ProduceRequestTopic) bool { return t.Topic == topic })
+}
+
+// install registers act for matching requests. act returns what the control
+// returns when it handles a request; handled=false lets kfake proceed.
+func (f *controlFault) install(act func() (kmsg.Response, error, bool)) {
+	f.fake.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if f.removed.Load() {
+			f.fake.DropControl()
+			return nil, nil, false
+		}
+		f.fake.KeepControl()
+		if !f.matches(req) {
+			return nil, nil, false
+		}
+		f.hits.Add(1)
+		return act()
+	})
+}
+
+func (e *Embedded) newControl(sel RequestFault) (*controlFault, error) {
+	fake := e.Fake()
+	if fake == nil {
+		return nil, errors.New("embedded cluster: not started")
+	}
+	return &controlFault{fake: fake, sel: sel}, nil
+}
+
+// Delay implements RequestFaulter: matching requests wait d, then proceed.
+// Other connections are served meanwhile.
+func (e *Embedded) Delay(sel RequestFault, d time.Duration) (Installed, error) {
+	f, err := e.newControl(sel)
+	if err != nil {
+		return nil, err
+	}
+	f.install(func() (kmsg.Response, error, bool) {
+		f.fake.SleepControl(func() { time.Sleep(d) })
+		return nil, nil, false
+	})
+	return f, nil
+}
+
+// DropConnections implements RequestFaulter: kfake closes the connection of
+// a matching request before handling it.
+func (e *Embedded) DropConnections(sel RequestFault) (Installed, error) {
+	f, err := e.newControl(sel)
+	if err != nil {
+		return nil, err
+	}
+	f.install(func() (kmsg.Response, error, bool) { return nil, errDropped, true })
+	return f, nil
+}
+
+// faultHandle adapts kfake's FaultHandle to Installed.
+type faultHandle struct{ h *kfake.FaultHandle }
+
+func (f faultHandle) Remove()   { f.h.Remove() }
+func (f faultHandle) Hits() int { return f.h.Hits() }
+
+// ErrorAfterApply implements RequestFaulter with a kfake Fault: for produce,
+// REQUEST_TIMED_OUT and NOT_ENOUGH_REPLICAS_AFTER_APPEND are answered after
+// the records were appended, exactly as a broker whose replication timed out.
+func (e *Embedded) ErrorAfterApply(sel RequestFault, errCode int16) (Installed, error) {
+	if errCode != kerr.RequestTimedOut.Code && errCode != kerr.NotEnoughReplicasAfterAppend.Code {
+		return nil, fmt.Errorf("embedded cluster: error after apply: code %d is answered before the write, want %d or %d",
+			errCode, kerr.RequestTimedOut.Code, kerr.NotEnoughReplicasAfterAppend.Code)
+	}
+	fake := e.Fake()
+	if fake == nil {
+		return nil, errors.New("embedded cluster: not started")
+	}
+	kf := kfake.Fault{
+		Keys:  []kmsg.Key{kmsg.Produce},
+		Nodes: sel.Nodes,
+		Topic: sel.Topic,
+		Err:   kerr.TypedErrorForCode(errCode),
+		Count: -1,
+	}
+	if p := sel.Probability; p > 0 {
+		kf.When = func(kmsg.Request) bool { return rand.Float64() < p }
+	}
+	return faultHandle{fake.Fault(kf)}, nil
+}
+
+// Kill implements NodeKiller: the node stops listening and every request
+// that reaches it over an open connection closes that connection, as if its
+// process died. Its log survives (kfake keeps one log per partition), so a
+// kill here can never lose data: that needs real brokers.
+func (e *Embedded) Kill(_ context.Context, node int32) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, ok := e.nodes[node]
+	switch {
+	case e.fake == nil:
+		return errors.New("embedded cluster: not started")
+	case !ok:
+		return fmt.Errorf("embedded cluster: kill: no node %d", node)
+	case n.down != nil:
+		return nil
+	}
+	if err := e.fake.RemoveNode(node); err != nil {
+		return fmt.Errorf("embedded cluster: kill node %d: %w", node, err)
+	}
+	f := &controlFault{fake: e.fake, sel: RequestFault{Nodes: []int32{node}}}
+	f.install(func() (kmsg.Response, error, bool) { return nil, errDropped, true })
+	n.down = f
+	return nil
+}
+
+// Restart implements NodeKiller: the node listens again on its old port.
+func (e *Embedded) Restart(_ context.Context, node int32) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, ok := e.nodes[node]
+	switch {
+	case e.fake == nil:
+		return errors.New("embedded cluster: not started")
+	case !ok:
+		return fmt.Errorf("embedded cluster: restart: no node %d", node)
+	case n.down == nil:
+		return nil
+	}
+	n.down.Remove()
+	if _, _, err := e.fake.AddNode(node, n.port); err != nil {
+		return fmt.Errorf("embedded cluster: restart node %d on port %d: %w", node, n.port, err)
+	}
+	n.down = nil
+	return nil
+}
+
+// pauseFault holds every request on a node until resumed.
+type pauseFault struct {
+	*controlFault
+	once    sync.Once
+	resumed chan struct{}
+}
+
+func (p *pauseFault) Remove() {
+	p.once.Do(func() { close(p.resumed) })
+	p.controlFault.Remove()
+}
+
+// Pause implements NodePauser: requests to the node are held (connections
+// stay open) until Resume, like a SIGSTOPped broker.
+func (e *Embedded) Pause(_ context.Context, node int32) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, ok := e.nodes[node]
+	switch {
+	case e.fake == nil:
+		return errors.New("embedded cluster: not started")
+	case !ok:
+		return fmt.Errorf("embedded cluster: pause: no node %d", node)
+	case n.paused != nil:
+		return nil
+	}
+	p := &pauseFault{
+		controlFault: &controlFault{fake: e.fake, sel: RequestFault{Nodes: []int32{node}}},
+		resumed:      make(chan struct{}),
+	}
+	p.install(func() (kmsg.Response, error, bool) {
+		p.fake.SleepControl(func() { <-p.resumed })
+		return nil, nil, false
+	})
+	n.paused = p
+	return nil
+}
+
+// Resume implements NodePauser.
+func (e *Embedded) Resume(_ context.Context, node int32) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, ok := e.nodes[node]
+	if !ok {
+		return fmt.Errorf("embedded cluster: resume: no node %d", node)
+	}
+	if n.paused != nil {
+		n.paused.Remove()
+	}
+	n.paused = nil
+	return nil
+}
+
+// MoveLeader implements LeaderMover.
+func (e *Embedded) MoveLeader(_ context.Context, topic string, partition, node int32) error {
+	fake := e.Fake()
+	if fake == nil {
+		return errors.New("embedded cluster: not started")
+	}
+	if err := fake.MoveTopicPartition(topic, partition, node); err != nil {
+		return fmt.Errorf("embedded cluster: move %s/%d to node %d: %w", topic, partition, node, err)
+	}
+	return nil
+}
+
+// ShuffleLeaders implements LeaderMover.
+func (e *Embedded) ShuffleLeaders(context.Context) error {
+	fake := e.Fake()
+	if fake == nil {
+		return errors.New("embedded cluster: not started")
+	}
+	fake.ShufflePartitionLeaders()
+	return nil
+}
+
+// The embedded provider implements these hooks; the compiler checks it.
+var (
+	_ Provider       = (*Embedded)(nil)
+	_ NodeKiller     = (*Embedded)(nil)
+	_ NodePauser     = (*Embedded)(nil)
+	_ LeaderMover    = (*Embedded)(nil)
+	_ RequestFaulter = (*Embedded)(nil)
+)

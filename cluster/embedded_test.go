@@ -2,7 +2,7 @@ package cluster
 
 import (
 	"context"
-		"strconv"
+	"strconv"
 	"testing"
 	"time"
 

@@ -1,0 +1,144 @@
+package model
+
+// Conditions are the faults a run may suffer that change what Kafka promises.
+// The zero value is the pessimistic one the harness tests under: brokers may
+// die and leadership may move.
+type Conditions struct {
+	// StableLeaders promises that no partition leader fails or changes during
+	// the run (the seed text's "as long as the cluster is stable").
+	StableLeaders bool
+}
+
+// Hop is the expected guarantee of one hop and why.
+type Hop struct {
+	Guarantee Guarantee `json:"guarantee"`
+	Reasons   []string  `json:"reasons"`
+}
+
+// Expectation is the guarantee Kafka documents for a configuration.
+type Expectation struct {
+	// Producer is the hop from producer to log, counting only records the
+	// producer was told were written.
+	Producer Hop `json:"producer"`
+	// Consumer is the hop from log to the consumer's processing.
+	Consumer Hop `json:"consumer"`
+	// EndToEnd is Meet(Producer, Consumer): exactly-once needs both hops
+	// exactly-once.
+	EndToEnd Guarantee `json:"end-to-end"`
+}
+
+// Reasons lists both hops' reasons, each prefixed with its hop.
+func (e Expectation) Reasons() []string {
+	out := make([]string, 0, len(e.Producer.Reasons)+len(e.Consumer.Reasons))
+	for _, r := range e.Producer.Reasons {
+		out = append(out, "producer: "+r)
+	}
+	for _, r := range e.Consumer.Reasons {
+		out = append(out, "consumer: "+r)
+	}
+	return out
+}
+
+// Expected is the guarantee Kafka documents for p, t and c when brokers may
+// fail (ExpectedUnder with the zero Conditions).
+func Expected(p ProducerConfig, t TopicConfig, c ConsumerConfig) (Expectation, error) {
+	return ExpectedUnder(Conditions{}, p, t, c)
+}
+
+// ExpectedUnder is the guarantee Kafka documents for p, t and c under cond.
+// It fails on configurations Kafka would reject.
+func ExpectedUnder(cond Conditions, p ProducerConfig, t TopicConfig, c ConsumerConfig) (Expectation, error) {
+	for _, v := range []interface{ Validate() error }{p, t, c} {
+		if err := v.Validate(); err != nil {
+			return Expectation{}, err
+		}
+	}
+	e := Expectation{Producer: producerHop(cond, p, t), Consumer: consumerHop(p, c)}
+	e.EndToEnd = Meet(e.Producer.Guarantee, e.Consumer.Guarantee)
+	return e, nil
+}
+
+// producerHop: the producer hop may lose if acks=0, or acks=1 and leaders may
+// fail, or acks=all and leaders may fail and the topic lets a single copy be
+// acknowledged or elected (replication.factor<2, min.insync.replicas<2,
+// unclean leader election). It may duplicate if the client retries (acks is
+// not 0, retries>0) and the broker does not deduplicate (not idempotent, not
+// transactional).
+func producerHop(cond Conditions, p ProducerConfig, t TopicConfig) Hop {
+	lose, why := producerMayLose(cond, p, t)
+	dup, whyDup := producerMayDuplicate(p)
+	return Hop{Guarantee: FromAxes(lose, dup), Reasons: append(why, whyDup...)}
+}
+
+func producerMayLose(cond Conditions, p ProducerConfig, t TopicConfig) (bool, []string) {
+	switch {
+	case p.Acks == AcksNone:
+		return true, []string{"acks=0: the producer never hears from the broker, so a record dropped on the way or refused is never reported (may lose)"}
+	case cond.StableLeaders:
+		return false, []string{"acks=" + p.Acks.String() + " and no leader fails: the leader has every acknowledged record (no loss)"}
+	case p.Acks == AcksLeader:
+		return true, []string{"acks=1: the leader acknowledges before any follower copies the record; if it fails first, a follower becomes leader without it and the record is truncated (may lose)"}
+	}
+	var why []string
+	if t.ReplicationFactor < 2 {
+		why = append(why, "replication.factor<2: an acknowledged record has one copy, acknowledged before fsync, so losing that broker's unflushed log loses it (may lose)")
+	}
+	if t.MinInsyncReplicas < 2 {
+		why = append(why, "min.insync.replicas<2: the in-sync set may shrink to the leader alone and acks=all then waits for no follower, the durability of acks=1 (may lose)")
+	}
+	if t.UncleanLeaderElection {
+		why = append(why, "unclean.leader.election.enable: a replica that is not in sync may become leader and truncate acknowledged records (may lose)")
+	}
+	if len(why) > 0 {
+		return true, why
+	}
+	return false, []string{"acks=all with min.insync.replicas>=2 and clean elections: every acknowledged record is on at least two in-sync replicas and only an in-sync replica can lead (no loss while one of them lives)"}
+}
+
+func producerMayDuplicate(p ProducerConfig) (bool, []string) {
+	switch {
+	case p.Acks == AcksNone:
+		return false, []string{"acks=0: no response, so nothing is retried (no duplicates)"}
+	case p.Retries == 0:
+		return false, []string{"retries=0: the client never resends a request (no duplicates; a failed send is reported to the application)"}
+	case p.Transactional():
+		return false, []string{"transactional producer: idempotent, the broker drops a retried batch by producer id and sequence (no duplicates within a producer session)"}
+	case p.EnableIdempotence:
+		return false, []string{"idempotent producer: the broker drops a retried batch by producer id and sequence (no duplicates within a producer session)"}
+	}
+	why := []string{"retries>0 without idempotence: a write whose response was lost is sent again and lands twice (may duplicate)"}
+	if p.MaxInFlight > 1 {
+		why = append(why, "retries with more than one request in flight may also reorder records (an ordering anomaly, not a delivery one)")
+	}
+	return true, why
+}
+
+// consumerHop: the consumer hop depends on when offsets are committed
+// relative to processing, and on whether it can see records of aborted
+// transactions.
+func consumerHop(p ProducerConfig, c ConsumerConfig) Hop {
+	var lose, dup bool
+	var why []string
+	switch c.CommitStrategy {
+	case CommitAuto:
+		lose, dup = true, true
+		why = append(why, "auto-commit: offsets are committed on a timer, independently of processing (librdkafka commits from a background thread what was handed to the application), so a crash may skip records not yet processed (may lose) or redeliver records processed since the last commit (may duplicate)")
+	case CommitBeforeProcessing:
+		lose = true
+		why = append(why, "commit before processing: a crash after the commit and before processing skips those records (may lose, no duplicates)")
+	case CommitAfterProcessing:
+		dup = true
+		why = append(why, "commit after processing: a crash after processing and before the commit redelivers those records (may duplicate, no loss)")
+	case CommitTransactional:
+		why = append(why, "offsets committed in the output transaction (sendOffsetsToTransaction): processing and commit take effect together or not at all")
+		if c.IsolationLevel != ReadCommitted {
+			dup = true
+			why = append(why, "transactional commit with read_uncommitted: output of aborted attempts is visible, and the retried attempt writes it again (may duplicate)")
+		}
+	}
+	if c.IsolationLevel == ReadUncommitted && p.Transactional() {
+		dup = true
+		why = append(why, "read_uncommitted with a transactional producer: records of aborted transactions are processed, and the producer sends them again (may duplicate)")
+	}
+	return Hop{Guarantee: FromAxes(lose, dup), Reasons: why}
+}

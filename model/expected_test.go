@@ -1,0 +1,147 @@
+package model
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+var (
+	durableTopic = TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2}
+	afterCommit  = ConsumerConfig{IsolationLevel: ReadCommitted, CommitStrategy: CommitAfterProcessing}
+	atLeastOnceP = ProducerConfig{Acks: AcksAll, Retries: 10, MaxInFlight: 1}
+)
+
+func expect(t *testing.T, cond Conditions, p ProducerConfig, tc TopicConfig, c ConsumerConfig) Expectation {
+	t.Helper()
+	e, err := ExpectedUnder(cond, p, tc, c)
+	if err != nil {
+		t.Fatalf("ExpectedUnder(%+v, %+v, %+v, %+v): %v", cond, p, tc, c, err)
+	}
+	if e.EndToEnd != Meet(e.Producer.Guarantee, e.Consumer.Guarantee) {
+		t.Fatalf("end-to-end %v is not the meet of %v and %v", e.EndToEnd, e.Producer.Guarantee, e.Consumer.Guarantee)
+	}
+	if len(e.Producer.Reasons) == 0 || len(e.Consumer.Reasons) == 0 {
+		t.Fatalf("a hop has no reasons: %+v", e)
+	}
+	return e
+}
+
+// TestAcksAllLosesOnWeakTopics: acks=all protects only when the topic keeps
+// two in-sync copies and never elects an out-of-sync leader.
+func TestAcksAllLosesOnWeakTopics(t *testing.T) {
+	for _, tc := range []TopicConfig{
+		{ReplicationFactor: 1, MinInsyncReplicas: 1},
+		{ReplicationFactor: 3, MinInsyncReplicas: 1},
+		{ReplicationFactor: 3, MinInsyncReplicas: 2, UncleanLeaderElection: true},
+	} {
+		e := expect(t, Conditions{}, atLeastOnceP, tc, afterCommit)
+		if !e.Producer.Guarantee.MayLose() {
+			t.Errorf("topic %+v: acks=all producer hop expected no loss", tc)
+		}
+	}
+	if e := expect(t, Conditions{}, atLeastOnceP, durableTopic, afterCommit); e.Producer.Guarantee.MayLose() {
+		t.Errorf("rf=3 minISR=2: %v", e.Producer)
+	}
+}
+
+func TestIdempotenceRemovesProducerDuplicates(t *testing.T) {
+	p := atLeastOnceP
+	p.EnableIdempotence = true
+	if g := expect(t, Conditions{}, p, durableTopic, afterCommit).Producer.Guarantee; g != ExactlyOnce {
+		t.Errorf("idempotent acks=all producer on a durable topic: %v, want exactly-once", g)
+	}
+	p = atLeastOnceP
+	p.TransactionalID = "tx-1"
+	if g := expect(t, Conditions{}, p, durableTopic, afterCommit).Producer.Guarantee; g != ExactlyOnce {
+		t.Errorf("transactional producer: %v, want exactly-once", g)
+	}
+}
+
+func TestRetriesWithManyInFlightMentionReordering(t *testing.T) {
+	p := atLeastOnceP
+	p.MaxInFlight = 5
+	e := expect(t, Conditions{}, p, durableTopic, afterCommit)
+	if !strings.Contains(strings.Join(e.Producer.Reasons, "\n"), "reorder") {
+		t.Errorf("reasons do not mention reordering: %q", e.Producer.Reasons)
+	}
+}
+
+func TestConsumerHop(t *testing.T) {
+	txP := ProducerConfig{Acks: AcksAll, Retries: 3, MaxInFlight: 5, TransactionalID: "t"}
+	cases := []struct {
+		name string
+		p    ProducerConfig
+		c    ConsumerConfig
+		want Guarantee
+	}{
+		{"commit before processing may lose", atLeastOnceP, ConsumerConfig{ReadCommitted, CommitBeforeProcessing}, AtMostOnce},
+		{"commit after processing may duplicate", atLeastOnceP, ConsumerConfig{ReadCommitted, CommitAfterProcessing}, AtLeastOnce},
+		{"auto-commit may do both", atLeastOnceP, ConsumerConfig{ReadCommitted, CommitAuto}, None},
+		{"offsets in the transaction with read_committed is exactly-once", txP, ConsumerConfig{ReadCommitted, CommitTransactional}, ExactlyOnce},
+		{"offsets in the transaction with read_uncommitted may duplicate", txP, ConsumerConfig{ReadUncommitted, CommitTransactional}, AtLeastOnce},
+		{"read_uncommitted of a transactional producer sees aborted records", txP, ConsumerConfig{ReadUncommitted, CommitBeforeProcessing}, None},
+		{"read_uncommitted of a plain producer sees no aborts", atLeastOnceP, ConsumerConfig{ReadUncommitted, CommitBeforeProcessing}, AtMostOnce},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if g := expect(t, Conditions{}, c.p, durableTopic, c.c).Consumer.Guarantee; g != c.want {
+				t.Errorf("consumer hop %v, want %v", g, c.want)
+			}
+		})
+	}
+}
+
+func TestExpectedRejectsWhatKafkaRejects(t *testing.T) {
+	bad := []struct {
+		name string
+		p    ProducerConfig
+		t    TopicConfig
+		c    ConsumerConfig
+		want string
+	}{
+		{"acks=2", ProducerConfig{Acks: 2}, durableTopic, afterCommit, "acks=2"},
+		{"idempotent with acks=1", ProducerConfig{Acks: AcksLeader, Retries: 1, EnableIdempotence: true}, durableTopic, afterCommit, "acks=all"},
+		{"idempotent without retries", ProducerConfig{Acks: AcksAll, EnableIdempotence: true}, durableTopic, afterCommit, "retries"},
+		{"transactional with 6 in flight", ProducerConfig{Acks: AcksAll, Retries: 1, MaxInFlight: 6, TransactionalID: "t"}, durableTopic, afterCommit, "at most 5"},
+		{"negative retries", ProducerConfig{Acks: AcksAll, Retries: -1}, durableTopic, afterCommit, "negative"},
+		{"rf=0", atLeastOnceP, TopicConfig{MinInsyncReplicas: 1}, afterCommit, "replication.factor"},
+		{"no isolation", atLeastOnceP, durableTopic, ConsumerConfig{CommitStrategy: CommitAuto}, "isolation.level"},
+		{"unknown strategy", atLeastOnceP, durableTopic, ConsumerConfig{IsolationLevel: ReadCommitted, CommitStrategy: "sometimes"}, "sometimes"},
+	}
+	for _, b := range bad {
+		_, err := Expected(b.p, b.t, b.c)
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", b.name, err, b.want)
+		}
+	}
+}
+
+func TestConfigJSONUsesKafkaNames(t *testing.T) {
+	b, err := json.Marshal(DefaultProducer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"acks":"all","retries":2147483647,"enable.idempotence":true,"max.in.flight.requests.per.connection":5}`
+	if string(b) != want {
+		t.Errorf("marshal = %s\nwant %s", b, want)
+	}
+	var p ProducerConfig
+	if err := json.Unmarshal([]byte(`{"acks":"-1","retries":3}`), &p); err != nil || p.Acks != AcksAll || p.Retries != 3 {
+		t.Errorf("unmarshal acks=-1: %+v, %v", p, err)
+	}
+	if err := json.Unmarshal([]byte(`{"acks":"2"}`), &p); err == nil {
+		t.Error("acks=2 accepted")
+	}
+}
+
+func TestReasonsArePrefixedByHop(t *testing.T) {
+	e := expect(t, Conditions{}, atLeastOnceP, durableTopic, afterCommit)
+	rs := e.Reasons()
+	if len(rs) != len(e.Producer.Reasons)+len(e.Consumer.Reasons) {
+		t.Fatalf("Reasons() has %d lines", len(rs))
+	}
+	if !strings.HasPrefix(rs[0], "producer: ") || !strings.HasPrefix(rs[len(rs)-1], "consumer: ") {
+		t.Errorf("Reasons() = %q", rs)
+	}
+}

@@ -1,0 +1,12 @@
+// Package report turns a run directory into a self-contained HTML page a
+// person can open offline: the verdict, the anomalies with the ops that prove
+// them, a timeline of every op with the fault windows, per-key offset orders
+// for the keys with findings, and SVG plots of latency, throughput and unseen
+// values. It also serves a folder of runs with an index, newest first.
+//
+// Inputs are only the files of a run directory (history.jsonl, results.json,
+// scenario.json, optional porcupine visualizations): this package must not
+// know about Kafka clients, clusters or nemeses, and must not run checkers —
+// it shows what the checkers wrote. The page makes no request to any host:
+// CSS, JavaScript and SVG are inline.
+package report

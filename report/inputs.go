@@ -1,0 +1,197 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+)
+
+// File names inside a run directory.
+const (
+	HistoryFile  = "history.jsonl"
+	ResultsFile  = "results.json"
+	ScenarioFile = "scenario.json"
+	IndexFile    = "index.html"
+)
+
+// runResults is results.json: a checker Result plus what the run adds.
+type runResults struct {
+	checkers.Result
+	Expected string `json:"expected-guarantee"`
+	Observed string `json:"observed-guarantee"`
+	// Counts is the exact number of cases per anomaly when the checker kept
+	// fewer cases than it found.
+	Counts map[checkers.Anomaly]int64 `json:"counts"`
+	// Linearizability is per key; each entry is either a file name or an
+	// object with "valid" and a visualization file name.
+	Linearizability map[string]json.RawMessage `json:"linearizability"`
+}
+
+// loadResults reads results.json; ok is false when the run was not checked.
+func loadResults(dir string) (res runResults, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, ResultsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return res, false, nil
+	}
+	if err != nil {
+		return res, false, err
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		return res, false, fmt.Errorf("%s: %w", filepath.Join(dir, ResultsFile), jsonErr(b, err))
+	}
+	return res, true, nil
+}
+
+// jsonErr adds the line and field to an encoding/json error.
+func jsonErr(b []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("line %d: %v", lineOf(b, se.Offset), err)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("line %d: field %s: %v", lineOf(b, te.Offset), te.Field, err)
+	}
+	return err
+}
+
+func lineOf(b []byte, off int64) int {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	return 1 + strings.Count(string(b[:off]), "\n")
+}
+
+// scenario is scenario.json kept generic: its schema belongs to the run.
+type scenario struct {
+	Fields []field // the well-known fields, in display order
+	Raw    string  // the whole object, indented
+}
+
+type field struct{ Name, Value string }
+
+// scenarioFields are shown first when present, under any of their spellings.
+var scenarioFields = [][]string{
+	{"test", "name"},
+	{"cluster", "provider"},
+	{"versions", "version", "kafka-version", "kafka"},
+	{"brokers", "nodes"},
+	{"client-config", "client", "config", "producer", "consumer"},
+	{"workload"},
+	{"seed"},
+	{"replay", "replay-command", "command"},
+}
+
+func loadScenario(dir string) (*scenario, error) {
+	path := filepath.Join(dir, ScenarioFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, jsonErr(b, err))
+	}
+	sc := &scenario{Raw: indentJSON(b)}
+	for _, names := range scenarioFields {
+		for _, n := range names {
+			if v, ok := obj[n]; ok {
+				sc.Fields = append(sc.Fields, field{n, compactValue(v)})
+			}
+		}
+	}
+	return sc, nil
+}
+
+// compactValue renders a JSON value on one line: strings unquoted, objects
+// as k=v pairs, so a config reads like the properties a person would set.
+func compactValue(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(v, &m) == nil {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + "=" + compactValue(m[k])
+		}
+		return strings.Join(parts, "  ")
+	}
+	return string(v)
+}
+
+func indentJSON(b []byte) string {
+	var out strings.Builder
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return string(b)
+	}
+	enc := json.NewEncoder(&out)
+	enc.SetIndent("", "  ")
+	if enc.Encode(v) != nil {
+		return string(b)
+	}
+	return out.String()
+}
+
+// visualization is a link to a porcupine (or other) visualization file.
+type visualization struct {
+	Key   string
+	File  string
+	Valid *bool
+}
+
+// visualizations lists the linearizability results of results.json and any
+// other .html file in the run directory, so nothing written there is hidden.
+func visualizations(dir string, res runResults) []visualization {
+	var out []visualization
+	seen := map[string]bool{IndexFile: true}
+	keys := make([]string, 0, len(res.Linearizability))
+	for k := range res.Linearizability {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := visualization{Key: k}
+		raw := res.Linearizability[k]
+		if json.Unmarshal(raw, &v.File) != nil {
+			var o struct {
+				Valid         *bool  `json:"valid"`
+				Visualization string `json:"visualization"`
+				File          string `json:"file"`
+			}
+			_ = json.Unmarshal(raw, &o) // a malformed entry is shown without a link
+			v.Valid, v.File = o.Valid, o.Visualization
+			if v.File == "" {
+				v.File = o.File
+			}
+		}
+		if v.File != "" {
+			seen[v.File] = true
+		}
+		out = append(out, v)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
+	for _, f := range files {
+		if base := filepath.Base(f); !seen[base] {
+			out = append(out, visualization{File: base})
+		}
+	}
+	return out
+}

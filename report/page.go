@@ -1,0 +1,22 @@
+package report
+
+import (
+	_ "embed"
+	"html/template"
+)
+
+// The page is one template with its stylesheet and script inlined, so the
+// written file needs nothing but itself.
+var (
+	//go:embed page.html.tmpl
+	pageHTML string
+	//go:embed page.css
+	pageCSS string
+	//go:embed page.js
+	pageJS string
+)
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"css": func() template.CSS { return template.CSS(pageCSS) },
+	"js":  func() template.JS { return template.JS(pageJS) },
+}).Parse(pageHTML))

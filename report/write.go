@@ -1,0 +1,162 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+)
+
+// Options tune a report. The zero value is fine.
+type Options struct {
+	// InlineOpsBytes is the largest history whose every op's JSON is put in
+	// the page for the timeline's click-to-inspect. Bigger histories keep
+	// only the ops anomalies name. Zero means 64 MiB.
+	InlineOpsBytes int64
+	// Title overrides the page title (default: the run directory's last two
+	// path elements, i.e. test name and time).
+	Title string
+}
+
+func (o Options) inlineBudget() int64 {
+	if o.InlineOpsBytes > 0 {
+		return o.InlineOpsBytes
+	}
+	return 64 << 20
+}
+
+// page is the template's data.
+type page struct {
+	Title, Dir                string
+	Checked, Valid            bool
+	Expected, Observed        string
+	GuaranteeKnown, Held      bool
+	Stats                     checkers.Stats
+	Anomalies                 []anomalyView
+	Warnings                  []string
+	Scenario                  *scenario
+	Timeline, Ops             template.JS
+	InlineOps                 bool
+	Orders                    []orderView
+	Latency, Rate, Unseen     template.HTML
+	NeverRead                 int64
+	Visualizations            []visualization
+	Evidence                  []evidence
+	HistoryOps, Bars, Windows int
+	Generated                 string
+}
+
+type evidence struct {
+	Index int64
+	JSON  string
+}
+
+// Write writes (or refreshes) index.html in a run directory from its
+// history.jsonl, results.json (optional: an unchecked run shows no verdict)
+// and scenario.json (optional). The file is replaced atomically.
+func Write(runDir string, opts Options) error {
+	var buf bytes.Buffer
+	if err := Render(&buf, runDir, opts); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(runDir, ".index-*.html")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(runDir, IndexFile))
+}
+
+// Render writes the report page of a run directory to w.
+func Render(w io.Writer, runDir string, opts Options) error {
+	start := time.Now()
+	p, err := build(runDir, opts)
+	if err != nil {
+		return err
+	}
+	p.Generated = fmt.Sprintf("%s in %v", time.Now().UTC().Format(time.RFC3339), time.Since(start).Round(time.Millisecond))
+	return pageTemplate.Execute(w, p)
+}
+
+func build(dir string, opts Options) (*page, error) {
+	if _, err := os.Stat(filepath.Join(dir, HistoryFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no %s: not a run directory", dir, HistoryFile)
+	}
+	res, checked, err := loadResults(dir)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := loadScenario(dir)
+	if err != nil {
+		return nil, err
+	}
+	order := anomalyOrder(res)
+	views := anomalyViews(res, order)
+	evSet, evFirst := evidenceOps(views)
+	keys, findings := focusKeys(res, order)
+	focus := map[int64]bool{}
+	for _, k := range keys {
+		focus[k] = true
+	}
+	c, err := collect(dir, focus, evSet, opts.inlineBudget())
+	if err != nil {
+		return nil, err
+	}
+	wins := faultWindows(c.Nemesis, c.End, c.NemValues)
+	p := &page{
+		Title: opts.Title, Dir: dir, Checked: checked, Valid: res.Valid && checked,
+		Expected: res.Expected, Observed: res.Observed, Stats: res.Stats,
+		Anomalies: views, Warnings: res.Warnings, Scenario: sc,
+		HistoryOps: int(c.Ops), Bars: len(c.Bars), Windows: len(wins),
+		Visualizations: visualizations(dir, res),
+	}
+	if p.Title == "" {
+		p.Title = filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir))
+	}
+	p.Held, p.GuaranteeKnown = guaranteeHeld(res.Observed, res.Expected)
+	if c.Truncated {
+		p.Warnings = append(p.Warnings, HistoryFile+": the last line was cut off (a crashed writer?); it is not shown")
+	}
+	tl, err := json.Marshal(buildTimeline(c, wins, evFirst))
+	if err != nil {
+		return nil, err
+	}
+	p.Timeline = template.JS(tl)
+	if ops := opsJSON(c); ops != nil {
+		p.Ops, p.InlineOps = template.JS(ops), true
+	}
+	p.Latency = latencyPlot(c.Bars, wins, c.End)
+	p.Rate = ratePlot(c.Bars, wins, c.End)
+	p.Unseen, p.NeverRead = unseenPlot(c.Values, wins, c.End)
+	for _, k := range keys {
+		p.Orders = append(p.Orders, buildOrder(k, c.Orders[k], c.OrdersCut[k], findings[k]))
+	}
+	for i := range evSet {
+		if raw := c.rawOp(i); raw != nil {
+			p.Evidence = append(p.Evidence, evidence{i, indentJSON(raw)})
+		}
+	}
+	sort.Slice(p.Evidence, func(i, j int) bool { return p.Evidence[i].Index < p.Evidence[j].Index })
+	return p, nil
+}

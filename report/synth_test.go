@@ -183,7 +183,7 @@ func synth(t testing.TB, dir string, n int, seed int64) runResults {
 	writeJSON(t, filepath.Join(dir, ScenarioFile), map[string]any{
 		"cluster": "embedded", "versions": map[string]string{"kafka": "4.4.0", "librdkafka": "2.11.1"},
 		"client-config": map[string]any{"acks": "all", "enable.idempotence": false, "enable.auto.commit": false},
-		"seed": seed, "replay": "go test -run TestChaosSynthetic -seed " + itoa(int(seed)),
+		"seed":          seed, "replay": "go test -run TestChaosSynthetic -seed " + itoa(int(seed)),
 	})
 	return res
 }

@@ -1,0 +1,143 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chromium finds Debian's chromium. In CI (CI=true) a missing browser fails
+// the test; on a dev machine the test skips saying why.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium not found on PATH; .ci/chromium.sh installs it")
+	}
+	t.Skip("chromium not found on PATH: install it with .ci/chromium.sh (apt-get install -y chromium) to run the browser test")
+	return ""
+}
+
+// headless runs chromium headless on a file with the given extra flags and
+// returns its stdout; JavaScript runs until the virtual time budget is spent.
+func headless(t *testing.T, bin, page string, extra ...string) (string, time.Duration) {
+	t.Helper()
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--no-first-run", "--disable-component-update", "--disable-sync", "--disable-quic",
+		"--user-data-dir=" + t.TempDir(), "--hide-scrollbars", "--virtual-time-budget=5000"}, extra...)
+	args = append(args, "file://"+page)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	out, err := exec.CommandContext(ctx, bin, args...).Output()
+	if err != nil {
+		t.Fatalf("chromium %v: %v", args, err)
+	}
+	return string(out), time.Since(start)
+}
+
+func TestBrowserShowsVerdictAndAnomalies(t *testing.T) {
+	bin := chromium(t)
+	dir := copyRun(t, "testdata/anomalies")
+	if err := Write(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, IndexFile)
+	dom, _ := headless(t, bin, page, "--dump-dom")
+
+	if !regexp.MustCompile(`id="verdict"[^>]*data-valid="false"`).MatchString(dom) || !strings.Contains(dom, ">INVALID<") {
+		t.Error("rendered page does not show the INVALID verdict")
+	}
+	var res runResults
+	b, err := os.ReadFile(filepath.Join(dir, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Anomalies) == 0 {
+		t.Fatal("testdata has no anomalies to look for")
+	}
+	for a, cases := range res.Anomalies {
+		if !strings.Contains(dom, fmt.Sprintf(`data-anomaly="%s"`, a)) {
+			t.Errorf("anomaly %s is not shown", a)
+		}
+		for _, c := range cases {
+			for _, op := range c.Ops {
+				if !strings.Contains(dom, fmt.Sprintf(`href="#op-%d"`, op)) || !strings.Contains(dom, fmt.Sprintf(`id="op-%d"`, op)) {
+					t.Errorf("anomaly %s: op %d has no link or anchor", a, op)
+				}
+			}
+		}
+	}
+	// The timeline is drawn by script: its status names how many ops it drew.
+	m := regexp.MustCompile(`id="tl-status"[^>]*data-rendered="(\d+)"`).FindStringSubmatch(dom)
+	if m == nil || m[1] == "0" {
+		t.Errorf("timeline script did not run (status %v)", m)
+	}
+
+	shot := filepath.Join(t.ArtifactDir(), "report.png")
+	headless(t, bin, page, "--window-size=1280,2600", "--screenshot="+shot)
+	if st, err := os.Stat(shot); err != nil || st.Size() == 0 {
+		t.Fatalf("no screenshot at %s: %v", shot, err)
+	}
+	t.Logf("screenshot: %s", shot)
+}
+
+// TestBrowserLoad100k measures how long headless chromium takes to load
+// and draw the report of a 100k-op history.
+func TestBrowserLoad100k(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the 100k-op browser load is slow")
+	}
+	bin := chromium(t)
+	dir := t.TempDir()
+	synth(t, dir, 100_000, 3)
+	if err := Write(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom, wall := headless(t, bin, filepath.Join(dir, IndexFile), "--dump-dom")
+	m := regexp.MustCompile(`data-load-ms="(\d+)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("timeline never finished its first draw")
+	}
+	ms, _ := strconv.Atoi(m[1])
+	t.Logf("100k ops: page %.1f MB, first timeline draw at %d ms after navigation start, chromium wall %v", float64(st.Size())/1e6, ms, wall.Round(time.Millisecond))
+	if ms > 10_000 {
+		t.Errorf("100k-op page took %d ms to draw its timeline", ms)
+	}
+}
+
+// copyRun copies a committed run directory to a temp dir so writing its
+// index.html leaves testdata untouched.
+func copyRun(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	for _, f := range []string{HistoryFile, ResultsFile, ScenarioFile} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}

@@ -40,7 +40,10 @@ type Result struct {
 	Valid        bool               `json:"valid"`
 	AnomalyTypes []Anomaly          `json:"anomaly-types"`
 	Anomalies    map[Anomaly][]Case `json:"anomalies"`
-	Stats        Stats              `json:"stats"`
+	// Counts is the exact number of cases of each anomaly found, also when
+	// Options.MaxCases kept fewer in Anomalies.
+	Counts map[Anomaly]int64 `json:"counts"`
+	Stats  Stats             `json:"stats"`
 	// Warnings are things the checker wants a person to know that are not
 	// anomalies (e.g. a truncated last line, an unknown op f).
 	Warnings []string `json:"warnings,omitempty"`

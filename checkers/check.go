@@ -1,0 +1,107 @@
+package checkers
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// Check judges a history: two passes over src, then the final verdicts.
+func Check(src Source, opts Options) (Result, error) {
+	col := newCollector()
+	if err := src.Scan(col.visit); err != nil {
+		return Result{}, err
+	}
+	warns := col.seal()
+	j := newJudge(col, opts)
+	if err := src.Scan(j.visit); err != nil {
+		return Result{}, err
+	}
+	if j.ops != col.stats.Ops {
+		return Result{}, fmt.Errorf("history changed between passes: %d ops, then %d", col.stats.Ops, j.ops)
+	}
+	j.finish()
+	return j.result(append(warns, j.warns...)), nil
+}
+
+// judge is pass 2: it replays the history against the sealed version orders
+// and feeds each op to every per-op detector.
+type judge struct {
+	col      *collector
+	opts     Options
+	sink     *caseSink
+	view     opView
+	nextNode int32
+	ops      int64
+	warns    []string
+
+	polls    *pollOrder
+	sends    *sendOrder
+	txns     *txnReads
+	graph    *depGraph
+	delivery *delivery
+	evidence *evidence
+}
+
+func newJudge(col *collector, opts Options) *judge {
+	sink := newCaseSink(opts.MaxCases)
+	return &judge{
+		col:      col,
+		opts:     opts,
+		sink:     sink,
+		polls:    newPollOrder(sink, opts),
+		sends:    newSendOrder(sink),
+		txns:     &txnReads{sink: sink},
+		graph:    newDepGraph(col, opts),
+		delivery: newDelivery(sink),
+		evidence: newEvidence(col),
+	}
+}
+
+func (j *judge) visit(op *histories.Op) error {
+	j.ops++
+	if !op.IsClient() || op.Type == histories.Invoke || !isClientF(op.F) {
+		return nil
+	}
+	node := int32(-1)
+	if isGraphNode(op) {
+		node = j.nextNode
+		j.nextNode++
+	}
+	if w := j.view.resolve(op, j.col.keys, node); w != "" && len(j.warns) < maxWarnings {
+		j.warns = append(j.warns, w)
+	}
+	v := &j.view
+	j.polls.visit(v)
+	j.sends.visit(v)
+	j.txns.visit(v)
+	j.graph.visit(v)
+	j.delivery.visit(v)
+	j.evidence.visit(v)
+	return nil
+}
+
+// maxWarnings bounds per-op warnings so a bad history cannot flood a report.
+const maxWarnings = 100
+
+func (j *judge) finish() {
+	reportLogCases(j.col, j.evidence, j.sink)
+	reportLostWrites(j.col, j.evidence, j.sink)
+	j.delivery.finish(j.col)
+	j.graph.finish(j.sink)
+}
+
+func (j *judge) result(warns []string) Result {
+	types := j.sink.types()
+	return Result{
+		Valid:        len(types) == 0,
+		AnomalyTypes: types,
+		Anomalies:    j.sink.cases,
+		Counts:       j.sink.counts,
+		Stats:        j.col.stats,
+		Warnings:     warns,
+	}
+}
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }

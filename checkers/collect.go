@@ -1,0 +1,205 @@
+package checkers
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// pendingSend is a send with a known offset from an info op: it joins the
+// version order only if the op is proven to have taken effect.
+type pendingSend struct {
+	op     int64
+	key    int64
+	value  int64
+	offset int64
+}
+
+// collector is pass 1: it reads every op once and builds the per-key version
+// orders and value tables that pass 2 judges ops against.
+type collector struct {
+	keys     map[int64]*keyState
+	keyList  []*keyState // sorted by key after seal
+	nodeOps  []int64     // graph node -> op index (ok ops that send)
+	pending  []pendingSend
+	stats    Stats
+	unknownF map[string]int64
+	prev     int64
+}
+
+func newCollector() *collector {
+	return &collector{
+		keys:     map[int64]*keyState{},
+		stats:    Stats{OpsByType: map[string]int64{}},
+		unknownF: map[string]int64{},
+		prev:     -1,
+	}
+}
+
+func (c *collector) key(k int64) *keyState {
+	ks, ok := c.keys[k]
+	if !ok {
+		ks = newKeyState(k)
+		c.keys[k] = ks
+		c.keyList = append(c.keyList, ks)
+	}
+	return ks
+}
+
+// isClientF reports whether f is a client op the checker understands.
+func isClientF(f string) bool {
+	switch f {
+	case histories.FSend, histories.FPoll, histories.FTxn, histories.FAssign,
+		histories.FSubscribe, histories.FCommit, histories.FCrash:
+		return true
+	}
+	return false
+}
+
+// sendsOf and readsOf say which ops' mops count as writes and reads, as in
+// Jepsen (op-writes: send and txn; op-reads: poll and txn).
+func sendsOf(op *histories.Op) bool { return op.F == histories.FSend || op.F == histories.FTxn }
+func readsOf(op *histories.Op) bool { return op.F == histories.FPoll || op.F == histories.FTxn }
+
+// isGraphNode reports whether op is a node of the dependency graph. Only ops
+// that send can have an outgoing edge, so only they can lie on a cycle.
+func isGraphNode(op *histories.Op) bool {
+	if op.Type != histories.OK || !sendsOf(op) {
+		return false
+	}
+	for i := range op.Mops {
+		if op.Mops[i].F == histories.MSend {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *collector) visit(op *histories.Op) error {
+	if err := validate(op, c.prev); err != nil {
+		return err
+	}
+	c.prev = op.Index
+	c.stats.Ops++
+	c.stats.OpsByType[op.F+" "+string(op.Type)]++
+	if op.IsClient() && !isClientF(op.F) {
+		c.unknownF[op.F]++
+		return nil
+	}
+	if op.Type == histories.Invoke || !op.IsClient() {
+		return nil
+	}
+	node := int32(-1)
+	if isGraphNode(op) {
+		node = int32(len(c.nodeOps))
+		c.nodeOps = append(c.nodeOps, op.Index)
+	}
+	for i := range op.Mops {
+		m := &op.Mops[i]
+		switch {
+		case m.F == histories.MSend && sendsOf(op):
+			c.send(op, m, node)
+		case m.F == histories.MPoll && readsOf(op):
+			c.poll(op, m)
+		}
+	}
+	return nil
+}
+
+func (c *collector) send(op *histories.Op, m *histories.Mop, node int32) {
+	c.stats.Writes++
+	ks := c.key(m.Key)
+	s := ks.slots.lookup(m.Value)
+	t := &ks.slots
+	if t.writer[s] >= 0 {
+		t.flags[s] |= multiWrite
+	}
+	t.writer[s] = op.Index
+	t.node[s] = node
+	switch op.Type {
+	case histories.OK:
+		c.stats.AckedWrite++
+		t.flags[s] |= wOK
+		if m.Offset >= 0 {
+			ks.observe(m.Offset, m.Value)
+		}
+	case histories.Info:
+		t.flags[s] |= wInfo
+		if m.Offset >= 0 {
+			c.pending = append(c.pending, pendingSend{op.Index, m.Key, m.Value, m.Offset})
+		}
+	case histories.Fail:
+		t.flags[s] |= wFail
+	}
+}
+
+func (c *collector) poll(op *histories.Op, m *histories.Mop) {
+	ok := op.Type == histories.OK
+	for k, recs := range m.Records {
+		ks := c.key(k)
+		for _, r := range recs {
+			c.stats.Reads++
+			s := ks.observe(r.Offset, r.Value)
+			ks.slots.flags[s] |= readAny
+			if ok {
+				ks.slots.flags[s] |= readOK
+			}
+		}
+	}
+}
+
+// seal ends pass 1: it decides which writers took effect, adds their pending
+// sends, and numbers every key's log. It returns warnings.
+func (c *collector) seal() []string {
+	var warns []string
+	// An info op took effect if an ok op read one of its values.
+	infoDone := map[int64]bool{}
+	for _, ks := range c.keyList {
+		t := &ks.slots
+		for s, f := range t.flags {
+			if f&wInfo != 0 && f&readOK != 0 {
+				infoDone[t.writer[s]] = true
+			}
+		}
+	}
+	for _, p := range c.pending {
+		if infoDone[p.op] {
+			c.keys[p.key].observe(p.offset, p.value)
+		}
+	}
+	c.pending = nil
+	sort.Slice(c.keyList, func(i, j int) bool { return c.keyList[i].key < c.keyList[j].key })
+	var unwritten, multi int64
+	for _, ks := range c.keyList {
+		t := &ks.slots
+		for s, f := range t.flags {
+			if f&wOK != 0 || (f&wInfo != 0 && infoDone[t.writer[s]]) {
+				t.flags[s] |= committed
+			}
+			if t.writer[s] < 0 {
+				unwritten++
+			}
+			if f&multiWrite != 0 {
+				multi++
+			}
+		}
+		ks.seal()
+	}
+	c.stats.Keys = int64(len(c.keyList))
+	if unwritten > 0 {
+		warns = append(warns, fmt.Sprintf("%d values were read that no completed op sent (invoke-only writes or foreign data); they are not judged as writes", unwritten))
+	}
+	if multi > 0 {
+		warns = append(warns, fmt.Sprintf("%d values were sent by more than one op; values should be unique per key, the last sender is taken as the writer", multi))
+	}
+	fs := make([]string, 0, len(c.unknownF))
+	for f := range c.unknownF {
+		fs = append(fs, f)
+	}
+	sort.Strings(fs)
+	for _, f := range fs {
+		warns = append(warns, fmt.Sprintf("%d client ops with unknown f %q were ignored", c.unknownF[f], f))
+	}
+	return warns
+}

@@ -1,0 +1,57 @@
+package checkers
+
+import (
+	"fmt"
+	"slices"
+)
+
+// reportLogCases turns the version-order disagreements found in pass 1 into
+// inconsistent-offsets (two values at one offset) and duplicate (one value at
+// two offsets) cases, with the ops that observed each side.
+func reportLogCases(col *collector, ev *evidence, sink *caseSink) {
+	for _, ks := range col.keyList {
+		reportConflicts(ks, ev, sink)
+		reportDuplicates(ks, ev, sink)
+	}
+}
+
+func reportConflicts(ks *keyState, ev *evidence, sink *caseSink) {
+	offs := make([]int64, 0, len(ks.conflicts))
+	for o := range ks.conflicts {
+		offs = append(offs, o)
+	}
+	slices.Sort(offs)
+	for _, o := range offs {
+		first, _ := ks.log.get(o)
+		values := append([]int64{first.val}, ks.conflicts[o]...)
+		obs := make([]obsKey, len(values))
+		for i, v := range values {
+			obs[i] = obsKey{ks.key, o, v}
+		}
+		sink.add(InconsistentOffsets, Case{
+			Key: ptr(ks.key), Offsets: []int64{o}, Ops: ev.opsFor(obs...),
+			Explanation: fmt.Sprintf("offset %d of key %d was seen holding %d different values %v", o, ks.key, len(values), values),
+		})
+	}
+}
+
+func reportDuplicates(ks *keyState, ev *evidence, sink *caseSink) {
+	slots := make([]int32, 0, len(ks.dups))
+	for s := range ks.dups {
+		slots = append(slots, s)
+	}
+	slices.Sort(slots)
+	for _, s := range slots {
+		v := ks.slots.value[s]
+		offs := append([]int64{ks.slots.offset[s]}, ks.dups[s]...)
+		slices.Sort(offs)
+		obs := make([]obsKey, len(offs))
+		for i, o := range offs {
+			obs[i] = obsKey{ks.key, o, v}
+		}
+		sink.add(Duplicate, Case{
+			Key: ptr(ks.key), Value: ptr(v), Offsets: offs, Ops: ev.opsFor(obs...),
+			Explanation: fmt.Sprintf("value %d of key %d appears at %d offsets %v", v, ks.key, len(offs), offs),
+		})
+	}
+}

@@ -57,7 +57,7 @@ func jsonErr(b []byte, err error) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Errorf("line %d: field %s: %v", lineOf(b, te.Offset), te.Field, err)
+		return fmt.Errorf("line %d: field %s: %v", lineOf(b, te.Offset), strings.TrimPrefix(te.Field, "Result."), err)
 	}
 	return err
 }

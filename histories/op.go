@@ -108,3 +108,52 @@ func Send(k Key, v int64) Mop { return Mop{F: MSend, Key: k, Value: v, Offset: N
 
 // IsClient reports whether the op belongs to a client process rather than the nemesis.
 func (o *Op) IsClient() bool { return o.Process != NemesisProcess }
+
+// Clone returns a deep copy of o. Readers that reuse ops between callbacks
+// (Reader.Scan) need callers to clone what they keep.
+func (o *Op) Clone() *Op {
+	c := *o
+	if o.Mops != nil {
+		c.Mops = make([]Mop, len(o.Mops))
+		for i := range o.Mops {
+			c.Mops[i] = o.Mops[i].clone()
+		}
+	}
+	c.Keys = cloneSlice(o.Keys)
+	c.Value = cloneSlice(o.Value)
+	if o.Rebalance != nil {
+		c.Rebalance = &Rebalance{Revoked: cloneSlice(o.Rebalance.Revoked), Assigned: cloneSlice(o.Rebalance.Assigned)}
+	}
+	if o.Extra != nil {
+		c.Extra = make(map[string]json.RawMessage, len(o.Extra))
+		for k, v := range o.Extra {
+			c.Extra[k] = cloneSlice(v)
+		}
+	}
+	return &c
+}
+
+func (m *Mop) clone() Mop {
+	c := *m
+	if m.Records != nil {
+		c.Records = make(map[Key][]Record, len(m.Records))
+		for k, rs := range m.Records {
+			c.Records[k] = cloneSlice(rs)
+		}
+	}
+	if m.Offsets != nil {
+		c.Offsets = make(map[Key]int64, len(m.Offsets))
+		for k, o := range m.Offsets {
+			c.Offsets[k] = o
+		}
+	}
+	return c
+}
+
+// cloneSlice copies s, keeping nil as nil.
+func cloneSlice[T any](s []T) []T {
+	if s == nil {
+		return nil
+	}
+	return append(make([]T, 0, len(s)), s...)
+}

@@ -1,0 +1,545 @@
+package histories
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// decoder turns JSONL lines into Ops. It is not safe for concurrent use.
+//
+// With reuse set, decoded ops share memory with the decoder: the records of
+// one op live in a slab that the next op overwrites, and maps are cleared and
+// refilled. That makes Scan nearly allocation-free; Next turns it off.
+type decoder struct {
+	reuse  bool
+	slab   []Record
+	mopBuf []Mop             // reused backing array of Mops, with its mops' maps
+	keyBuf []Key             // reused backing array of Keys
+	intern map[string]string // f and group names, so repeated ones do not allocate
+	s      jscan
+}
+
+func newDecoder(reuse bool) *decoder {
+	return &decoder{reuse: reuse, intern: make(map[string]string)}
+}
+
+// name returns b as a string, shared with earlier identical names.
+func (d *decoder) name(b []byte) string {
+	switch string(b) {
+	case FSend:
+		return FSend
+	case FPoll:
+		return FPoll
+	case FTxn:
+		return FTxn
+	case FCommit:
+		return FCommit
+	case FAssign:
+		return FAssign
+	case FSubscribe:
+		return FSubscribe
+	}
+	if s, ok := d.intern[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(d.intern) < 4096 {
+		d.intern[s] = s
+	}
+	return s
+}
+
+// reset clears op for decoding into it, keeping capacity when reusing.
+func (d *decoder) reset(op *Op) {
+	*op = Op{}
+	if d.reuse {
+		d.slab = d.slab[:0]
+	} else {
+		d.slab, d.mopBuf, d.keyBuf = nil, nil, nil
+	}
+}
+
+// Which top-level fields an op must have.
+const (
+	seenIndex = 1 << iota
+	seenType
+	seenProcess
+	seenF
+)
+
+// decode parses one line into op. Errors are *fieldError or *scanError.
+func (d *decoder) decode(line []byte, op *Op) error {
+	d.reset(op)
+	s := &d.s
+	s.b, s.i = line, 0
+	empty, err := s.open('{', '}')
+	if err != nil {
+		return err
+	}
+	if empty {
+		return &fieldError{field: "index", msg: "missing"}
+	}
+	seen := 0
+	valStart, valEnd := -1, -1
+	for {
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		switch string(key) {
+		case "index":
+			op.Index, err = s.int()
+			seen |= seenIndex
+		case "time":
+			op.Time, err = s.int()
+		case "process":
+			op.Process, err = s.int()
+			seen |= seenProcess
+		case "type":
+			op.Type, err = d.opType()
+			seen |= seenType
+		case "f":
+			var f []byte
+			f, err = s.str()
+			op.F = d.name(f)
+			seen |= seenF
+		case "value":
+			s.ws()
+			valStart = s.i
+			err = s.skip(0)
+			valEnd = s.i
+		case "group":
+			var g []byte
+			g, err = s.str()
+			op.Group = d.name(g)
+		case "rebalance":
+			op.Rebalance, err = d.rebalance()
+		case "error":
+			var e []byte
+			e, err = s.str()
+			op.Error = string(e)
+		default:
+			err = d.extra(op, key)
+		}
+		if err != nil {
+			return inField(string(key), err)
+		}
+		more, err := s.more('}')
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+	}
+	if s.peek() != 0 {
+		return s.errorf("trailing data after the op")
+	}
+	if err := missing(seen); err != nil {
+		return err
+	}
+	if valStart >= 0 {
+		s.i = valStart
+		return inField("value", d.value(op, line[valStart:valEnd]))
+	}
+	return nil
+}
+
+func missing(seen int) error {
+	for _, f := range []struct {
+		bit  int
+		name string
+	}{{seenIndex, "index"}, {seenType, "type"}, {seenProcess, "process"}, {seenF, "f"}} {
+		if seen&f.bit == 0 {
+			return &fieldError{field: f.name, msg: "missing"}
+		}
+	}
+	return nil
+}
+
+func (d *decoder) opType() (Type, error) {
+	b, err := d.s.str()
+	if err != nil {
+		return "", err
+	}
+	switch string(b) {
+	case "invoke":
+		return Invoke, nil
+	case "ok":
+		return OK, nil
+	case "fail":
+		return Fail, nil
+	case "info":
+		return Info, nil
+	}
+	return "", &fieldError{field: "type", msg: "unknown op type " + strconv.Quote(string(b))}
+}
+
+func (d *decoder) extra(op *Op, key []byte) error {
+	raw, err := d.s.rawValue()
+	if err != nil {
+		return err
+	}
+	if op.Extra == nil {
+		op.Extra = make(map[string]json.RawMessage)
+	}
+	op.Extra[string(key)] = raw
+	return nil
+}
+
+// value decodes the op's value, whose shape depends on op.F (known only
+// once the whole line has been read).
+func (d *decoder) value(op *Op, raw []byte) error {
+	switch op.F {
+	case FSend, FPoll, FTxn, FCommit:
+		return d.mops(op)
+	case FAssign, FSubscribe:
+		keys, err := d.keyList(d.keyBuf[:0])
+		op.Keys = keys
+		if d.reuse && keys != nil {
+			d.keyBuf = keys
+		}
+		return err
+	}
+	op.Value = append(json.RawMessage(nil), raw...)
+	return nil
+}
+
+// keyList reads [k1, k2, ...] or null, appending to dst; empty gives nil.
+func (d *decoder) keyList(dst []Key) ([]Key, error) {
+	s := &d.s
+	if s.null() {
+		return nil, nil
+	}
+	empty, err := s.open('[', ']')
+	if err != nil || empty {
+		return nil, err
+	}
+	for {
+		k, err := s.int()
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, k)
+		more, err := s.more(']')
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			return dst, nil
+		}
+	}
+}
+
+func (d *decoder) rebalance() (*Rebalance, error) {
+	s := &d.s
+	if s.null() {
+		return nil, nil
+	}
+	r := &Rebalance{}
+	empty, err := s.open('{', '}')
+	if err != nil || empty {
+		return r, err
+	}
+	for {
+		key, err := s.str()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.expect(':'); err != nil {
+			return nil, err
+		}
+		switch string(key) {
+		case "revoked":
+			r.Revoked, err = d.keyList(nil)
+		case "assigned":
+			r.Assigned, err = d.keyList(nil)
+		default:
+			err = s.errorf("unknown rebalance field %q", key)
+		}
+		if err != nil {
+			return nil, err
+		}
+		more, err := s.more('}')
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			return r, nil
+		}
+	}
+}
+
+// mops reads the array of micro-ops into op.Mops, reusing its capacity.
+func (d *decoder) mops(op *Op) error {
+	s := &d.s
+	if s.null() {
+		return nil
+	}
+	empty, err := s.open('[', ']')
+	if err != nil || empty {
+		return err
+	}
+	op.Mops = d.mopBuf[:0]
+	for i := 0; ; i++ {
+		m := d.nextMop(op)
+		if err := d.mop(m); err != nil {
+			return &fieldError{field: "value[" + strconv.Itoa(i) + "]", msg: err.Error()}
+		}
+		more, err := s.more(']')
+		if err != nil {
+			return err
+		}
+		if !more {
+			if d.reuse {
+				d.mopBuf = op.Mops
+			}
+			return nil
+		}
+	}
+}
+
+// nextMop appends a zeroed mop to op.Mops, keeping its old maps (cleared)
+// when reusing memory.
+func (d *decoder) nextMop(op *Op) *Mop {
+	n := len(op.Mops)
+	if d.reuse && n < cap(op.Mops) {
+		op.Mops = op.Mops[:n+1]
+		m := &op.Mops[n]
+		recs, offs := m.Records, m.Offsets
+		clear(recs)
+		clear(offs)
+		*m = Mop{Offset: NoOffset}
+		m.Records, m.Offsets = recs, offs
+		return m
+	}
+	op.Mops = append(op.Mops, Mop{Offset: NoOffset})
+	return &op.Mops[n]
+}
+
+// mop reads one micro-op object. Records and Offsets maps kept from a reused
+// mop are dropped again if the mop turns out not to have them.
+func (d *decoder) mop(m *Mop) error {
+	s := &d.s
+	recs, offs := m.Records, m.Offsets
+	m.Records, m.Offsets = nil, nil
+	empty, err := s.open('{', '}')
+	if err != nil {
+		return err
+	}
+	if empty {
+		return s.errorf("micro-op without f")
+	}
+	var hasKey, hasValue bool
+	for {
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		switch string(key) {
+		case "f":
+			err = d.mopF(m)
+		case "key":
+			m.Key, err = s.int()
+			hasKey = true
+		case "value":
+			m.Value, err = s.int()
+			hasValue = true
+		case "offset":
+			m.Offset, err = s.intOrNull()
+		case "records":
+			m.Records, err = d.records(recs)
+		case "offsets":
+			m.Offsets, err = d.offsets(offs)
+		default:
+			err = s.errorf("unknown micro-op field %q", key)
+		}
+		if err != nil {
+			return err
+		}
+		more, err := s.more('}')
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+	}
+	return checkMop(m, hasKey, hasValue)
+}
+
+// checkMop says what a well-formed micro-op of its kind lacks or must not have.
+func checkMop(m *Mop, hasKey, hasValue bool) error {
+	switch m.F {
+	case "":
+		return &scanError{msg: "micro-op without f"}
+	case MSend:
+		if !hasKey || !hasValue {
+			return &scanError{msg: "send micro-op needs key and value"}
+		}
+		if m.Records != nil || m.Offsets != nil {
+			return &scanError{msg: "send micro-op with records or offsets"}
+		}
+	case MPoll:
+		if hasKey || hasValue || m.Offsets != nil || m.Offset != NoOffset {
+			return &scanError{msg: "poll micro-op may only have records"}
+		}
+	case MCommit:
+		if hasKey || hasValue || m.Records != nil || m.Offset != NoOffset {
+			return &scanError{msg: "commit micro-op may only have offsets"}
+		}
+	}
+	return nil
+}
+
+func (d *decoder) mopF(m *Mop) error {
+	b, err := d.s.str()
+	if err != nil {
+		return err
+	}
+	switch string(b) {
+	case "send":
+		m.F = MSend
+	case "poll":
+		m.F = MPoll
+	case "commit":
+		m.F = MCommit
+	default:
+		return d.s.errorf("unknown micro-op %q", b)
+	}
+	return nil
+}
+
+// mapKey reads an object key that must be a decimal integer.
+func (d *decoder) mapKey() (Key, error) {
+	b, err := d.s.str()
+	if err != nil {
+		return 0, err
+	}
+	k, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return 0, d.s.errorf("key %q is not an integer", b)
+	}
+	return k, nil
+}
+
+// records reads {"k": [[offset, value], ...], ...} into m (reused if not nil).
+func (d *decoder) records(m map[Key][]Record) (map[Key][]Record, error) {
+	s := &d.s
+	if s.null() {
+		return nil, nil
+	}
+	if m == nil {
+		m = make(map[Key][]Record)
+	}
+	empty, err := s.open('{', '}')
+	if err != nil || empty {
+		return m, err
+	}
+	for {
+		k, err := d.mapKey()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.expect(':'); err != nil {
+			return nil, err
+		}
+		if _, dup := m[k]; dup {
+			return nil, s.errorf("key %d twice in records", k)
+		}
+		recs, err := d.recordList()
+		if err != nil {
+			return nil, err
+		}
+		m[k] = recs
+		more, err := s.more('}')
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			return m, nil
+		}
+	}
+}
+
+// recordList reads [[offset, value], ...] into the slab and returns its
+// part of the slab (capacity-limited, so appends by callers cannot clobber
+// the next key's records). An empty list gives nil.
+func (d *decoder) recordList() ([]Record, error) {
+	s := &d.s
+	empty, err := s.open('[', ']')
+	if err != nil || empty {
+		return nil, err
+	}
+	start := len(d.slab)
+	for {
+		if err := s.expect('['); err != nil {
+			return nil, err
+		}
+		off, err := s.intOrNull()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.expect(','); err != nil {
+			return nil, err
+		}
+		v, err := s.int()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.expect(']'); err != nil {
+			return nil, err
+		}
+		d.slab = append(d.slab, Record{Offset: off, Value: v})
+		more, err := s.more(']')
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			return d.slab[start:len(d.slab):len(d.slab)], nil
+		}
+	}
+}
+
+// offsets reads {"k": offset, ...} into m (reused if not nil).
+func (d *decoder) offsets(m map[Key]int64) (map[Key]int64, error) {
+	s := &d.s
+	if s.null() {
+		return nil, nil
+	}
+	if m == nil {
+		m = make(map[Key]int64)
+	}
+	empty, err := s.open('{', '}')
+	if err != nil || empty {
+		return m, err
+	}
+	for {
+		k, err := d.mapKey()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.expect(':'); err != nil {
+			return nil, err
+		}
+		if _, dup := m[k]; dup {
+			return nil, s.errorf("key %d twice in offsets", k)
+		}
+		if m[k], err = s.int(); err != nil {
+			return nil, err
+		}
+		more, err := s.more('}')
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			return m, nil
+		}
+	}
+}

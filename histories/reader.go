@@ -1,0 +1,143 @@
+package histories
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Reader streams ops from a JSONL history. It checks every line as it goes:
+// the JSON shape, the op type, the micro-ops, and that indexes are dense
+// from 0. A last line that is cut off (no newline and unparsable, as a crash
+// mid-write leaves it) ends the history with a warning; any other bad line
+// is a *ParseError naming the file, line and field.
+type Reader struct {
+	br       *bufio.Reader
+	name     string
+	line     int   // number of the last line read, 1-based
+	want     int64 // index the next op must have
+	long     []byte
+	fresh    *decoder // for Next: ops own their memory
+	reusing  *decoder // for Scan: ops share memory with the reader
+	warnings []Warning
+	err      error // sticky: io.EOF or the first error
+}
+
+// NewReader reads a JSONL history from r; name (usually the file name) is
+// used in errors and warnings.
+func NewReader(r io.Reader, name string) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 1<<20), name: name}
+}
+
+// Warnings returns what was tolerated so far (e.g. a cut-off last line).
+func (r *Reader) Warnings() []Warning { return r.warnings }
+
+// Next returns the next op, or io.EOF after the last one. The op is the
+// caller's to keep.
+func (r *Reader) Next() (*Op, error) {
+	if r.fresh == nil {
+		r.fresh = newDecoder(false)
+	}
+	op := new(Op)
+	if err := r.read(op, r.fresh); err != nil {
+		return nil, err
+	}
+	return op, nil
+}
+
+// Scan calls fn with every op in order until the end, the first bad line or
+// the first error from fn, which it returns (nil at the end).
+//
+// For speed, fn receives the same *Op every time, and its slices and maps
+// are reused for the next op: fn must copy (Op.Clone) anything it keeps
+// beyond the call.
+func (r *Reader) Scan(fn func(*Op) error) error {
+	if r.reusing == nil {
+		r.reusing = newDecoder(true)
+	}
+	var op Op
+	for {
+		if err := r.read(&op, r.reusing); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		if err := fn(&op); err != nil {
+			return err
+		}
+	}
+}
+
+// read decodes the next non-blank line into op.
+func (r *Reader) read(op *Op, d *decoder) error {
+	if r.err != nil {
+		return r.err
+	}
+	for {
+		line, whole, err := r.readLine()
+		if err != nil {
+			r.err = err
+			return err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if derr := d.decode(line, op); derr != nil {
+			if !whole {
+				r.warnings = append(r.warnings, Warning{File: r.name, Line: r.line,
+					Msg: fmt.Sprintf("last line is cut off (%d bytes, no newline) and was ignored: %v", len(line), derr)})
+				r.err = io.EOF
+				return io.EOF
+			}
+			r.err = r.parseError(derr)
+			return r.err
+		}
+		if op.Index != r.want {
+			r.err = &ParseError{File: r.name, Line: r.line, Field: "index",
+				Msg: fmt.Sprintf("expected index %d (indexes are dense from 0), found %d", r.want, op.Index)}
+			return r.err
+		}
+		r.want++
+		return nil
+	}
+}
+
+// readLine returns the next line without its newline, and whether it had
+// one. Lines of any length are returned whole.
+func (r *Reader) readLine() (line []byte, whole bool, err error) {
+	r.line++
+	line, err = r.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		r.long = append(r.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = r.br.ReadSlice('\n')
+			r.long = append(r.long, line...)
+		}
+		line = r.long
+	}
+	switch {
+	case err == nil:
+		return line[:len(line)-1], true, nil
+	case errors.Is(err, io.EOF) && len(line) > 0:
+		return line, false, nil
+	}
+	return nil, false, err
+}
+
+func (r *Reader) parseError(err error) *ParseError {
+	pe := &ParseError{File: r.name, Line: r.line}
+	var fe *fieldError
+	var se *scanError
+	switch {
+	case errors.As(err, &fe):
+		pe.Field, pe.Msg = fe.field, fe.msg
+	case errors.As(err, &se):
+		pe.Msg = fmt.Sprintf("column %d: %s", se.col, se.msg)
+	default:
+		pe.Msg = err.Error()
+	}
+	return pe
+}

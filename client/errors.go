@@ -1,0 +1,88 @@
+package client
+
+import (
+	"context"
+	"errors"
+
+	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// Outcome classifies the error an operation completed with: nil is OK; a
+// definite failure (the operation certainly did not take effect) is Fail;
+// anything else is Info. Unknown errors are Info: calling an indefinite
+// outcome definite would let the checkers call a real write lost.
+//
+// librdkafka knows, per message, whether it was persisted
+// (rd_kafka_message_status: NOT_PERSISTED, POSSIBLY_PERSISTED, PERSISTED),
+// but confluent-kafka-go does not expose it, so the table below mirrors its
+// reasoning per error code, and the Java client's for broker errors.
+func Outcome(err error) histories.Type {
+	if err == nil {
+		return histories.OK
+	}
+	var kerr kafka.Error
+	if !errors.As(err, &kerr) {
+		if errors.Is(err, errNotSent) {
+			return histories.Fail
+		}
+		// context expiry, crashes, anything we did not see the client
+		// decide: the request may be on the wire.
+		return histories.Info
+	}
+	if definite(kerr.Code()) {
+		return histories.Fail
+	}
+	return histories.Info
+}
+
+// errNotSent wraps errors that happened before the client accepted an
+// operation (e.g. Produce returning an error): nothing was sent.
+var errNotSent = errors.New("not sent")
+
+// definite reports whether a request that failed with code certainly did
+// not take effect.
+func definite(code kafka.ErrorCode) bool {
+	switch code {
+	// Rejected by librdkafka before anything was sent.
+	case kafka.ErrQueueFull, kafka.ErrMsgSizeTooLarge, kafka.ErrInvalidArg,
+		kafka.ErrUnknownTopic, kafka.ErrUnknownPartition, kafka.ErrState,
+		kafka.ErrPurgeQueue, // purged from the queue: never transmitted
+		kafka.ErrKeySerialization, kafka.ErrValueSerialization:
+		return true
+	// Broker errors answered before the append (the broker validates
+	// first): the batch is not in the log.
+	case kafka.ErrInvalidMsg, kafka.ErrUnknownTopicOrPart, kafka.ErrInvalidMsgSize,
+		kafka.ErrLeaderNotAvailable, kafka.ErrRecordListTooLarge,
+		kafka.ErrNotEnoughReplicas, // checked before append; ...AfterAppend is not
+		kafka.ErrInvalidRequiredAcks, kafka.ErrTopicAuthorizationFailed,
+		kafka.ErrClusterAuthorizationFailed, kafka.ErrTransactionalIDAuthorizationFailed,
+		kafka.ErrInvalidTimestamp, kafka.ErrUnsupportedVersion, kafka.ErrUnsupportedForMessageFormat,
+		kafka.ErrPolicyViolation, kafka.ErrOutOfOrderSequenceNumber,
+		kafka.ErrInvalidProducerEpoch, kafka.ErrProducerFenced, kafka.ErrInvalidTxnState,
+		kafka.ErrInvalidProducerIDMapping, kafka.ErrTopicException, kafka.ErrInvalidRecord:
+		return true
+	// Group and commit errors answered before the coordinator stores
+	// anything.
+	case kafka.ErrIllegalGeneration, kafka.ErrUnknownMemberID, kafka.ErrRebalanceInProgress,
+		kafka.ErrGroupAuthorizationFailed, kafka.ErrInvalidGroupID, kafka.ErrFencedInstanceID,
+		kafka.ErrOffsetMetadataTooLarge, kafka.ErrInvalidCommitOffsetSize, kafka.ErrNoOffset:
+		return true
+	}
+	// Everything else is indefinite, notably: _MSG_TIMED_OUT, _TRANSPORT,
+	// _TIMED_OUT, _ALL_BROKERS_DOWN, _PURGE_INFLIGHT, _FATAL, _DESTROY,
+	// REQUEST_TIMED_OUT, NETWORK_EXCEPTION, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+	// KAFKA_STORAGE_ERROR, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and
+	// NOT_LEADER_OR_FOLLOWER (a leader may append, then lose leadership
+	// before answering).
+	return false
+}
+
+// completion maps an error to the op type, treating context cancellation
+// of a worker that is being shut down as unknown.
+func completion(err error) histories.Type {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return histories.Info
+	}
+	return Outcome(err)
+}

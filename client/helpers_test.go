@@ -1,0 +1,79 @@
+package client
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+func startCluster(t *testing.T, partitions int32) *cluster.Embedded {
+	t.Helper()
+	e := cluster.NewEmbedded()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.Start(ctx, cluster.Spec{RunID: t.Name(), Topics: []cluster.TopicSpec{{Name: "t", Partitions: partitions}}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Stop(context.Background()) })
+	return e
+}
+
+// opsOf returns the ops of process p.
+func opsOf(ops []histories.Op, p int64) []histories.Op {
+	var out []histories.Op
+	for _, o := range ops {
+		if o.Process == p {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// polled returns the values of key k read by ok polls of process p.
+func polled(ops []histories.Op, p int64, k histories.Key) []int64 {
+	var out []int64
+	for _, o := range opsOf(ops, p) {
+		if o.F != histories.FPoll || o.Type != histories.OK {
+			continue
+		}
+		for _, m := range o.Mops {
+			for _, r := range m.Records[k] {
+				out = append(out, r.Value)
+			}
+		}
+	}
+	return out
+}
+
+// checkPaired fails unless every process alternates invoke and completion
+// and a crash op is its last.
+func checkPaired(t *testing.T, ops []histories.Op) {
+	t.Helper()
+	open := map[int64]bool{}
+	dead := map[int64]bool{}
+	for _, o := range ops {
+		if dead[o.Process] {
+			t.Fatalf("op %d of process %d after its crash", o.Index, o.Process)
+		}
+		switch {
+		case o.F == histories.FCrash:
+			if open[o.Process] {
+				t.Fatalf("crash op %d with an op still open", o.Index)
+			}
+			dead[o.Process] = true
+		case o.Type == histories.Invoke:
+			if open[o.Process] {
+				t.Fatalf("op %d: process %d invokes twice", o.Index, o.Process)
+			}
+			open[o.Process] = true
+		default:
+			if !open[o.Process] {
+				t.Fatalf("op %d: process %d completes nothing", o.Index, o.Process)
+			}
+			open[o.Process] = false
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// Recorder appends ops to the history. It stamps each op's index and time
+// and returns it; it must be safe for concurrent use. histories.Recorder
+// satisfies it.
+type Recorder interface {
+	Record(op *histories.Op) *histories.Op
+}
+
+// MemRecorder is an in-memory Recorder for tests and examples.
+type MemRecorder struct {
+	mu    sync.Mutex
+	start time.Time
+	ops   []histories.Op
+}
+
+// NewMemRecorder returns an empty in-memory recorder whose clock starts now.
+func NewMemRecorder() *MemRecorder { return &MemRecorder{start: time.Now()} }
+
+// Record implements Recorder.
+func (m *MemRecorder) Record(op *histories.Op) *histories.Op {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	op.Index = int64(len(m.ops))
+	op.Time = int64(time.Since(m.start))
+	m.ops = append(m.ops, *op)
+	return op
+}
+
+// Ops returns a copy of the ops recorded so far.
+func (m *MemRecorder) Ops() []histories.Op {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]histories.Op(nil), m.ops...)
+}
+
+// Processes hands out process ids. A crashed worker's ids are never handed
+// out again, so one Processes is shared by every worker of a run.
+type Processes struct{ next atomic.Int64 }
+
+// Next returns a fresh process id (0, 1, 2, ...).
+func (p *Processes) Next() int64 { return p.next.Add(1) - 1 }
+
+// mustJSON marshals values built here from plain maps and strings, which
+// cannot fail to marshal.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("client: marshalling %T: %v", v, err))
+	}
+	return b
+}

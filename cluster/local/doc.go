@@ -1,0 +1,17 @@
+// Package local is the cluster provider "local": real Apache Kafka brokers
+// (KRaft, combined broker+controller nodes) as JVM processes on this machine,
+// with jars from internal/kafkadist.
+//
+// As root each node runs in its own network namespace (kc-<run>-n<id>) on a
+// bridge the run creates (kcb<run>), so faults are kernel events: kill is
+// SIGKILL, pause is SIGSTOP, partitions and packet loss are nftables rules
+// inside the namespaces, slow links are tbf qdiscs. Without root it falls
+// back to loopback addresses with kill and pause only, and says so.
+//
+// Every process, namespace, link and rule carries the short run id, and an
+// owner file records which live process a run belongs to, so CleanLeftovers
+// can remove what crashed runs left without touching runs still alive.
+//
+// It must not know about histories, workloads or checkers: it runs brokers
+// and breaks them on request, nothing else.
+package local

@@ -1,0 +1,238 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// requireRealKafka skips when this machine cannot run real brokers, except
+// under CI=true, where a missing prerequisite is a failure.
+func requireRealKafka(t *testing.T, needRoot bool) {
+	t.Helper()
+	var missing []string
+	if needRoot && os.Geteuid() != 0 {
+		missing = append(missing, "root (network namespaces)")
+	}
+	for _, tool := range []string{"java", "mvn", "ip", "nft"} {
+		if !have(tool) && (needRoot || tool == "java" || tool == "mvn") {
+			missing = append(missing, tool)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	msg := "real Kafka test needs " + strings.Join(missing, ", ")
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg + " (CI=true: not skipping)")
+	}
+	t.Skip(msg)
+}
+
+func startCluster(t *testing.T, opts Options, spec cluster.Spec) *Provider {
+	t.Helper()
+	opts.Logf = t.Logf
+	p := New(opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	began := time.Now()
+	if err := p.Start(ctx, spec); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Logf("cluster of %d started in %s", len(p.Nodes()), time.Since(began).Round(time.Millisecond))
+	t.Cleanup(func() { assertNothingLeft(t, p) })
+	return p
+}
+
+// assertNothingLeft stops p (twice: Stop is idempotent) and fails if any
+// process, namespace, link, rule or owner file of its run remains.
+func assertNothingLeft(t *testing.T, p *Provider) {
+	t.Helper()
+	ctx := context.Background()
+	if err := p.Stop(ctx); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	if err := p.Stop(ctx); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+	left, err := Leftovers(ctx, p.RunID())
+	if err != nil {
+		t.Errorf("Leftovers: %v", err)
+	}
+	if len(left) > 0 {
+		t.Errorf("run %s left behind: %v", p.RunID(), left)
+	}
+}
+
+// produceAndFetch writes one record with acks=all and reads it back.
+func produceAndFetch(ctx context.Context, p *Provider, topic string) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.seeds()...))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	value := fmt.Sprintf("v-%d", time.Now().UnixNano())
+	rec, err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte(value)}).First()
+	if err != nil {
+		return fmt.Errorf("produce: %w", err)
+	}
+	c, err := kgo.NewClient(kgo.SeedBrokers(p.seeds()...), kgo.ConsumePartitions(
+		map[string]map[int32]kgo.Offset{topic: {rec.Partition: kgo.NewOffset().At(rec.Offset)}}))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for ctx.Err() == nil {
+		for _, r := range c.PollFetches(ctx).Records() {
+			if string(r.Value) == value {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("record %q at offset %d never fetched: %w", value, rec.Offset, ctx.Err())
+}
+
+// reachable reports whether a TCP connection from namespace ns ("" = the
+// host) to addr succeeds within a second.
+func reachable(ns, addr string) bool {
+	if ns == "" {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	_, err := runIn(context.Background(), ns, "", "timeout", "1", "bash", "-c", "exec 3<>/dev/tcp/"+host+"/"+port)
+	return err == nil
+}
+
+func TestLocalClusterFaults(t *testing.T) {
+	requireRealKafka(t, true)
+	p := startCluster(t, Options{}, cluster.Spec{RunID: t.Name(), RunDir: t.TempDir(),
+		Topics: []cluster.TopicSpec{{Name: "t", Partitions: 1, MinInsyncReplicas: 2}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if !p.Namespaced() || !cluster.Supports(p, cluster.CapPartition) {
+		t.Fatalf("root run is not namespaced with partitions: caps %v", p.Capabilities())
+	}
+	if err := produceAndFetch(ctx, p, "t"); err != nil {
+		t.Fatal(err)
+	}
+	leader, err := p.Leader(ctx, "t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctl, err := p.ActiveController(ctx); err != nil || ctl < 1 || ctl > 3 {
+		t.Errorf("ActiveController = %d, %v", ctl, err)
+	}
+
+	t.Run("kill and restart the leader", func(t *testing.T) {
+		if err := p.Kill(ctx, leader); err != nil {
+			t.Fatal(err)
+		}
+		if up := p.Nodes()[leader-1].Up; up {
+			t.Errorf("killed node %d reported up", leader)
+		}
+		if reachable("", p.nodes[leader-1].addr()) {
+			t.Errorf("killed node %d still accepts connections", leader)
+		}
+		if err := produceAndFetch(ctx, p, "t"); err != nil {
+			t.Fatalf("two of three replicas should serve acks=all: %v", err)
+		}
+		if err := p.Restart(ctx, leader); err != nil {
+			t.Fatal(err)
+		}
+		if !p.Nodes()[leader-1].Up {
+			t.Errorf("restarted node %d reported down", leader)
+		}
+	})
+
+	t.Run("pause and resume", func(t *testing.T) {
+		if err := p.Pause(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if p.Nodes()[0].Up {
+			t.Error("paused node 1 reported up")
+		}
+		if err := p.Resume(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if !p.Nodes()[0].Up {
+			t.Error("resumed node 1 reported down")
+		}
+	})
+
+	t.Run("partition and heal", func(t *testing.T) {
+		n1, n2, n3 := p.nodes[0], p.nodes[1], p.nodes[2]
+		// Node 1 cut from its peers but not from the clients.
+		if err := p.Partition(ctx, [][]int32{{1}, {2, 3}}); err != nil {
+			t.Fatal(err)
+		}
+		if reachable(n1.ns, n2.addr()) || reachable(n3.ns, n1.addr()) {
+			t.Error("node 1 still reaches a peer across the partition")
+		}
+		if !reachable(n2.ns, n3.addr()) || !reachable("", n1.addr()) {
+			t.Error("partition cut links it should have kept")
+		}
+		// Bridge topology: 1-2 and 2-3 connected, 1-3 cut; clients cut from 3.
+		if err := p.Heal(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.CutLinks(ctx, [][2]int32{{1, 3}, {ClientNode, 3}}); err != nil {
+			t.Fatal(err)
+		}
+		if reachable(n1.ns, n3.addr()) || reachable("", n3.addr()) {
+			t.Error("cut links still pass traffic")
+		}
+		if !reachable(n1.ns, n2.addr()) || !reachable(n2.ns, n3.addr()) {
+			t.Error("bridge node 2 lost a link")
+		}
+		for range 2 { // heal is idempotent
+			if err := p.Heal(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !reachable(n1.ns, n3.addr()) || !reachable("", n3.addr()) {
+			t.Error("heal left a cut")
+		}
+		if err := produceAndFetch(ctx, p, "t"); err != nil {
+			t.Fatalf("after heal: %v", err)
+		}
+	})
+
+	t.Run("packet loss and slow link", func(t *testing.T) {
+		if err := p.PacketLoss(ctx, 2, 100); err != nil {
+			t.Fatal(err)
+		}
+		if reachable("", p.nodes[1].addr()) {
+			t.Error("100% packet loss let a connection through")
+		}
+		if err := p.SlowLink(ctx, 2, 1_000_000); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := runIn(ctx, p.nodes[1].ns, "", "tc", "qdisc", "show", "dev", "eth0")
+		if !strings.Contains(out, "tbf") {
+			t.Errorf("no tbf qdisc on node 2: %s", out)
+		}
+		for range 2 {
+			if err := p.HealAll(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !reachable("", p.nodes[1].addr()) {
+			t.Error("HealAll left packet loss")
+		}
+		out, _ = runIn(ctx, p.nodes[1].ns, "", "tc", "qdisc", "show", "dev", "eth0")
+		if strings.Contains(out, "tbf") {
+			t.Errorf("HealAll left tbf on node 2: %s", out)
+		}
+	})
+}

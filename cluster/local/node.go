@@ -1,0 +1,205 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// node is one combined broker+controller JVM.
+type node struct {
+	id       int32
+	ns       string // network namespace; "" in loopback mode
+	ip       string
+	port     int // client and inter-broker listener
+	ctrlPort int // KRaft controller listener
+	dir      string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	done   chan struct{} // closed when cmd has exited
+	exit   error         // cmd's exit status, valid after done
+	paused bool
+}
+
+func (n *node) addr() string { return net.JoinHostPort(n.ip, strconv.Itoa(n.port)) }
+
+func (n *node) logPath() string { return filepath.Join(n.dir, "broker.log") }
+
+// jvm is how a node's java process is launched.
+type jvm struct {
+	classpath string
+	heap      string
+	runID     string
+	log4j     string // path of the log4j2 config
+	extraLog  io.Writer
+}
+
+// args is the java command line; the -Dkafkachaos.run marker is how
+// CleanLeftovers recognises JVMs of crashed runs.
+func (j jvm) args(n *node, mainClass string, rest ...string) []string {
+	a := []string{
+		"-Xms" + j.heap, "-Xmx" + j.heap, "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError",
+		"-Djava.awt.headless=true",
+		"-Dkafkachaos.run=" + j.runID, "-Dkafkachaos.node=" + strconv.Itoa(int(n.id)),
+		"-Dlog4j2.configurationFile=" + j.log4j,
+		"-Dkafka.logs.dir=" + n.dir,
+		"-cp", j.classpath, mainClass,
+	}
+	return append(a, rest...)
+}
+
+// command wraps args in `ip netns exec` when the node has a namespace; ip
+// execs java in place, so the process we signal is the JVM itself.
+func (j jvm) command(n *node, args []string) *exec.Cmd {
+	if n.ns == "" {
+		return exec.Command("java", args...)
+	}
+	return exec.Command("ip", append([]string{"netns", "exec", n.ns, "java"}, args...)...)
+}
+
+// start launches the broker, appending its output to broker.log.
+func (n *node) start(j jvm) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.running() {
+		return fmt.Errorf("node %d is already running", n.id)
+	}
+	f, err := os.OpenFile(n.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("node %d: %w", n.id, err)
+	}
+	fmt.Fprintf(f, "=== kafkachaos: starting node %d at %s\n", n.id, time.Now().UTC().Format(time.RFC3339Nano))
+	cmd := j.command(n, j.args(n, "kafka.Kafka", filepath.Join(n.dir, "server.properties")))
+	var out io.Writer = f
+	if j.extraLog != nil {
+		out = io.MultiWriter(f, j.extraLog)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	// Own process group: a ^C to the test must not reach the brokers before
+	// Stop has run; the death signal kills them if the test process dies
+	// without running Stop at all.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return fmt.Errorf("node %d: starting java: %w", n.id, err)
+	}
+	done := make(chan struct{})
+	n.cmd, n.done, n.paused, n.exit = cmd, done, false, nil
+	go func() {
+		err := cmd.Wait()
+		f.Close()
+		n.mu.Lock()
+		n.exit = err
+		n.mu.Unlock()
+		close(done)
+	}()
+	return nil
+}
+
+// running reports whether the JVM is alive; callers hold n.mu.
+func (n *node) running() bool {
+	if n.done == nil {
+		return false
+	}
+	select {
+	case <-n.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (n *node) isUp() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.running() && !n.paused
+}
+
+// signal sends sig to the running JVM.
+func (n *node) signal(sig syscall.Signal) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.running() {
+		return fmt.Errorf("node %d is not running", n.id)
+	}
+	if err := n.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("node %d: %s: %w", n.id, sig, err)
+	}
+	switch sig {
+	case syscall.SIGSTOP:
+		n.paused = true
+	case syscall.SIGCONT:
+		n.paused = false
+	}
+	return nil
+}
+
+// kill SIGKILLs the JVM and waits for it to be reaped; killing a node that
+// is already down is not an error, so Stop can call it on every node.
+func (n *node) kill(ctx context.Context) error {
+	n.mu.Lock()
+	done := n.done
+	if !n.running() {
+		n.mu.Unlock()
+		return nil
+	}
+	err := n.cmd.Process.Signal(syscall.SIGKILL)
+	n.mu.Unlock()
+	if err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("node %d: SIGKILL: %w", n.id, err)
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("node %d: waiting for the killed JVM: %w", n.id, ctx.Err())
+	}
+}
+
+// exited returns a description of how the JVM ended, or "" while it runs.
+func (n *node) exited() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.done == nil || n.running() {
+		return ""
+	}
+	if n.exit == nil {
+		return "exited with status 0"
+	}
+	return n.exit.Error()
+}
+
+// logTail returns the last lines of the node's broker.log.
+func (n *node) logTail(lines int) string {
+	b, err := os.ReadFile(n.logPath())
+	if err != nil {
+		return fmt.Sprintf("(no log: %v)", err)
+	}
+	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
+
+// format writes the KRaft storage of the node (kafka.tools.StorageTool, the
+// class behind kafka-storage.sh) with the run's cluster id.
+func (n *node) format(ctx context.Context, j jvm, clusterID string) error {
+	args := j.args(n, "kafka.tools.StorageTool", "format", "--ignore-formatted",
+		"-t", clusterID, "-c", filepath.Join(n.dir, "server.properties"))
+	if _, err := run(ctx, "", "java", args...); err != nil {
+		return fmt.Errorf("node %d: formatting storage: %w", n.id, err)
+	}
+	return nil
+}

@@ -1,0 +1,347 @@
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Options tune the provider; the zero value is a good default.
+type Options struct {
+	// KafkaVersion to run; "" means KAFKA_VERSION or kafkadist.DefaultVersion.
+	KafkaVersion string
+	// Heap is each JVM's -Xms/-Xmx; "" means 512m (three brokers, two cores).
+	Heap string
+	// Loopback forces the no-root fallback even when running as root.
+	Loopback bool
+	// StartTimeout bounds the readiness wait; 0 means 2 minutes.
+	StartTimeout time.Duration
+	// Logf receives the provider's own messages; nil means stderr.
+	Logf func(format string, args ...any)
+}
+
+// Provider runs real Kafka brokers as local processes.
+type Provider struct {
+	opts  Options
+	id    string // short run id every resource is tagged with
+	dir   string
+	tmp   bool // dir is ours to delete on Stop
+	jvm   jvm
+	nodes []*node
+	admin *kgo.Client
+
+	net   *network // nil in loopback mode
+	nft   bool     // namespaces have the kafkachaos nftables table
+	netMu sync.Mutex
+	cuts  [][2]int32
+}
+
+var (
+	_ cluster.Provider    = (*Provider)(nil)
+	_ cluster.NodeKiller  = (*Provider)(nil)
+	_ cluster.NodePauser  = (*Provider)(nil)
+	_ cluster.Partitioner = (*Provider)(nil)
+)
+
+// New returns a provider; nothing happens until Start.
+func New(opts Options) *Provider {
+	if opts.Heap == "" {
+		opts.Heap = "512m"
+	}
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = 2 * time.Minute
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	}
+	return &Provider{opts: opts}
+}
+
+// Name is "local".
+func (p *Provider) Name() string { return "local" }
+
+// RunID is the short id tagging this run's processes, namespaces and rules.
+func (p *Provider) RunID() string { return p.id }
+
+// Namespaced reports whether nodes run in network namespaces (root), as
+// opposed to the loopback fallback.
+func (p *Provider) Namespaced() bool { return p.net != nil }
+
+// Start removes leftovers of crashed runs, fetches Kafka if needed, and
+// brings up spec.Brokers KRaft nodes; on any error everything it created
+// is removed again before it returns.
+func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
+	if p.id != "" {
+		return errors.New("cluster/local: Start called twice")
+	}
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if spec.Brokers > 200 {
+		return fmt.Errorf("cluster/local: %d brokers, at most 200 fit a run's /24", spec.Brokers)
+	}
+	if removed, err := CleanLeftovers(ctx); len(removed) > 0 || err != nil {
+		p.opts.Logf("cluster/local: removed leftovers of crashed runs: %v (errors: %v)", removed, err)
+	}
+	if !have("java") {
+		return errors.New("cluster/local: java not found on PATH (Kafka 4 needs Java 17+)")
+	}
+	dist, err := kafkadist.Ensure(ctx, p.opts.KafkaVersion)
+	if err != nil {
+		return err
+	}
+	p.id = newRunID()
+	if err := writeOwner(p.id, spec.RunID); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, p.Stop(context.WithoutCancel(ctx)))
+		}
+	}()
+	if err := p.prepareDir(spec); err != nil {
+		return err
+	}
+	p.jvm = jvm{classpath: dist.Classpath(), heap: p.opts.Heap, runID: p.id,
+		log4j: filepath.Join(p.dir, "log4j2.properties")}
+	if spec.Log != nil {
+		p.jvm.extraLog = &lockedWriter{w: spec.Log}
+	}
+	if err := os.WriteFile(p.jvm.log4j, []byte(log4jConfig), 0o644); err != nil {
+		return err
+	}
+	if err := p.placeNodes(ctx, spec.Brokers); err != nil {
+		return err
+	}
+	began := time.Now()
+	if err := p.launch(ctx, spec); err != nil {
+		return err
+	}
+	if err := p.CreateTopics(ctx, spec.Topics...); err != nil {
+		return err
+	}
+	p.opts.Logf("cluster/local: run %s: %d Kafka %s brokers serving at %s after %s (dir %s)",
+		p.id, len(p.nodes), dist.Version, p.Bootstrap(), time.Since(began).Round(time.Millisecond), p.dir)
+	return nil
+}
+
+func (p *Provider) prepareDir(spec cluster.Spec) error {
+	if spec.RunDir == "" {
+		d, err := os.MkdirTemp("", "kafkachaos-local-"+p.id+"-")
+		if err != nil {
+			return err
+		}
+		p.dir, p.tmp = d, true
+		return nil
+	}
+	p.dir = filepath.Join(spec.RunDir, "kafka-"+p.id)
+	return os.MkdirAll(p.dir, 0o755)
+}
+
+// placeNodes gives each node an address: its own namespace on the run's
+// bridge as root, otherwise loopback with distinct ports.
+func (p *Provider) placeNodes(ctx context.Context, brokers int) error {
+	namespaced := !p.opts.Loopback && os.Geteuid() == 0 && have("ip")
+	if namespaced {
+		w, err := setupNetwork(ctx, p.id)
+		if err != nil {
+			return err
+		}
+		p.net, p.nft = w, have("nft")
+		if !p.nft {
+			p.opts.Logf("cluster/local: nft not installed: partitions and packet loss unavailable (install Debian's nftables)")
+		}
+		p.opts.Logf("cluster/local: run %s: namespaces kc-%s-n*, bridge %s %s0/24, FORWARD rule: %s",
+			p.id, p.id, bridgeName(p.id), w.prefix, w.fwd)
+	} else {
+		p.opts.Logf("cluster/local: run %s: not root (or loopback asked): LOOPBACK FALLBACK on 127.0.0.1 — supports kill and pause only, no partitions, packet loss or slow links", p.id)
+	}
+	for i := 1; i <= brokers; i++ {
+		n := &node{id: int32(i)}
+		if namespaced {
+			n.ns, n.ip, n.port, n.ctrlPort = nsName(p.id, n.id), p.net.nodeIP(n.id), 9092, 9093
+			if err := p.net.addNode(ctx, n.id, p.nft); err != nil {
+				return err
+			}
+		} else {
+			ports, err := freePorts(2)
+			if err != nil {
+				return err
+			}
+			n.ip, n.port, n.ctrlPort = "127.0.0.1", ports[0], ports[1]
+		}
+		n.dir = filepath.Join(p.dir, fmt.Sprintf("n%d", n.id))
+		if err := os.MkdirAll(n.dir, 0o755); err != nil {
+			return err
+		}
+		p.nodes = append(p.nodes, n)
+	}
+	return nil
+}
+
+// launch writes configs, formats storage, starts the JVMs and waits until
+// the cluster serves.
+func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
+	clusterID := newClusterID()
+	var wg sync.WaitGroup
+	errs := make([]error, len(p.nodes))
+	for i, n := range p.nodes {
+		props := serverProperties(n, p.nodes, filepath.Join(n.dir, "data"), spec.BrokerConfigs)
+		if err := os.WriteFile(filepath.Join(n.dir, "server.properties"), []byte(props), 0o644); err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = n.format(ctx, p.jvm, clusterID)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, n := range p.nodes {
+		if err := n.start(p.jvm); err != nil {
+			return err
+		}
+	}
+	admin, err := newAdmin(p.seeds())
+	if err != nil {
+		return err
+	}
+	p.admin = admin
+	return p.waitReady(ctx, p.opts.StartTimeout)
+}
+
+// Stop kills every broker and removes everything tagged with the run id.
+// It is idempotent and safe after a failed Start.
+func (p *Provider) Stop(ctx context.Context) error {
+	if p.id == "" {
+		return nil
+	}
+	if p.admin != nil {
+		p.admin.Close()
+		p.admin = nil
+	}
+	var errs []error
+	for _, n := range p.nodes {
+		errs = append(errs, n.kill(ctx))
+	}
+	errs = append(errs, removeRun(ctx, p.id))
+	if p.tmp {
+		errs = append(errs, os.RemoveAll(p.dir))
+	}
+	p.net, p.nodes = nil, nil
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("cluster/local: stopping run %s: %w", p.id, err)
+	}
+	return nil
+}
+
+// Bootstrap is every broker's client address.
+func (p *Provider) Bootstrap() string { return strings.Join(p.seeds(), ",") }
+
+func (p *Provider) seeds() []string {
+	s := make([]string, len(p.nodes))
+	for i, n := range p.nodes {
+		s[i] = n.addr()
+	}
+	return s
+}
+
+// Nodes lists the brokers; Up is false while killed or paused.
+func (p *Provider) Nodes() []cluster.Node {
+	out := make([]cluster.Node, len(p.nodes))
+	for i, n := range p.nodes {
+		out[i] = cluster.Node{ID: n.id, Addr: n.addr(), Up: n.isUp()}
+	}
+	return out
+}
+
+// Capabilities: kill and pause always; partitions with namespaces and nft.
+func (p *Provider) Capabilities() []cluster.Capability {
+	caps := []cluster.Capability{cluster.CapKill, cluster.CapPause}
+	if p.net != nil && p.nft {
+		caps = append(caps, cluster.CapPartition)
+	}
+	return caps
+}
+
+func (p *Provider) node(id int32) (*node, error) {
+	for _, n := range p.nodes {
+		if n.id == id {
+			return n, nil
+		}
+	}
+	return nil, fmt.Errorf("cluster/local: no node %d (nodes are 1..%d)", id, len(p.nodes))
+}
+
+func (p *Provider) ids() []int32 {
+	ids := make([]int32, len(p.nodes))
+	for i, n := range p.nodes {
+		ids[i] = n.id
+	}
+	return ids
+}
+
+// ipOf is a node's address, or the host's for ClientNode.
+func (p *Provider) ipOf(id int32) string {
+	if id == ClientNode {
+		return p.net.hostIP()
+	}
+	return p.net.nodeIP(id)
+}
+
+// newClusterID is a Kafka cluster id: 16 random bytes, base64url, unpadded.
+func newClusterID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// freePorts reserves n loopback ports by listening on them, then releases
+// them for the broker to bind.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("cluster/local: free port: %w", err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// lockedWriter serialises the brokers' output into one caller writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}

@@ -1,0 +1,61 @@
+// Command kafkachaos runs chaos experiments against Kafka and checks their
+// histories. See README.md; `kafkachaos help` lists the subcommands.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitValid   = 0 // the history showed no anomaly / the run held its guarantee
+	exitInvalid = 1 // anomalies found
+	exitError   = 2 // bad input or a failure of the harness itself
+)
+
+type command struct {
+	name, summary string
+	run           func(args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"run", "run a chaos scenario and check it", func(a []string, _, _ io.Writer) int { return runCmd(a) }},
+		{"check", "check a history file or run directory", checkCmd},
+		{"view", "write or serve HTML reports of run directories", viewCmd},
+		{"import", "convert a Jepsen EDN history to JSONL", importCmd},
+		{"export", "convert a JSONL history to Jepsen EDN", exportCmd},
+	}
+}
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return exitError
+		}
+		return exitValid
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "kafkachaos: unknown command %q\n", args[0])
+	usage(stderr)
+	return exitError
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: kafkachaos <command> [flags] [args]")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "Run 'kafkachaos <command> -h' for a command's flags.")
+}

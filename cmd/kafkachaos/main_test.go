@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cli runs the command in process and returns exit code, stdout and stderr.
+func cli(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := dispatch(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const validHistory = `{"index":0,"time":1,"process":0,"type":"invoke","f":"send","value":[{"f":"send","key":1,"value":1}]}
+{"index":1,"time":2,"process":0,"type":"ok","f":"send","value":[{"f":"send","key":1,"value":1,"offset":0}]}
+{"index":2,"time":3,"process":1,"type":"invoke","f":"poll","value":[{"f":"poll"}]}
+{"index":3,"time":4,"process":1,"type":"ok","f":"poll","value":[{"f":"poll","records":{"1":[[0,1]]}}]}
+`
+
+// lostHistory acknowledges value 2 at offset 1, but the only read skips from
+// offset 0 to offset 2: a lost write.
+const lostHistory = `{"index":0,"time":1,"process":0,"type":"invoke","f":"send","value":[{"f":"send","key":1,"value":1},{"f":"send","key":1,"value":2},{"f":"send","key":1,"value":3}]}
+{"index":1,"time":2,"process":0,"type":"ok","f":"send","value":[{"f":"send","key":1,"value":1,"offset":0},{"f":"send","key":1,"value":2,"offset":1},{"f":"send","key":1,"value":3,"offset":2}]}
+{"index":2,"time":3,"process":1,"type":"invoke","f":"poll","value":[{"f":"poll"}]}
+{"index":3,"time":4,"process":1,"type":"ok","f":"poll","value":[{"f":"poll","records":{"1":[[0,1],[2,3]]}}]}
+`
+
+func write(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCheckValidExitsZero(t *testing.T) {
+	code, out, errs := cli(t, "check", write(t, "h.jsonl", validHistory))
+	if code != exitValid || !strings.Contains(out, "VALID") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+func TestCheckJSONReportsLostWrite(t *testing.T) {
+	code, out, _ := cli(t, "check", "--json", write(t, "h.jsonl", lostHistory))
+	if code != exitInvalid {
+		t.Fatalf("exit %d, want %d", code, exitInvalid)
+	}
+	var got struct {
+		Valid     bool                        `json:"valid"`
+		Types     []string                    `json:"anomaly-types"`
+		Anomalies map[string][]map[string]any `json:"anomalies"`
+		Observed  string                      `json:"observed-guarantee"`
+		Stats     map[string]any              `json:"stats"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	if got.Valid || !contains(got.Types, "lost-write") || got.Observed != "at-most-once" || got.Stats == nil {
+		t.Fatalf("got %+v", got)
+	}
+	if len(got.Anomalies["lost-write"]) != 1 {
+		t.Fatalf("want one lost-write case, got %v", got.Anomalies["lost-write"])
+	}
+}
+
+func TestCheckTruncatedLastLineWarns(t *testing.T) {
+	cut := validHistory + `{"index":4,"time":5,"proc`
+	code, out, _ := cli(t, "check", write(t, "h.jsonl", cut))
+	if code != exitValid || !strings.Contains(out, "warning") || !strings.Contains(out, ":5:") {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+}
+
+func TestCheckBrokenMiddleLineExitsTwoNamingLine(t *testing.T) {
+	lines := strings.SplitAfter(validHistory, "\n")
+	lines[1] = `{"index":1,"time":2,"process":0,"type":"okk","f":"send","value":[]}` + "\n"
+	code, _, errs := cli(t, "check", write(t, "h.jsonl", strings.Join(lines, "")))
+	if code != exitError || !strings.Contains(errs, "h.jsonl:2") || !strings.Contains(errs, `"type"`) {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestCheckRunDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "history.jsonl"), []byte(validHistory), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := cli(t, "check", dir); code != exitValid {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+func TestCheckMissingFileExitsTwo(t *testing.T) {
+	if code, _, _ := cli(t, "check", filepath.Join(t.TempDir(), "nope.jsonl")); code != exitError {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	in := write(t, "h.jsonl", lostHistory)
+	code, edn, errs := cli(t, "export", in)
+	if code != exitValid || !strings.Contains(edn, ":send") {
+		t.Fatalf("export: exit %d, stderr %q", code, errs)
+	}
+	code, back, errs := cli(t, "import", write(t, "h.edn", edn))
+	if code != exitValid {
+		t.Fatalf("import: exit %d, stderr %q", code, errs)
+	}
+	if back != lostHistory {
+		t.Fatalf("round trip changed the history:\n%s\nwant\n%s", back, lostHistory)
+	}
+}
+
+func TestUnknownCommandExitsTwo(t *testing.T) {
+	if code, _, _ := cli(t, "frobnicate"); code != exitError {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -287,7 +287,7 @@ func (d *decoder) mops(op *Op) error {
 	for i := 0; ; i++ {
 		m := d.nextMop(op)
 		if err := d.mop(m); err != nil {
-			return &fieldError{field: "value[" + strconv.Itoa(i) + "]", msg: err.Error()}
+			return inField("value["+strconv.Itoa(i)+"]", err)
 		}
 		more, err := s.more(']')
 		if err != nil {

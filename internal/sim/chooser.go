@@ -31,3 +31,7 @@ func (c rapidChooser) Intn(n int) int {
 	}
 	return rapid.IntRange(0, n-1).Draw(c.t, "choice")
 }
+
+// RapidChooser makes decisions with rapid draws, so that property tests can
+// have Inject's choices shrink along with the history.
+func RapidChooser(t *rapid.T) Chooser { return rapidChooser{t} }

@@ -46,16 +46,16 @@ func GenerateTo(seed int64, nOps int, cfg Config, emit func(*histories.Op) error
 	return s.finish()
 }
 
-// Gen is a rapid generator of small correct histories of cfg, of at most
+// Gen is a rapid generator of small correct histories of cfg, of minSteps to
 // maxSteps scheduling steps. Every decision is a rapid draw whose zero is the
 // plainest option, so failing histories shrink toward few ops, ok outcomes,
 // no crashes and complete reads.
-func Gen(cfg Config, maxSteps int) *rapid.Generator[[]histories.Op] {
+func Gen(cfg Config, minSteps, maxSteps int) *rapid.Generator[[]histories.Op] {
 	if err := cfg.validate(); err != nil {
 		panic(err) // a programming error in the test, not bad input
 	}
 	return rapid.Custom(func(t *rapid.T) []histories.Op {
-		steps := rapid.IntRange(0, maxSteps).Draw(t, "steps")
+		steps := rapid.IntRange(minSteps, maxSteps).Draw(t, "steps")
 		var ops []histories.Op
 		err := Run(cfg, rapidChooser{t}, steps, func(op *histories.Op) error {
 			ops = append(ops, *op)

@@ -101,7 +101,7 @@ func finalReadsExact(ops []histories.Op) error {
 
 func TestGenWellFormed(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		ops := Gen(SmallConfig(), 60).Draw(t, "history")
+		ops := Gen(SmallConfig(), 0, 60).Draw(t, "history")
 		if err := wellFormed(ops); err != nil {
 			t.Fatal(err)
 		}

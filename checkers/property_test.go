@@ -1,0 +1,123 @@
+package checkers_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/internal/sim"
+	"github.com/kafkachaos/kafkachaos/model"
+)
+
+// Property tests against a simulated correct Kafka (internal/sim): its
+// histories must check clean, and each injected anomaly must be found alone,
+// with the change of observed guarantee it implies. Failing histories shrink
+// to a few ops; rerun one with -rapid.seed.
+
+// Histories of up to maxSteps scheduling steps; injections start from at
+// least minInjectSteps, so that most histories have somewhere to inject.
+const (
+	maxSteps       = 60
+	minInjectSteps = 30
+)
+
+func check(t *rapid.T, ops []histories.Op, opts checkers.Options) checkers.Result {
+	res, err := checkers.Check(checkers.Ops(ops), opts)
+	if err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	return res
+}
+
+func TestPropertySimulatedHistoriesAreClean(t *testing.T) {
+	for _, opts := range []checkers.Options{{}, {WWDeps: true}} {
+		rapid.Check(t, func(t *rapid.T) {
+			ops := sim.Gen(sim.SmallConfig(), 0, maxSteps).Draw(t, "history")
+			res := check(t, ops, opts)
+			if !res.Valid || len(res.AnomalyTypes) > 0 {
+				t.Fatalf("correct history (%d ops) judged invalid: %v\n%v", len(ops), res.AnomalyTypes, res.Anomalies)
+			}
+			if g := model.Observed(res); g != model.ExactlyOnce {
+				t.Fatalf("observed %v on a correct history", g)
+			}
+		})
+	}
+}
+
+// wantGuarantee is what each injected kind does to the observed guarantee:
+// losses leave at-most-once, extra deliveries at-least-once, and order
+// anomalies leave the delivery count (exactly-once) alone.
+var wantGuarantee = map[sim.Kind]model.Guarantee{
+	sim.LostWrite: model.AtMostOnce, sim.Unseen: model.AtMostOnce, sim.LostDelivery: model.AtMostOnce,
+	sim.Duplicate: model.AtLeastOnce, sim.DuplicateDelivery: model.AtLeastOnce,
+	sim.G1a: model.AtLeastOnce, sim.PrecommittedRead: model.AtLeastOnce,
+	sim.InconsistentOffsets: model.ExactlyOnce, sim.NonmonotonicSend: model.ExactlyOnce,
+	sim.IntNonmonotonicSend: model.ExactlyOnce, sim.IntSendSkip: model.ExactlyOnce,
+	sim.PollSkip: model.ExactlyOnce, sim.NonmonotonicPoll: model.ExactlyOnce,
+	sim.IntPollSkip: model.ExactlyOnce, sim.IntNonmonotonicPoll: model.ExactlyOnce,
+	sim.G0: model.ExactlyOnce, sim.G1c: model.ExactlyOnce,
+}
+
+func TestPropertyInjectedAnomalyFoundAlone(t *testing.T) {
+	for _, kind := range sim.Kinds() {
+		t.Run(string(kind), func(t *testing.T) {
+			want, ok := wantGuarantee[kind]
+			if !ok {
+				t.Fatalf("no expected guarantee for %q", kind)
+			}
+			rapid.Check(t, func(t *rapid.T) {
+				ops := sim.Gen(sim.SmallConfig(), minInjectSteps, maxSteps).Draw(t, "history")
+				inj, err := sim.Inject(ops, kind, sim.RapidChooser(t))
+				if errors.Is(err, sim.ErrNotApplicable) {
+					t.Skip("nothing to inject into")
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := check(t, inj.Ops, checkers.Options{WWDeps: inj.WWDeps})
+				assertExactly(t, res, inj)
+				assertCasesPointIntoHistory(t, res, len(inj.Ops))
+				if g := model.Observed(res); g != want {
+					t.Fatalf("observed %v, want %v", g, want)
+				}
+			})
+		})
+	}
+}
+
+func assertExactly(t *rapid.T, res checkers.Result, inj sim.Injection) {
+	var want, got []string
+	for _, k := range inj.Expect {
+		want = append(want, string(k))
+	}
+	for _, a := range res.AnomalyTypes {
+		got = append(got, string(a))
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) || res.Valid {
+		t.Fatalf("found %v (valid=%v), want exactly %v\n%v", got, res.Valid, want, res.Anomalies)
+	}
+}
+
+func assertCasesPointIntoHistory(t *rapid.T, res checkers.Result, n int) {
+	for a, cases := range res.Anomalies {
+		if len(cases) == 0 {
+			t.Fatalf("%s listed without cases", a)
+		}
+		for _, c := range cases {
+			if len(c.Ops) == 0 {
+				t.Fatalf("%s case names no op: %+v", a, c)
+			}
+			for _, i := range c.Ops {
+				if i < 0 || i >= int64(n) {
+					t.Fatalf("%s case names op %d of %d", a, i, n)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package generators
+
+import (
+	"flag"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+func TestScenarioGenDrawsValidScenarios(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := ScenarioGen().Draw(t, "scenario")
+		if err := s.Validate(); err != nil {
+			t.Fatalf("drawn scenario is invalid: %v\n%+v", err, s)
+		}
+		sp := ShortSpace()
+		if s.TimeLimit.D() < sp.MinTime || s.TimeLimit.D() > sp.MaxTime {
+			t.Fatalf("time limit %s outside [%s, %s]", s.TimeLimit, sp.MinTime, sp.MaxTime)
+		}
+		if len(s.Nemesis) > sp.MaxFaults {
+			t.Fatalf("%d faults, want at most %d", len(s.Nemesis), sp.MaxFaults)
+		}
+	})
+}
+
+func TestSubGeneratorsDrawValidParts(t *testing.T) {
+	sp := ShortSpace()
+	rapid.Check(t, func(t *rapid.T) {
+		s := ClientConfigGen(sp).Draw(t, "client")
+		s.Name, s.TimeLimit = "x", Duration(time.Second)
+		s.Workload = WorkloadGen(sp, s).Draw(t, "workload")
+		s.Nemesis = NemesisGen(sp, s.TimeLimit.D()).Draw(t, "nemesis")
+		if err := s.Validate(); err != nil {
+			t.Fatalf("assembled scenario is invalid: %v", err)
+		}
+	})
+}
+
+func TestRandomIsDeterministicAndValid(t *testing.T) {
+	for seed := int64(0); seed < 50; seed++ {
+		a, b := Random(seed), Random(seed)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("seed %d: two draws differ", seed)
+		}
+		if err := a.Validate(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+	if reflect.DeepEqual(Random(1), Random(2)) {
+		t.Fatal("seeds 1 and 2 drew the same scenario")
+	}
+}
+
+func TestShrinkingReachesASmallSchedule(t *testing.T) {
+	// A property that fails as soon as there is a lost-ack fault must
+	// shrink to a single fault: the minimal failing schedule.
+	var last Scenario
+	failing := func(s Scenario) bool {
+		for _, f := range s.Nemesis {
+			if f.Kind == KindLostAck {
+				return true
+			}
+		}
+		return false
+	}
+	// The failure is the point here: no fail file to replay it.
+	if err := flag.Set("rapid.nofailfile", "true"); err != nil {
+		t.Fatal(err)
+	}
+	defer flag.Set("rapid.nofailfile", "false")
+	rt := &recordingT{}
+	rapid.Check(rt, func(t *rapid.T) {
+		s := ScenarioGen().Draw(t, "scenario")
+		if failing(s) {
+			last = s
+			t.Fatal("has a lost-ack fault")
+		}
+	})
+	if !rt.failed {
+		t.Fatal("no scenario with a lost-ack fault was drawn")
+	}
+	if len(last.Nemesis) != 1 || last.Workload.Producers != 1 || last.Keys.Count != 1 {
+		t.Fatalf("shrunk to %d faults, %d producers, %d keys; want 1, 1, 1", len(last.Nemesis), last.Workload.Producers, last.Keys.Count)
+	}
+}
+
+// recordingT is a rapid.TB that notes a failure instead of failing, so a
+// test can run rapid.Check on a property that is meant to fail.
+type recordingT struct{ failed bool }
+
+func (r *recordingT) Helper()               {}
+func (r *recordingT) Name() string          { return "shrink" }
+func (r *recordingT) Logf(string, ...any)   {}
+func (r *recordingT) Log(...any)            {}
+func (r *recordingT) Skipf(string, ...any)  {}
+func (r *recordingT) Skip(...any)           {}
+func (r *recordingT) SkipNow()              {}
+func (r *recordingT) Errorf(string, ...any) { r.failed = true }
+func (r *recordingT) Error(...any)          { r.failed = true }
+func (r *recordingT) Fatalf(string, ...any) { r.failed = true }
+func (r *recordingT) Fatal(...any)          { r.failed = true }
+func (r *recordingT) FailNow()              { r.failed = true }
+func (r *recordingT) Fail()                 { r.failed = true }
+func (r *recordingT) Failed() bool          { return r.failed }
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(t *rapid.T) {
+		s := ScenarioGen().Draw(t, "scenario")
+		s.Replay = "kafkachaos run --scenario x"
+		if err := Save(dir, s); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Load(filepath.Join(dir, FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, s) {
+			t.Fatalf("round trip changed the scenario:\n got %+v\nwant %+v", got, s)
+		}
+	})
+}

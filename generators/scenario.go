@@ -1,0 +1,130 @@
+package generators
+
+import (
+	"github.com/kafkachaos/kafkachaos/model"
+)
+
+// Scenario is everything one run needs, as plain data: enough to replay it.
+// JSON names are those of scenario.json.
+type Scenario struct {
+	Name      string            `json:"name"`
+	Seed      int64             `json:"seed"`
+	Cluster   Cluster           `json:"cluster"`
+	Keys      Keys              `json:"keys"`
+	Topic     model.TopicConfig `json:"topic"`
+	Producer  Producer          `json:"producer"`
+	Consumer  Consumer          `json:"consumer"`
+	Workload  Workload          `json:"workload"`
+	Nemesis   []Fault           `json:"nemesis"`
+	TimeLimit Duration          `json:"time-limit"`
+	// Replay is the command that runs this scenario again; the runner
+	// fills it in once it knows where scenario.json lives.
+	Replay string `json:"replay,omitempty"`
+}
+
+// Cluster selects the cluster provider and shapes its brokers.
+type Cluster struct {
+	Provider      string            `json:"provider"` // "embedded", "local", "docker", "external"
+	Brokers       int               `json:"brokers"`
+	BrokerConfigs map[string]string `json:"broker-configs,omitempty"`
+}
+
+// Keys are the logical keys of the run, each one topic-partition. Keys
+// 0..Count-1 live on Topic; a copier writes key k's output to key Count+k
+// on OutputTopic. Map spells every key out, as the history's readers need.
+type Keys struct {
+	Count       int                       `json:"count"`
+	Topic       string                    `json:"topic"`
+	OutputTopic string                    `json:"output-topic,omitempty"`
+	Map         map[string]TopicPartition `json:"map"`
+}
+
+// TopicPartition is where a key lives.
+type TopicPartition struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+}
+
+// Producer is the producers' configuration: the part that decides the
+// guarantee (model's) and the timeouts that decide how faults look to them.
+type Producer struct {
+	model.ProducerConfig
+	DeliveryTimeout Duration `json:"delivery.timeout,omitempty"`
+	RequestTimeout  Duration `json:"request.timeout,omitempty"`
+	Linger          Duration `json:"linger,omitempty"`
+}
+
+// Consumer is the consumers' configuration.
+type Consumer struct {
+	model.ConsumerConfig
+	SessionTimeout     Duration `json:"session.timeout,omitempty"`
+	AutoCommitInterval Duration `json:"auto.commit.interval,omitempty"`
+}
+
+// Consumer modes: join a group, or assign keys directly.
+const (
+	ModeGroup  = "group"
+	ModeAssign = "assign"
+)
+
+// Workload is what the clients do.
+type Workload struct {
+	Producers int `json:"producers"`
+	// Lanes is how many sends each producer has in flight at once.
+	Lanes     int `json:"lanes"`
+	Consumers int `json:"consumers"`
+	Copiers   int `json:"copiers"`
+	// Mode is ModeGroup (consumers subscribe in Group and commit as the
+	// consumer's strategy says) or ModeAssign (consumers take keys
+	// directly and commit nothing: only poll order is exercised).
+	Mode  string `json:"mode"`
+	Group string `json:"group,omitempty"`
+	// Mix weighs the op kinds: each op of the run is a send, a poll or a
+	// txn in these proportions (a kind with no worker gets none).
+	Mix Mix `json:"mix"`
+	// Rate is ops per second over all workers; 0 means as fast as they go.
+	Rate float64 `json:"rate"`
+	// MaxValues stops the producers after this many values in all; 0 means
+	// no limit but time.
+	MaxValues int `json:"max-values"`
+	// PollBatch is the most records one poll op returns.
+	PollBatch int `json:"poll-batch"`
+	// TxnSize is how many input records a copier transaction carries.
+	TxnSize int `json:"txn-size,omitempty"`
+	// AbortRatio is the share of copier transactions aborted on purpose.
+	AbortRatio float64 `json:"abort-ratio,omitempty"`
+}
+
+// Mix weighs sends, polls and txns.
+type Mix struct {
+	Send int `json:"send"`
+	Poll int `json:"poll"`
+	Txn  int `json:"txn"`
+}
+
+// Fault is one entry of the nemesis schedule: Kind is active from Start
+// (since the run began) for Duration. Instantaneous kinds (crashes, leader
+// shuffles) fire at Start and then every Params.Every within the window.
+type Fault struct {
+	Kind     string      `json:"kind"`
+	Start    Duration    `json:"start"`
+	Duration Duration    `json:"duration"`
+	Params   FaultParams `json:"params,omitzero"`
+}
+
+// FaultParams tune a fault; each kind reads the fields it documents.
+type FaultParams struct {
+	// Probability that a matching request is hit (request faults); 0 = always.
+	Probability float64 `json:"probability,omitempty"`
+	// Delay for the delay fault.
+	Delay Duration `json:"delay,omitempty"`
+	// Nodes for node faults; empty means one node chosen by the seed.
+	Nodes []int32 `json:"nodes,omitempty"`
+	// Point is where a consumer crash lands (CrashAfterCommit, ...).
+	Point string `json:"point,omitempty"`
+	// Every repeats an instantaneous fault within the window; 0 = once.
+	Every Duration `json:"every,omitempty"`
+}
+
+// End is when the fault's window closes.
+func (f Fault) End() Duration { return f.Start + f.Duration }

@@ -1,0 +1,42 @@
+package generators
+
+import "time"
+
+// Space bounds what a generator draws: the cluster it targets, the fault
+// kinds that cluster supports, and how big and long a scenario may be.
+type Space struct {
+	Provider string
+	Brokers  int
+	// Kinds are the fault kinds to draw from (see KindCapability).
+	Kinds []string
+	// TimeLimit bounds the run's length.
+	MinTime, MaxTime time.Duration
+	MaxKeys          int
+	MaxProducers     int
+	MaxConsumers     int
+	MaxCopiers       int
+	MaxFaults        int
+	// MaxRate bounds ops per second.
+	MaxRate int
+}
+
+// embeddedKinds are the kinds the embedded cluster supports (it has no
+// network partitions and no pauses that hold connections open).
+var embeddedKinds = []string{KindLostAck, KindCrashConsumer, KindCrashProducer, KindDelay, KindDrop,
+	KindLeaderShuffle, KindKill, KindChurn}
+
+// ShortSpace is for property tests: embedded cluster, a few seconds, a
+// handful of keys, clients and faults, so a failure shrinks to something a
+// person can read.
+func ShortSpace() Space {
+	return Space{Provider: "embedded", Brokers: 3, Kinds: embeddedKinds,
+		MinTime: 2 * time.Second, MaxTime: 4 * time.Second,
+		MaxKeys: 3, MaxProducers: 2, MaxConsumers: 2, MaxCopiers: 1, MaxFaults: 3, MaxRate: 400}
+}
+
+// LongSpace is for long seeded runs: minutes, more keys, clients and faults.
+func LongSpace() Space {
+	return Space{Provider: "embedded", Brokers: 3, Kinds: embeddedKinds,
+		MinTime: 30 * time.Second, MaxTime: 3 * time.Minute,
+		MaxKeys: 8, MaxProducers: 4, MaxConsumers: 4, MaxCopiers: 2, MaxFaults: 20, MaxRate: 2000}
+}

@@ -69,10 +69,12 @@ const (
 	// handed to the application are committed in the background.
 	CommitAuto CommitStrategy = "auto"
 	// CommitBeforeProcessing commits a poll's offsets before the poll
-	// completes (is processed): a crash in between loses the records.
+	// completes (is processed): a crash in between loses the records. The
+	// commit is recorded as a commit mop of the poll op, before its poll
+	// mop.
 	CommitBeforeProcessing CommitStrategy = "before-processing"
-	// CommitAfterProcessing completes the poll, then commits: a crash in
-	// between redelivers the records.
+	// CommitAfterProcessing completes the poll, then commits in a commit
+	// op of its own: a crash in between redelivers the records.
 	CommitAfterProcessing CommitStrategy = "after-processing"
 )
 
@@ -82,8 +84,11 @@ type ConsumerConfig struct {
 	Commit         CommitStrategy
 	ReadCommitted  bool
 	SessionTimeout time.Duration // session.timeout.ms for group members
-	AutoCommitEach time.Duration // auto.commit.interval.ms
-	Extra          map[string]any
+	// MaxPollInterval is max.poll.interval.ms, which is also the rebalance
+	// timeout: how long a rebalance waits for a member that went silent.
+	MaxPollInterval time.Duration
+	AutoCommitEach  time.Duration // auto.commit.interval.ms
+	Extra           map[string]any
 }
 
 // ConfigMap returns the librdkafka configuration for bootstrap.
@@ -118,7 +123,11 @@ func (c ConsumerConfig) ConfigMap(bootstrap string) (*kafka.ConfigMap, error) {
 		m["isolation.level"] = "read_uncommitted"
 	}
 	setMillis(m, "session.timeout.ms", c.SessionTimeout)
+	// Heartbeats must come well within the session (Kafka advises a
+	// third); librdkafka's default 3s would expire short sessions.
+	setMillis(m, "heartbeat.interval.ms", c.SessionTimeout/3)
 	setMillis(m, "auto.commit.interval.ms", c.AutoCommitEach)
+	setMillis(m, "max.poll.interval.ms", c.MaxPollInterval)
 	for k, v := range c.Extra {
 		m[k] = v
 	}

@@ -38,18 +38,18 @@ func (c *Consumer) crashIn(open *histories.Op, mops []histories.Mop) error {
 	if open != nil {
 		c.completePoll(open, histories.Info, mops, ErrCrashed)
 	}
-	value := map[string]any{"fenced": false}
+	var value crashValue
 	if c.opts.Config.Group != "" && c.opts.Fencer != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		err := c.opts.Fencer.FenceClient(ctx, c.opts.Config.Group, c.clientID())
 		cancel()
-		value["fenced"] = err == nil
+		value.Fenced = err == nil
 		if err != nil {
-			value["fence-error"] = err.Error()
+			value.FenceError = err.Error()
 		}
 	}
 	c.opts.Recorder.Record(&histories.Op{Process: c.opts.Process, Type: histories.Info, F: histories.FCrash,
-		Group: c.opts.Config.Group, Value: mustJSON(value)})
+		Group: c.opts.Config.Group, Value: value.json()})
 	c.crashed.Store(true)
 	// Close is the only way to stop librdkafka's threads. With the member
 	// fenced, its leave and commits fail at the broker, so the group sees

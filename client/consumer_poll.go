@@ -38,7 +38,18 @@ func (c *Consumer) poll(ctx context.Context, max int, wait time.Duration) (*fetc
 		return got, c.crashIn(inv, mops)
 	}
 	if c.opts.Config.Commit == CommitBeforeProcessing && len(got.next) > 0 {
-		c.commit(got.next)
+		// The commit is a mop of the poll op, before the poll mop: a
+		// process has one op open at a time, and this commit happens
+		// inside the poll, before processing.
+		commit := histories.Mop{F: histories.MCommit, Offsets: got.next}
+		switch err := c.commitOffsets(got.next); completion(err) {
+		case histories.OK:
+			mops = []histories.Mop{commit, mops[0]}
+		case histories.Info:
+			// Maybe committed: the poll's outcome is unknown too.
+			c.completePoll(inv, histories.Info, []histories.Mop{commit, mops[0]}, err)
+			return got, nil
+		}
 		if c.crashPoint(CrashAfterCommit) {
 			return got, c.crashIn(inv, mops)
 		}
@@ -145,19 +156,25 @@ func (c *Consumer) recordAutoCommits() {
 
 // commit runs one commit op for the given next offsets.
 func (c *Consumer) commit(next map[histories.Key]int64) {
+	mops := []histories.Mop{{F: histories.MCommit, Offsets: next}}
+	inv := c.invoke(histories.FCommit, mops, nil)
+	err := c.commitOffsets(next)
+	c.complete(inv, completion(err), mops, err)
+}
+
+// commitOffsets commits next offsets synchronously.
+func (c *Consumer) commitOffsets(next map[histories.Key]int64) error {
 	tps := make([]kafka.TopicPartition, 0, len(next))
 	for k, off := range next {
 		tp, _ := c.opts.Keys.TP(k)
 		tp.Offset = kafka.Offset(off)
 		tps = append(tps, tp)
 	}
-	mops := []histories.Mop{{F: histories.MCommit, Offsets: next}}
-	inv := c.invoke(histories.FCommit, mops, nil)
 	res, err := c.kc.CommitOffsets(tps)
 	if err == nil {
 		err = firstPartitionError(res)
 	}
-	c.complete(inv, completion(err), mops, err)
+	return err
 }
 
 func firstPartitionError(tps []kafka.TopicPartition) error {

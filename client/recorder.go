@@ -2,7 +2,6 @@ package client
 
 import (
 	"encoding/json"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,12 +50,14 @@ type Processes struct{ next atomic.Int64 }
 // Next returns a fresh process id (0, 1, 2, ...).
 func (p *Processes) Next() int64 { return p.next.Add(1) - 1 }
 
-// mustJSON marshals values built here from plain maps and strings, which
-// cannot fail to marshal.
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("client: marshalling %T: %v", v, err))
-	}
+// crashValue is the value of a consumer's crash op.
+type crashValue struct {
+	Fenced     bool   `json:"fenced"`
+	FenceError string `json:"fence-error,omitempty"`
+}
+
+// json marshals v; a bool and a string cannot fail to marshal.
+func (v crashValue) json() []byte {
+	b, _ := json.Marshal(v)
 	return b
 }

@@ -1,0 +1,12 @@
+// Package runner runs one chaos scenario end to end: it makes the run
+// directory and writes scenario.json first, starts the cluster, records a
+// history while the workload runs and the nemesis schedule breaks things,
+// heals everything, reads every key to its end, then checks the history file
+// and writes results.json and the HTML report.
+//
+// It is the only package that knows every other one: generators (what to
+// run), cluster (where), client (how ops are made and recorded), checkers
+// and model (the verdict), report (the page). It must not judge a history
+// itself, nor talk to Kafka except through client and cluster: the history
+// file is what gets checked, so any run directory can be re-checked later.
+package runner

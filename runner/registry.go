@@ -1,0 +1,32 @@
+package runner
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+)
+
+// Providers makes cluster providers by name, so that a scenario's
+// cluster.provider picks one and real-broker providers plug in next to the
+// embedded one.
+type Providers map[string]func() (cluster.Provider, error)
+
+// DefaultProviders has the providers built into this module: "embedded".
+func DefaultProviders() Providers {
+	return Providers{"embedded": func() (cluster.Provider, error) { return cluster.NewEmbedded(), nil }}
+}
+
+// New makes the provider called name.
+func (p Providers) New(name string) (cluster.Provider, error) {
+	mk, ok := p[name]
+	if !ok {
+		names := make([]string, 0, len(p))
+		for n := range p {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("cluster provider %q is not registered (have %v)", name, names)
+	}
+	return mk()
+}

@@ -1,0 +1,243 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/model"
+	"github.com/kafkachaos/kafkachaos/report"
+)
+
+// Options tune a run. The zero value runs on the default providers, writes
+// under the default runs root and keeps only failed runs.
+type Options struct {
+	// RunsDir is the runs root; "" means $KAFKACHAOS_RUNS, else runs/ in
+	// the module root.
+	RunsDir string
+	// TestName is the run directory's parent (runs/<TestName>/<time>);
+	// "" means the scenario's name.
+	TestName string
+	// Keep keeps the run directory even when the guarantee held.
+	Keep bool
+	// Progress, when set, receives live progress; TTY says it is a
+	// terminal (one updating line) rather than a log (a line every 10s).
+	Progress io.Writer
+	TTY      bool
+	// Providers makes the cluster; nil means DefaultProviders.
+	Providers Providers
+	// FinalReadTimeout bounds the final reads; 0 means one minute.
+	FinalReadTimeout time.Duration
+	// Replay renders the command that replays a saved scenario; nil means
+	// "kafkachaos run --scenario <path>".
+	Replay func(scenarioPath string) string
+}
+
+// Outcome is what a run found.
+type Outcome struct {
+	// Dir is the run directory; it no longer exists unless Kept.
+	Dir      string
+	Kept     bool
+	Scenario generators.Scenario
+	Result   checkers.Result
+	Expected model.Expectation
+	Observed model.Observation
+	// Held is the verdict: the observed guarantee satisfies the expected
+	// one and every anomaly found has a known effect on delivery.
+	Held  bool
+	Stats Stats
+}
+
+// Run runs s once, end to end (see the package doc). An error means the
+// harness could not produce a trustworthy verdict (bad scenario, cluster
+// failure, interrupted run, unreadable history); the run directory is then
+// kept with whatever it has.
+func Run(ctx context.Context, s generators.Scenario, opts Options) (out Outcome, err error) {
+	if err := s.Validate(); err != nil {
+		return out, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	exp, err := model.Expected(s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
+	if err != nil {
+		return out, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	test := opts.TestName
+	if test == "" {
+		test = s.Name
+	}
+	dir, err := makeRunDir(runsRoot(opts.RunsDir), test, time.Now())
+	if err != nil {
+		return out, err
+	}
+	out.Dir, out.Expected = dir, exp
+	defer func() {
+		out.Kept = err != nil || !out.Held || opts.Keep
+		if !out.Kept {
+			if rerr := os.RemoveAll(dir); rerr != nil {
+				err = fmt.Errorf("removing run directory: %w", rerr)
+			}
+		}
+	}()
+	// scenario.json first: whatever happens next, the run can be replayed.
+	s.Replay = replayCommand(opts, filepath.Join(dir, generators.FileName))
+	out.Scenario = s
+	if err := generators.Save(dir, s); err != nil {
+		return out, err
+	}
+	elapsed, faults, m, herr := record(ctx, s, dir, opts)
+	if herr != nil && ctx.Err() != nil {
+		return out, fmt.Errorf("run interrupted, history kept unchecked in %s: %w", dir, herr)
+	}
+	if err := out.judge(dir, elapsed, faults, m, herr); err != nil {
+		return out, err
+	}
+	if rerr := report.Write(dir, report.Options{}); rerr != nil {
+		return out, fmt.Errorf("report: %w", rerr)
+	}
+	if herr != nil {
+		return out, fmt.Errorf("run %s: %w", dir, herr)
+	}
+	return out, nil
+}
+
+func replayCommand(opts Options, path string) string {
+	if opts.Replay != nil {
+		return opts.Replay(path)
+	}
+	return "kafkachaos run --scenario " + path
+}
+
+// judge checks the history file (so that what is judged is exactly what a
+// later `kafkachaos check` would read) and writes results.json.
+func (out *Outcome) judge(dir string, elapsed time.Duration, faults []FaultStat, m *meter, herr error) error {
+	src, err := histories.Open(filepath.Join(dir, report.HistoryFile), histories.FormatJSONL)
+	if err != nil {
+		return err
+	}
+	res, err := checkers.Check(src, checkers.Options{MaxCases: maxCases})
+	if err != nil {
+		return fmt.Errorf("checking %s: %w", dir, err)
+	}
+	for _, w := range src.Warnings() {
+		res.Warnings = append(res.Warnings, w.String())
+	}
+	out.Result, out.Observed = res, model.Observe(res)
+	out.Held = model.Satisfies(out.Observed.EndToEnd, out.Expected.EndToEnd) && len(out.Observed.Unclassified) == 0
+	out.Stats = m.stats(res.Stats, elapsed, faults)
+	return writeResults(dir, out, herr)
+}
+
+// maxCases bounds the cases per anomaly kept for the report; counts stay
+// exact.
+const maxCases = 200
+
+// record runs the cluster, workload, nemesis and final reads, and closes
+// the history. It returns how long the workload ran and what the faults did.
+func record(ctx context.Context, s generators.Scenario, dir string, opts Options) (time.Duration, []FaultStat, *meter, error) {
+	m := newMeter()
+	provs := opts.Providers
+	if provs == nil {
+		provs = DefaultProviders()
+	}
+	prov, err := provs.New(s.Cluster.Provider)
+	if err != nil {
+		return 0, nil, m, err
+	}
+	if err := prov.Start(ctx, clusterSpec(s, dir)); err != nil {
+		return 0, nil, m, fmt.Errorf("starting cluster %s: %w", prov.Name(), err)
+	}
+	defer prov.Stop(context.Background())
+	hw, err := histories.Create(filepath.Join(dir, report.HistoryFile))
+	if err != nil {
+		return 0, nil, m, err
+	}
+	rec := histories.NewRecorder(hw, histories.RecorderConfig{Observe: m.observe})
+	elapsed, faults, err := play(ctx, s, prov, rec, m, opts)
+	if cerr := rec.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("closing history: %w", cerr))
+	}
+	return elapsed, faults, m, err
+}
+
+// play is the recorded part of a run: workload and nemesis until the time
+// limit, heal, final reads.
+func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, m *meter, opts Options) (time.Duration, []FaultStat, error) {
+	fencer, _ := prov.(client.MemberFencer)
+	w, err := newWorkload(s, prov.Bootstrap(), rec, fencer)
+	if err != nil {
+		return 0, nil, err
+	}
+	sc := newSchedule(prov, rec, w, s)
+	if err := sc.check(); err != nil {
+		return 0, nil, err
+	}
+	t0 := time.Now()
+	wctx, cancel := context.WithDeadline(ctx, t0.Add(s.TimeLimit.D()))
+	defer cancel()
+	if err := w.start(wctx); err != nil {
+		cancel()
+		w.stop(context.Background())
+		return 0, nil, err
+	}
+	sc.start(wctx, t0)
+	prog := startProgress(opts.Progress, opts.TTY, m, sc, t0, s.TimeLimit.D())
+	<-wctx.Done()
+	elapsed := time.Since(t0)
+	faults := sc.wait() // every fault healed
+	w.stop(context.Background())
+	prog.end()
+	if ctx.Err() != nil {
+		return elapsed, faults, ctx.Err()
+	}
+	err = finalReads(ctx, s, prov, rec, w, opts)
+	return elapsed, faults, errors.Join(err, w.err())
+}
+
+func finalReads(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, w *workload, opts Options) error {
+	all := make(map[histories.Key]client.TopicPartition, len(s.Keys.Map))
+	for k, tp := range s.Keys.Map {
+		key, err := strconv.ParseInt(k, 10, 64)
+		if err != nil {
+			return fmt.Errorf("keys.map: %q: %w", k, err)
+		}
+		all[key] = client.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
+	}
+	km, err := client.NewKeyMap(all)
+	if err != nil {
+		return err
+	}
+	limit := opts.FinalReadTimeout
+	if limit <= 0 {
+		limit = time.Minute
+	}
+	fctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	// read_committed when anything is transactional: an aborted record read
+	// by the final reads would be an aborted read nobody made.
+	rc := s.Producer.Transactional() || s.Consumer.IsolationLevel == model.ReadCommitted
+	return client.FinalReads(fctx, client.FinalReadOptions{Bootstrap: prov.Bootstrap(), Keys: km, Recorder: rec,
+		Process: w.procs.Next(), ReadCommitted: rc})
+}
+
+func clusterSpec(s generators.Scenario, dir string) cluster.Spec {
+	topic := func(name string) cluster.TopicSpec {
+		return cluster.TopicSpec{Name: name, Partitions: int32(s.Keys.Count),
+			ReplicationFactor: int16(s.Topic.ReplicationFactor), MinInsyncReplicas: s.Topic.MinInsyncReplicas,
+			Configs: map[string]string{"unclean.leader.election.enable": strconv.FormatBool(s.Topic.UncleanLeaderElection)}}
+	}
+	spec := cluster.Spec{RunID: filepath.Base(dir), RunDir: dir, Brokers: s.Cluster.Brokers,
+		BrokerConfigs: s.Cluster.BrokerConfigs, Topics: []cluster.TopicSpec{topic(s.Keys.Topic)}}
+	if s.Keys.OutputTopic != "" {
+		spec.Topics = append(spec.Topics, topic(s.Keys.OutputTopic))
+	}
+	return spec
+}

@@ -1,0 +1,13 @@
+// Package nemesis injects faults into a run on a timeline and records each
+// start and stop in the history as an op of process -1.
+//
+// A Fault starts and stops (heals); Stop is idempotent. The Runner walks a
+// Schedule and guarantees that every fault it started is healed when the
+// schedule ends, when the run's context is cancelled, when a fault fails,
+// and when anything panics (it heals, then re-panics).
+//
+// Faults reach the cluster only through the hook interfaces of cluster/
+// (NodeKiller, RequestFaulter, ...) and the clients only through the small
+// WorkerPool and Group interfaces here. This package must not know about
+// checkers, and must not know which provider runs the cluster.
+package nemesis

@@ -1,0 +1,43 @@
+package nemesis
+
+import (
+	"context"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// Fault is one kind of trouble.
+type Fault interface {
+	// Name identifies the fault in schedules and reports.
+	Name() string
+	// Start injects the fault.
+	Start(ctx context.Context) error
+	// Stop heals it. Stop is idempotent and safe after a failed Start.
+	Stop(ctx context.Context) error
+}
+
+// Events is implemented by faults whose start and stop have conventional
+// history fs (kill/restart, pause/resume, ...). Other faults record
+// Name()+"-start" and Name()+"-stop".
+type Events interface {
+	Events() (start, stop string)
+}
+
+// Detailer is implemented by faults that say what they did (nodes, keys,
+// hit counts); Detail is recorded as the op's value, after Start and after
+// Stop.
+type Detailer interface {
+	Detail() any
+}
+
+// Recorder appends ops to the history; histories.Recorder satisfies it.
+type Recorder interface {
+	Record(op *histories.Op) *histories.Op
+}
+
+func events(f Fault) (start, stop string) {
+	if e, ok := f.(Events); ok {
+		return e.Events()
+	}
+	return f.Name() + "-start", f.Name() + "-stop"
+}

@@ -1,0 +1,128 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+type memRecorder struct {
+	mu  sync.Mutex
+	ops []histories.Op
+}
+
+func (m *memRecorder) Record(op *histories.Op) *histories.Op {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	op.Index = int64(len(m.ops))
+	m.ops = append(m.ops, *op)
+	return op
+}
+
+func (m *memRecorder) fs() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, o := range m.ops {
+		if o.Process != histories.NemesisProcess {
+			panic("nemesis op with a client process")
+		}
+		out = append(out, o.F)
+	}
+	return out
+}
+
+// fakeFault counts starts and stops; it can fail or panic on start.
+type fakeFault struct {
+	name          string
+	starts, stops int
+	startErr      error
+	panicOnStart  bool
+	on            bool
+}
+
+func (f *fakeFault) Name() string { return f.name }
+func (f *fakeFault) Start(context.Context) error {
+	f.starts++
+	f.on = true
+	if f.panicOnStart {
+		panic("boom")
+	}
+	return f.startErr
+}
+func (f *fakeFault) Stop(context.Context) error { f.stops++; f.on = false; return nil }
+
+func TestRunFollowsTheSchedule(t *testing.T) {
+	a, b := &fakeFault{name: "a"}, &fakeFault{name: "b"}
+	rec := &memRecorder{}
+	s := Schedule{{At: 0, Duration: 30 * time.Millisecond, Fault: a}, {At: 10 * time.Millisecond, Duration: 40 * time.Millisecond, Fault: b}}
+	start := time.Now()
+	if err := Run(context.Background(), s, rec); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 50*time.Millisecond {
+		t.Fatalf("schedule of 50ms ran in %v", d)
+	}
+	want := []string{"a-start", "b-start", "a-stop", "b-stop"}
+	if got := rec.fs(); len(got) != 4 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] || got[3] != want[3] {
+		t.Fatalf("ops %v, want %v", got, want)
+	}
+	if a.on || b.on || a.stops != 1 {
+		t.Fatalf("faults not healed once: %+v %+v", a, b)
+	}
+}
+
+func TestRunHealsOnCancel(t *testing.T) {
+	a := &fakeFault{name: "a"}
+	rec := &memRecorder{}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	err := Run(ctx, Schedule{{At: 0, Duration: time.Hour, Fault: a}}, rec)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want deadline exceeded", err)
+	}
+	if a.on || a.stops != 1 {
+		t.Fatalf("fault not healed on cancel: %+v", a)
+	}
+	if got := rec.fs(); len(got) != 2 || got[1] != "a-stop" {
+		t.Fatalf("ops %v", got)
+	}
+}
+
+func TestRunHealsOnStartError(t *testing.T) {
+	a := &fakeFault{name: "a"}
+	b := &fakeFault{name: "b", startErr: errors.New("half applied")}
+	err := Run(context.Background(), Schedule{{At: 0, Duration: time.Hour, Fault: a}, {At: time.Millisecond, Duration: time.Hour, Fault: b}}, &memRecorder{})
+	if err == nil {
+		t.Fatal("start error not returned")
+	}
+	if a.on || b.on {
+		t.Fatalf("not healed after a start error: a=%+v b=%+v", a, b)
+	}
+}
+
+func TestRunHealsThenRepanics(t *testing.T) {
+	a := &fakeFault{name: "a"}
+	b := &fakeFault{name: "b", panicOnStart: true}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("panic swallowed")
+		}
+		if a.on || b.on {
+			t.Fatalf("not healed before re-panicking: a=%+v b=%+v", a, b)
+		}
+	}()
+	Run(context.Background(), Schedule{{At: 0, Duration: time.Hour, Fault: a}, {At: 0, Duration: time.Hour, Fault: b}}, &memRecorder{})
+}
+
+func TestScheduleValidate(t *testing.T) {
+	for i, s := range []Schedule{{{Fault: nil}}, {{At: -1, Fault: &fakeFault{}}}, {{Duration: -1, Fault: &fakeFault{}}}} {
+		if err := Run(context.Background(), s, &memRecorder{}); err == nil {
+			t.Errorf("schedule %d ran", i)
+		}
+	}
+}

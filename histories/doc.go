@@ -6,6 +6,19 @@
 // poll, txn, commit) carry micro-operations (Mop); assign and subscribe carry
 // the keys they take; nemesis ops carry an opaque value.
 //
+// Writing: clients and the nemesis share one Recorder, which numbers and
+// timestamps ops and appends each to a Writer as it happens (a crash leaves
+// every whole line readable). Reading: a Reader (or a Source, which can be
+// scanned repeatedly without holding the history in memory) checks every
+// line and reports bad input as a *ParseError naming file, line and field.
+// Reader.Scan reuses one Op between callbacks for speed; callers Clone what
+// they keep. EDNReader and AppendEDN/ExportEDN convert Jepsen kafka-workload
+// histories; export then import gives back the same ops.
+//
+// The JSONL codec is hand-written (jsonscan.go, jsonl_*.go) because
+// encoding/json is several times slower and allocates per field; see the
+// Benchmark* functions.
+//
 // This package must not know about Kafka clients, clusters or checkers: a
 // history written by another client library, or imported from Jepsen, is
 // checked exactly like one recorded here.

@@ -13,10 +13,16 @@ import (
 type decoder struct {
 	reuse  bool
 	slab   []Record
-	mopBuf []Mop             // reused backing array of Mops, with its mops' maps
-	keyBuf []Key             // reused backing array of Keys
-	intern map[string]string // f and group names, so repeated ones do not allocate
-	s      jscan
+	mopBuf []Mop // reused backing array of Mops
+	keyBuf []Key // reused backing array of Keys
+	// Maps handed out to the current op, reused for the next: the used
+	// counts say how many of each pool the current op has taken.
+	recPool  []map[Key][]Record
+	offPool  []map[Key]int64
+	recsUsed int
+	offsUsed int
+	intern   map[string]string // f and group names, so repeated ones do not allocate
+	s        jscan
 }
 
 func newDecoder(reuse bool) *decoder {
@@ -54,6 +60,7 @@ func (d *decoder) reset(op *Op) {
 	*op = Op{}
 	if d.reuse {
 		d.slab = d.slab[:0]
+		d.recsUsed, d.offsUsed = 0, 0
 	} else {
 		d.slab, d.mopBuf, d.keyBuf = nil, nil, nil
 	}
@@ -302,30 +309,44 @@ func (d *decoder) mops(op *Op) error {
 	}
 }
 
-// nextMop appends a zeroed mop to op.Mops, keeping its old maps (cleared)
-// when reusing memory.
+// nextMop appends a zeroed mop to op.Mops.
 func (d *decoder) nextMop(op *Op) *Mop {
-	n := len(op.Mops)
-	if d.reuse && n < cap(op.Mops) {
-		op.Mops = op.Mops[:n+1]
-		m := &op.Mops[n]
-		recs, offs := m.Records, m.Offsets
-		clear(recs)
-		clear(offs)
-		*m = Mop{Offset: NoOffset}
-		m.Records, m.Offsets = recs, offs
-		return m
-	}
 	op.Mops = append(op.Mops, Mop{Offset: NoOffset})
-	return &op.Mops[n]
+	return &op.Mops[len(op.Mops)-1]
 }
 
-// mop reads one micro-op object. Records and Offsets maps kept from a reused
-// mop are dropped again if the mop turns out not to have them.
+// recordsMap returns an empty map for poll records, from the pool when
+// reusing memory.
+func (d *decoder) recordsMap() map[Key][]Record {
+	if !d.reuse {
+		return make(map[Key][]Record)
+	}
+	if d.recsUsed == len(d.recPool) {
+		d.recPool = append(d.recPool, make(map[Key][]Record))
+	}
+	m := d.recPool[d.recsUsed]
+	d.recsUsed++
+	clear(m)
+	return m
+}
+
+// offsetsMap is recordsMap for commit offsets.
+func (d *decoder) offsetsMap() map[Key]int64 {
+	if !d.reuse {
+		return make(map[Key]int64)
+	}
+	if d.offsUsed == len(d.offPool) {
+		d.offPool = append(d.offPool, make(map[Key]int64))
+	}
+	m := d.offPool[d.offsUsed]
+	d.offsUsed++
+	clear(m)
+	return m
+}
+
+// mop reads one micro-op object.
 func (d *decoder) mop(m *Mop) error {
 	s := &d.s
-	recs, offs := m.Records, m.Offsets
-	m.Records, m.Offsets = nil, nil
 	empty, err := s.open('{', '}')
 	if err != nil {
 		return err
@@ -354,9 +375,9 @@ func (d *decoder) mop(m *Mop) error {
 		case "offset":
 			m.Offset, err = s.intOrNull()
 		case "records":
-			m.Records, err = d.records(recs)
+			m.Records, err = d.records()
 		case "offsets":
-			m.Offsets, err = d.offsets(offs)
+			m.Offsets, err = d.offsets()
 		default:
 			err = s.errorf("unknown micro-op field %q", key)
 		}
@@ -429,15 +450,13 @@ func (d *decoder) mapKey() (Key, error) {
 	return k, nil
 }
 
-// records reads {"k": [[offset, value], ...], ...} into m (reused if not nil).
-func (d *decoder) records(m map[Key][]Record) (map[Key][]Record, error) {
+// records reads {"k": [[offset, value], ...], ...}.
+func (d *decoder) records() (map[Key][]Record, error) {
 	s := &d.s
 	if s.null() {
 		return nil, nil
 	}
-	if m == nil {
-		m = make(map[Key][]Record)
-	}
+	m := d.recordsMap()
 	empty, err := s.open('{', '}')
 	if err != nil || empty {
 		return m, err
@@ -507,15 +526,13 @@ func (d *decoder) recordList() ([]Record, error) {
 	}
 }
 
-// offsets reads {"k": offset, ...} into m (reused if not nil).
-func (d *decoder) offsets(m map[Key]int64) (map[Key]int64, error) {
+// offsets reads {"k": offset, ...}.
+func (d *decoder) offsets() (map[Key]int64, error) {
 	s := &d.s
 	if s.null() {
 		return nil, nil
 	}
-	if m == nil {
-		m = make(map[Key]int64)
-	}
+	m := d.offsetsMap()
 	empty, err := s.open('{', '}')
 	if err != nil || empty {
 		return m, err

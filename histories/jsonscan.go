@@ -1,6 +1,7 @@
 package histories
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,24 +109,38 @@ func (s *jscan) str() ([]byte, error) {
 	if s.b[s.i] != '"' {
 		return nil, s.errorf("expected a string, found %q", s.b[s.i])
 	}
-	start := s.i
-	s.i++
-	escaped := false
+	start := s.i + 1
+	end := bytes.IndexByte(s.b[start:], '"')
+	if end < 0 {
+		s.i = len(s.b)
+		return nil, errEOL
+	}
+	seg := s.b[start : start+end]
+	if bytes.IndexByte(seg, '\\') >= 0 {
+		return s.escapedStr(start - 1)
+	}
+	for _, c := range seg {
+		if c < 0x20 {
+			return nil, s.errorf("control character in string")
+		}
+	}
+	s.i = start + end + 1
+	return seg, nil
+}
+
+// escapedStr reads a string with escapes starting at the quote at start.
+func (s *jscan) escapedStr(start int) ([]byte, error) {
+	s.i = start + 1
 	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
+		switch c := s.b[s.i]; {
 		case c == '"':
 			s.i++
-			if !escaped {
-				return s.b[start+1 : s.i-1], nil
-			}
 			var out string
 			if err := json.Unmarshal(s.b[start:s.i], &out); err != nil {
 				return nil, s.errorf("bad string escape")
 			}
 			return []byte(out), nil
 		case c == '\\':
-			escaped = true
 			s.i += 2
 		case c < 0x20:
 			return nil, s.errorf("control character in string")
@@ -133,6 +148,7 @@ func (s *jscan) str() ([]byte, error) {
 			s.i++
 		}
 	}
+	s.i = len(s.b)
 	return nil, errEOL
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-func startCluster(t *testing.T, partitions int32) *cluster.Embedded {
+func startCluster(t testing.TB, partitions int32) *cluster.Embedded {
 	t.Helper()
 	e := cluster.NewEmbedded()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

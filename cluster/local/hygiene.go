@@ -73,7 +73,7 @@ func removeRun(ctx context.Context, id string) error {
 }
 
 func remove(ctx context.Context, rs []resource) ([]string, error) {
-	order := map[string]int{"process": 0, "rule": 1, "netns": 2, "link": 3, "owner": 4}
+	order := map[string]int{"process": 0, "rule": 1, "netns": 2, "link": 3, "dir": 4, "owner": 5}
 	sort.SliceStable(rs, func(i, j int) bool { return order[rs[i].kind] < order[rs[j].kind] })
 	var names []string
 	var errs []error
@@ -94,7 +94,7 @@ func scan(ctx context.Context) (map[string][]resource, error) {
 	add := func(id string, r resource) { byRun[id] = append(byRun[id], r) }
 	var errs []error
 	for _, f := range []func(context.Context, func(string, resource)) error{
-		scanProcesses, scanOwners, scanNetns, scanLinks, scanIptables, scanNft,
+		scanProcesses, scanOwners, scanNetns, scanLinks, scanIptables, scanNft, scanTempDirs,
 	} {
 		if err := f(ctx, add); err != nil {
 			errs = append(errs, err)
@@ -161,6 +161,19 @@ func scanOwners(_ context.Context, add func(string, resource)) error {
 			}
 			return nil
 		}})
+	}
+	return nil
+}
+
+// scanTempDirs finds the scratch directories of runs given no RunDir.
+func scanTempDirs(_ context.Context, add func(string, resource)) error {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), tempDirPrefix+"*"))
+	for _, d := range dirs {
+		id, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(d), tempDirPrefix), "-")
+		if !ok || len(id) != idLen {
+			continue
+		}
+		add(id, resource{"dir", d, func(context.Context) error { return os.RemoveAll(d) }})
 	}
 	return nil
 }

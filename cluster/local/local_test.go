@@ -40,7 +40,7 @@ func startCluster(t *testing.T, opts Options, spec cluster.Spec) *Provider {
 	t.Helper()
 	opts.Logf = t.Logf
 	p := New(opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	began := time.Now()
 	if err := p.Start(ctx, spec); err != nil {

@@ -27,7 +27,8 @@ type Options struct {
 	Heap string
 	// Loopback forces the no-root fallback even when running as root.
 	Loopback bool
-	// StartTimeout bounds the readiness wait; 0 means 2 minutes.
+	// StartTimeout bounds the readiness wait; 0 means 3 minutes (two
+	// shared cores under load have needed close to one).
 	StartTimeout time.Duration
 	// Logf receives the provider's own messages; nil means stderr.
 	Logf func(format string, args ...any)
@@ -37,8 +38,7 @@ type Options struct {
 type Provider struct {
 	opts  Options
 	id    string // short run id every resource is tagged with
-	dir   string
-	tmp   bool // dir is ours to delete on Stop
+	dir   string // under Spec.RunDir, or a scratch dir that Stop removes
 	jvm   jvm
 	nodes []*node
 	admin *kgo.Client
@@ -56,13 +56,16 @@ var (
 	_ cluster.Partitioner = (*Provider)(nil)
 )
 
+// tempDirPrefix names the scratch directory of a run given no RunDir.
+const tempDirPrefix = "kafkachaos-local-"
+
 // New returns a provider; nothing happens until Start.
 func New(opts Options) *Provider {
 	if opts.Heap == "" {
 		opts.Heap = "512m"
 	}
 	if opts.StartTimeout == 0 {
-		opts.StartTimeout = 2 * time.Minute
+		opts.StartTimeout = 3 * time.Minute
 	}
 	if opts.Logf == nil {
 		opts.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
@@ -141,11 +144,11 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 
 func (p *Provider) prepareDir(spec cluster.Spec) error {
 	if spec.RunDir == "" {
-		d, err := os.MkdirTemp("", "kafkachaos-local-"+p.id+"-")
+		d, err := os.MkdirTemp("", tempDirPrefix+p.id+"-")
 		if err != nil {
 			return err
 		}
-		p.dir, p.tmp = d, true
+		p.dir = d
 		return nil
 	}
 	p.dir = filepath.Join(spec.RunDir, "kafka-"+p.id)
@@ -241,10 +244,7 @@ func (p *Provider) Stop(ctx context.Context) error {
 	for _, n := range p.nodes {
 		errs = append(errs, n.kill(ctx))
 	}
-	errs = append(errs, removeRun(ctx, p.id))
-	if p.tmp {
-		errs = append(errs, os.RemoveAll(p.dir))
-	}
+	errs = append(errs, removeRun(ctx, p.id)) // the scratch dir too
 	p.net, p.nodes = nil, nil
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("cluster/local: stopping run %s: %w", p.id, err)

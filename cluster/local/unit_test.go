@@ -1,0 +1,129 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+)
+
+func TestServerPropertiesOverridesAllButIdentity(t *testing.T) {
+	nodes := []*node{{id: 1, ip: "10.213.9.1", port: 9092, ctrlPort: 9093}, {id: 2, ip: "10.213.9.2", port: 9092, ctrlPort: 9093}}
+	props := serverProperties(nodes[1], nodes, "/data", map[string]string{
+		"unclean.leader.election.enable": "true",
+		"listeners":                      "PLAINTEXT://0.0.0.0:1",
+	})
+	for _, want := range []string{
+		"unclean.leader.election.enable=true\n",
+		"listeners=PLAINTEXT://10.213.9.2:9092,CONTROLLER://10.213.9.2:9093\n",
+		"controller.quorum.voters=1@10.213.9.1:9093,2@10.213.9.2:9093\n",
+		"node.id=2\n", "log.dirs=/data\n",
+		"default.replication.factor=2\n", "transaction.state.log.min.isr=2\n",
+	} {
+		if !strings.Contains(props, want) {
+			t.Errorf("server.properties lacks %q:\n%s", want, props)
+		}
+	}
+}
+
+func TestNamesFitInterfacesAndAreFoundByScans(t *testing.T) {
+	id := newRunID()
+	if len(id) != idLen || strings.Trim(id, idAlphabet) != "" {
+		t.Fatalf("run id %q", id)
+	}
+	for _, name := range []string{bridgeName(id), vethName(id, 200), vpeerName(id, 200)} {
+		if len(name) > 15 {
+			t.Errorf("interface name %q longer than 15 bytes", name)
+		}
+		if m := linkPattern.FindStringSubmatch(name); m == nil || m[1] != id {
+			t.Errorf("link scan does not attribute %q to run %s", name, id)
+		}
+	}
+	if m := nsPattern.FindStringSubmatch(nsName(id, 3)); m == nil || m[1] != id {
+		t.Errorf("netns scan does not attribute %q to run %s", nsName(id, 3), id)
+	}
+	if m := tagPattern.FindStringSubmatch(`comment "` + ruleTag(id) + `"`); m == nil || m[1] != id {
+		t.Errorf("rule scan does not attribute tag %q", ruleTag(id))
+	}
+	if got := linkPattern.FindStringSubmatch("kcbx"); got != nil {
+		t.Errorf("link scan claims a foreign interface: %v", got)
+	}
+}
+
+func TestOwnerAliveOnlyForLiveOwner(t *testing.T) {
+	t.Setenv("KAFKACHAOS_RUNS_REGISTRY", t.TempDir())
+	if err := writeOwner("live01", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if !ownerAlive("live01") {
+		t.Error("this process is not seen as the owner it registered")
+	}
+	// A dead owner: a pid with another start time (pid reuse) or none.
+	reused := fmt.Sprintf("%d not-my-start-time\nx\n", os.Getpid())
+	os.WriteFile(filepath.Join(registryDir(), "reuse1.owner"), []byte(reused), 0o644)
+	os.WriteFile(filepath.Join(registryDir(), "dead01.owner"), []byte("999999999 1\nx\n"), 0o644)
+	if ownerAlive("reuse1") || ownerAlive("dead01") || ownerAlive("nofile") {
+		t.Error("a dead or missing owner is seen as alive")
+	}
+}
+
+func TestPartitionValidatesBeforeTouchingTheNetwork(t *testing.T) {
+	p := &Provider{nodes: []*node{{id: 1}, {id: 2}, {id: 3}}}
+	ctx := t.Context()
+	for name, comps := range map[string][][]int32{
+		"no component": {{1}, {2}},
+		"twice":        {{1, 2}, {2, 3}},
+		"unknown":      {{1, 2, 3}, {9}},
+	} {
+		err := p.Partition(ctx, comps)
+		if err == nil || errors.Is(err, ErrNoNetworkFaults) {
+			t.Errorf("%s: Partition(%v) = %v, want a validation error", name, comps, err)
+		}
+	}
+	if err := p.Partition(ctx, [][]int32{{1}, {2, 3, ClientNode}}); !errors.Is(err, ErrNoNetworkFaults) {
+		t.Errorf("valid partition without namespaces = %v, want ErrNoNetworkFaults", err)
+	}
+	if err := p.PacketLoss(ctx, 1, 5); !errors.Is(err, ErrNoNetworkFaults) {
+		t.Errorf("PacketLoss without namespaces = %v, want ErrNoNetworkFaults", err)
+	}
+	if p.Name() != "local" || cluster.Supports(p, cluster.CapPartition) {
+		t.Errorf("name %q caps %v", p.Name(), p.Capabilities())
+	}
+}
+
+// TestCleanLeftoversKillsOrphanedMarkedProcess: a process carrying a run
+// marker whose run has no live owner is what a crashed harness leaves when
+// its JVMs outlive it; CleanLeftovers must kill it.
+// The real registry is kept: with an empty one every live run on the
+// machine would look orphaned.
+func TestCleanLeftoversKillsOrphanedMarkedProcess(t *testing.T) {
+	id := newRunID()
+	orphan := exec.Command("bash", "-c", "sleep 60; true", marker+id)
+	if err := orphan.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- orphan.Wait() }()
+	defer orphan.Process.Kill()
+	left, err := Leftovers(t.Context(), id)
+	if err != nil || len(left) != 1 || !strings.HasPrefix(left[0], "process ") {
+		t.Fatalf("Leftovers(%s) = %v, %v; want the marked process", id, left, err)
+	}
+	if _, err := CleanLeftovers(t.Context()); err != nil {
+		t.Logf("CleanLeftovers (other runs' leftovers may fail): %v", err)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("orphaned marked process still running after CleanLeftovers")
+	}
+	if left, _ := Leftovers(t.Context(), id); len(left) > 0 {
+		t.Errorf("still left: %v", left)
+	}
+}

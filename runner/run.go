@@ -85,6 +85,8 @@ func Run(ctx context.Context, s generators.Scenario, opts Options) (out Outcome,
 			if rerr := os.RemoveAll(dir); rerr != nil {
 				err = fmt.Errorf("removing run directory: %w", rerr)
 			}
+			os.Remove(filepath.Dir(dir)) // the test's directory, if now empty
+
 		}
 	}()
 	// scenario.json first: whatever happens next, the run can be replayed.
@@ -172,7 +174,7 @@ func record(ctx context.Context, s generators.Scenario, dir string, opts Options
 // limit, heal, final reads.
 func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, m *meter, opts Options) (time.Duration, []FaultStat, error) {
 	fencer, _ := prov.(client.MemberFencer)
-	w, err := newWorkload(s, prov.Bootstrap(), rec, fencer)
+	w, err := newWorkload(s, prov.Bootstrap(), unknownOffsets{rec}, fencer)
 	if err != nil {
 		return 0, nil, err
 	}

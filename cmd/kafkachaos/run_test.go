@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRunRefusesBadFlagsWithExit2(t *testing.T) {
+	cases := map[string][]string{
+		"unknown fault":        {"--nemesis", "meteor"},
+		"bad acks":             {"--acks", "2"},
+		"bad workload":         {"--workload", "dance"},
+		"idempotent acks=1":    {"--acks", "1", "--idempotence=true"},
+		"stray argument":       {"extra"},
+		"missing scenario":     {"--scenario", "/nonexistent/scenario.json"},
+		"scenario plus config": {"--scenario", "x.json", "--acks", "1"},
+	}
+	for name, args := range cases {
+		var out, errb bytes.Buffer
+		if code := runWith(args, &out, &errb); code != exitError {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", name, code, exitError, errb.String())
+		}
+		if errb.Len() == 0 {
+			t.Errorf("%s: nothing said on stderr", name)
+		}
+	}
+}
+
+func TestRunPrintsDirAndVerdictAndReplays(t *testing.T) {
+	runs := t.TempDir()
+	var out, errb bytes.Buffer
+	args := []string{"--workload", "produce", "--time-limit", "1s", "--keys", "1", "--producers", "1",
+		"--nemesis", "leader-shuffle", "--runs", runs, "--keep", "--quiet"}
+	if code := runWith(args, &out, &errb); code != exitValid {
+		t.Fatalf("exit %d, want 0; stdout %q stderr %q", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "run dir: "+runs) || !strings.Contains(out.String(), "guarantee held") {
+		t.Fatalf("stdout lacks the run dir or verdict: %q", out.String())
+	}
+	saved, err := filepath.Glob(filepath.Join(runs, "*", "*", "scenario.json"))
+	if err != nil || len(saved) != 1 {
+		t.Fatalf("scenario.json files: %v, %v", saved, err)
+	}
+	out.Reset()
+	if code := runWith([]string{"--scenario", saved[0], "--runs", runs, "--quiet"}, &out, &errb); code != exitValid {
+		t.Fatalf("replay: exit %d; stdout %q stderr %q", code, out.String(), errb.String())
+	}
+	if _, err := os.Stat(saved[0]); err != nil {
+		t.Fatalf("replay removed the original run: %v", err)
+	}
+}

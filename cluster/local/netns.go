@@ -127,7 +127,14 @@ func (w *network) addNode(ctx context.Context, n int32, withNft bool) error {
 // dropped silently.
 func addForwardRule(ctx context.Context, id string) (string, error) {
 	br, tag := bridgeName(id), ruleTag(id)
-	if have("iptables") {
+	if have("nft") {
+		// No FORWARD chain means nothing filters forwarded traffic; adding a
+		// rule would create the table and leave it behind.
+		if _, err := run(ctx, "", "nft", "list", "chain", "ip", "filter", "FORWARD"); err != nil {
+			return "none (no ip filter FORWARD chain: nothing drops bridged traffic)", nil
+		}
+	}
+	if have("iptables") { // the tool Docker used, whichever backend it is
 		_, err := run(ctx, "", "iptables", "-w", "-I", "FORWARD", "1", "-i", br, "-o", br,
 			"-m", "comment", "--comment", tag, "-j", "ACCEPT")
 		if err != nil {
@@ -136,9 +143,6 @@ func addForwardRule(ctx context.Context, id string) (string, error) {
 		return "iptables", nil
 	}
 	if have("nft") {
-		if _, err := run(ctx, "", "nft", "list", "chain", "ip", "filter", "FORWARD"); err != nil {
-			return "none (no ip filter FORWARD chain: nothing drops bridged traffic)", nil
-		}
 		_, err := run(ctx, "", "nft", "insert", "rule", "ip", "filter", "FORWARD",
 			"iifname", br, "oifname", br, "accept", "comment", `"`+tag+`"`)
 		if err != nil {

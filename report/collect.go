@@ -2,11 +2,11 @@ package report
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/kafkachaos/kafkachaos/histories"
 )
 
 // bar is one operation on the timeline: from invoke to completion.
@@ -40,10 +40,11 @@ type collected struct {
 	// Lines holds the raw JSON of every op when the history fits the budget;
 	// nil otherwise. Evidence always holds the raw JSON of the ops anomalies
 	// name.
-	Lines     [][]byte
-	Evidence  map[int64][]byte
-	linesOff  bool
-	Truncated bool
+	Lines    [][]byte
+	Evidence map[int64][]byte
+	linesOff bool
+	// Warnings are what the reader tolerated, e.g. a cut-off last line.
+	Warnings []string
 	// Orders holds observations on the focus keys; OrdersCut names the keys
 	// whose observations passed the cap.
 	Orders    map[int64][]obs
@@ -59,16 +60,18 @@ type pending struct {
 	f           string
 }
 
-// collect streams the history once.
+// collect streams the history once, through the histories package's reader
+// so that the page and the checker agree on what the history says.
 func collect(dir string, focusKeys map[int64]bool, evidence map[int64]bool, lineBudget int64) (*collected, error) {
 	path := filepath.Join(dir, HistoryFile)
-	f, err := os.Open(path)
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if st.Size() > lineBudget {
+		lineBudget = 0 // too big to inline: keep only the evidence
+	}
+	src, err := histories.Open(path, histories.FormatJSONL)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > lineBudget {
-		lineBudget = 0 // too big to inline: keep only the evidence
 	}
 	c := &collected{
 		Evidence:  map[int64][]byte{},
@@ -78,31 +81,35 @@ func collect(dir string, focusKeys map[int64]bool, evidence map[int64]bool, line
 		NemValues: map[int64]json.RawMessage{},
 	}
 	open := map[int64]pending{}
-	r := newHistoryReader(path, f)
-	for {
-		op, line, err := r.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	var line []byte
+	err = src.Scan(func(op *histories.Op) error {
 		c.Ops++
 		c.End = max(c.End, op.Time)
 		c.MaxIndex = max(c.MaxIndex, op.Index)
+		if lineBudget > 0 || evidence[op.Index] {
+			// The reader checked the op, so encoding it back cannot fail
+			// and gives the line as written (the codec is canonical).
+			line, _ = histories.AppendJSON(line[:0], op)
+		}
 		if lineBudget > 0 {
 			c.keepLine(op.Index, line)
 		}
 		if evidence[op.Index] {
 			c.Evidence[op.Index] = append([]byte(nil), line...)
 		}
-		if op.Process < 0 {
-			c.NemValues[op.Index] = op.Value
+		if !op.IsClient() {
+			c.NemValues[op.Index] = append(json.RawMessage(nil), op.Value...)
 		}
 		c.pair(open, op)
 		c.observe(op, focusKeys)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	c.Truncated = r.Truncated
+	for _, w := range src.Warnings() {
+		c.Warnings = append(c.Warnings, w.String())
+	}
 	for p, inv := range open {
 		c.add(bar{Process: p, Start: inv.time, End: c.End, Type: 'i', F: inv.f,
 			Invoke: inv.index, Op: inv.index, Unfinished: true})
@@ -114,8 +121,8 @@ func collect(dir string, focusKeys map[int64]bool, evidence map[int64]bool, line
 
 // pair turns invoke/completion pairs of a process into bars; a completion
 // with no invoke (a lone nemesis info) is an instant.
-func (c *collected) pair(open map[int64]pending, op *hop) {
-	if op.Type == "invoke" {
+func (c *collected) pair(open map[int64]pending, op *histories.Op) {
+	if op.Type == histories.Invoke {
 		if prev, ok := open[op.Process]; ok {
 			// A process invoking twice never completed the first op.
 			c.add(bar{Process: op.Process, Start: prev.time, End: op.Time, Type: 'i', F: prev.f,
@@ -124,7 +131,7 @@ func (c *collected) pair(open map[int64]pending, op *hop) {
 		open[op.Process] = pending{op.Time, op.Index, op.F}
 		return
 	}
-	b := bar{Process: op.Process, Start: op.Time, End: op.Time, Type: op.Type[0], F: op.F,
+	b := bar{Process: op.Process, Start: op.Time, End: op.Time, Type: string(op.Type)[0], F: op.F,
 		Invoke: op.Index, Op: op.Index}
 	if inv, ok := open[op.Process]; ok {
 		b.Start, b.Invoke = inv.time, inv.index
@@ -154,32 +161,25 @@ func (c *collected) add(b bar) {
 
 // observe records acknowledgements and reads of values, and the orders of
 // the focus keys.
-func (c *collected) observe(op *hop, focus map[int64]bool) {
-	if op.Type != "ok" || len(op.mops) == 0 {
+func (c *collected) observe(op *histories.Op, focus map[int64]bool) {
+	if op.Type != histories.OK {
 		return
 	}
-	for _, m := range op.mops {
+	for _, m := range op.Mops {
 		switch m.F {
-		case "send":
+		case histories.MSend:
 			c.value(m.Key, m.Value).acked = op.Time
-			if focus[m.Key] && m.Offset != nil && *m.Offset >= 0 {
-				c.addObs(m.Key, obs{*m.Offset, m.Value, op.Index, true})
+			if focus[m.Key] && m.Offset >= 0 {
+				c.addObs(m.Key, obs{m.Offset, m.Value, op.Index, true})
 			}
-		case "poll":
-			for ks, recs := range m.Records {
-				k, err := recordKey(ks)
-				if err != nil {
-					continue // the checker reports malformed keys; the viewer draws what it can
-				}
+		case histories.MPoll:
+			for k, recs := range m.Records {
 				for _, rec := range recs {
-					if len(rec) != 2 {
-						continue
-					}
-					if v := c.value(k, rec[1]); v.read < 0 {
+					if v := c.value(k, rec.Value); v.read < 0 {
 						v.read = op.Time
 					}
 					if focus[k] {
-						c.addObs(k, obs{rec[0], rec[1], op.Index, false})
+						c.addObs(k, obs{rec.Offset, rec.Value, op.Index, false})
 					}
 				}
 			}

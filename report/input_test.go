@@ -9,10 +9,10 @@ import (
 
 func TestBadHistoryLineNamesFileLineAndField(t *testing.T) {
 	for name, tc := range map[string]struct{ history, want string }{
-		"bad type":   {`{"index":0,"time":1,"process":0,"type":"done","f":"send"}` + "\n", "line 1: field type"},
-		"bad field":  {`{"index":0,"time":1,"process":0,"type":"ok","f":"send"}` + "\n" + `{"index":"x","time":1,"process":0,"type":"ok","f":"send"}` + "\n", "line 2: field index"},
-		"bad syntax": {`{"index":0,` + "\n" + `{}` + "\n", "line 1:"},
-		"missing f":  {`{"index":0,"time":1,"process":0,"type":"ok"}` + "\n", "line 1: field f"},
+		"bad type":   {`{"index":0,"time":1,"process":0,"type":"done","f":"send"}` + "\n", HistoryFile + `:1: field "type"`},
+		"bad field":  {`{"index":0,"time":1,"process":0,"type":"ok","f":"send"}` + "\n" + `{"index":"x","time":1,"process":0,"type":"ok","f":"send"}` + "\n", HistoryFile + `:2: field "index"`},
+		"bad syntax": {`{"index":0,` + "\n" + `{}` + "\n", HistoryFile + ":1:"},
+		"missing f":  {`{"index":0,"time":1,"process":0,"type":"ok"}` + "\n", HistoryFile + `:1: field "f"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -40,7 +40,7 @@ func TestTruncatedLastLineIsAWarning(t *testing.T) {
 	if err := Render(&b, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "last line was cut off") || !strings.Contains(b.String(), "NOT CHECKED") {
+	if !strings.Contains(b.String(), "last line is cut off") || !strings.Contains(b.String(), "NOT CHECKED") {
 		t.Error("truncated history not reported as a warning on an unchecked page")
 	}
 }

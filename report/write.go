@@ -135,9 +135,7 @@ func build(dir string, opts Options) (*page, error) {
 		p.Title = filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir))
 	}
 	p.Held, p.GuaranteeKnown = guaranteeHeld(res.Observed, res.Expected)
-	if c.Truncated {
-		p.Warnings = append(p.Warnings, HistoryFile+": the last line was cut off (a crashed writer?); it is not shown")
-	}
+	p.Warnings = append(p.Warnings, c.Warnings...)
 	tl, err := json.Marshal(buildTimeline(c, wins, evFirst))
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/kafkachaos/kafkachaos/histories"
 )
@@ -100,17 +101,26 @@ func (g *depGraph) finish(sink *caseSink) {
 
 func (g *depGraph) cycleCase(cyc []int32, what string) Case {
 	c := Case{Ops: make([]int64, 0, len(cyc)), Cycle: make([]Edge, 0, len(cyc))}
-	text := ""
+	var text strings.Builder
 	for i, ei := range cyc {
 		e := g.edges[ei]
 		from, to := g.nodeOps[e.from], g.nodeOps[e.to]
 		c.Ops = append(c.Ops, from)
 		c.Cycle = append(c.Cycle, Edge{From: from, To: to, Kind: kindName(e.kind), Key: e.key})
-		if i == 0 {
-			text = "op " + itoa(from)
+		switch {
+		case i == 0:
+			text.WriteString("op " + itoa(from))
+			fallthrough
+		case i < maxCycleText:
+			text.WriteString(" -" + kindName(e.kind) + " key " + itoa(e.key) + "-> op " + itoa(to))
+		case i == maxCycleText:
+			text.WriteString(" ... (" + itoa(int64(len(cyc))) + " edges)")
 		}
-		text += " -" + kindName(e.kind) + " key " + itoa(e.key) + "-> op " + itoa(to)
 	}
-	c.Explanation = "transactions form a cycle through " + what + ", so no serial order explains them: " + text
+	c.Explanation = "transactions form a cycle through " + what + ", so no serial order explains them: " + text.String()
 	return c
 }
+
+// maxCycleText bounds how many edges a cycle's explanation spells out; Cycle
+// lists them all.
+const maxCycleText = 8

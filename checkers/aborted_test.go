@@ -1,0 +1,113 @@
+package checkers
+
+import (
+	"testing"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+func TestAbortedAndPrecommittedReads(t *testing.T) {
+	runPairs(t, []pair{{
+		name: "G1a: ok poll reads a failed txn's value",
+		bad: func(h *hist) {
+			h.op(0, fail, "txn", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10))
+		},
+		good: func(h *hist) {
+			h.op(0, info, "txn", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10))
+		},
+		want: []Anomaly{G1a},
+		ops:  []int64{1, 0},
+	}, {
+		name: "G1a needs an ok reader",
+		bad: func(h *hist) {
+			h.op(0, fail, "send", snd(1, 10, histories.NoOffset))
+			h.op(1, ok, "txn", pl(1, 0, 10))
+		},
+		good: func(h *hist) {
+			h.op(0, fail, "send", snd(1, 10, histories.NoOffset))
+			h.op(1, info, "txn", pl(1, 0, 10))
+		},
+		want: []Anomaly{G1a},
+	}, {
+		name: "precommitted-read: a txn reads its own send",
+		bad: func(h *hist) {
+			h.op(0, ok, "txn", snd(1, 10, 0), pl(1, 0, 10))
+			h.op(1, ok, "poll", pl(1, 0, 10))
+		},
+		good: func(h *hist) {
+			h.op(0, ok, "txn", snd(1, 10, 0), pl(2, 0, 20))
+			h.op(1, ok, "send", snd(2, 20, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10))
+		},
+		want: []Anomaly{PrecommittedRead},
+		ops:  []int64{0},
+	}})
+}
+
+func TestCycles(t *testing.T) {
+	// Two txns that each read the other's send: each must have committed
+	// before the other, which no serial order allows.
+	g1c := func(h *hist) {
+		h.op(0, ok, "txn", snd(1, 10, 0), pl(2, 0, 20))
+		h.op(1, ok, "txn", snd(2, 20, 0), pl(1, 0, 10))
+	}
+	oneWay := func(h *hist) {
+		h.op(0, ok, "txn", snd(1, 10, 0), pl(2, 0, 20))
+		h.op(1, ok, "txn", snd(2, 20, 0))
+		h.op(2, ok, "poll", pl(1, 0, 10))
+	}
+	// Two txns whose sends interleave on two keys: T0 first on key 1, T1
+	// first on key 2.
+	g0 := func(h *hist) {
+		h.op(0, ok, "txn", snd(1, 10, 0), snd(2, 21, 1))
+		h.op(1, ok, "txn", snd(1, 11, 1), snd(2, 20, 0))
+		h.op(2, ok, "poll", polls(pl(1, 0, 10, 1, 11), pl(2, 0, 20, 1, 21)))
+	}
+	inOrder := func(h *hist) {
+		h.op(0, ok, "txn", snd(1, 10, 0), snd(2, 20, 0))
+		h.op(1, ok, "txn", snd(1, 11, 1), snd(2, 21, 1))
+		h.op(2, ok, "poll", polls(pl(1, 0, 10, 1, 11), pl(2, 0, 20, 1, 21)))
+	}
+	runPairs(t, []pair{
+		{name: "G1c", bad: g1c, good: oneWay, want: []Anomaly{G1c}},
+		{name: "G0 with WWDeps", opts: Options{WWDeps: true}, bad: g0, good: inOrder, want: []Anomaly{G0}},
+		{name: "no G0 without WWDeps", bad: g1c, good: g0, want: []Anomaly{G1c}},
+	})
+}
+
+func TestG1cCaseListsTheCycle(t *testing.T) {
+	h := &hist{}
+	h.op(5, ok, "send", snd(3, 30, 0)) // a bystander
+	h.op(0, ok, "txn", snd(1, 10, 0), pl(2, 0, 20))
+	h.op(1, ok, "txn", snd(2, 20, 0), pl(1, 0, 10), pl(3, 0, 30))
+	c := only(t, check(t, h, Options{}), G1c)
+	if len(c.Cycle) != 2 || len(c.Ops) != 2 {
+		t.Fatalf("cycle %+v", c)
+	}
+	for i, e := range c.Cycle {
+		next := c.Cycle[(i+1)%len(c.Cycle)]
+		if e.To != next.From || e.Kind != "wr" {
+			t.Fatalf("edges do not chain: %+v", c.Cycle)
+		}
+	}
+	if !(c.Ops[0] == 1 && c.Ops[1] == 2 || c.Ops[0] == 2 && c.Ops[1] == 1) {
+		t.Fatalf("ops %v, want 1 and 2", c.Ops)
+	}
+}
+
+func TestLongCycleFoundWithoutRecursion(t *testing.T) {
+	// A ring of n txns, each reading its predecessor's send: one G1c.
+	const n = 200000
+	h := &hist{}
+	for i := int64(0); i < n; i++ {
+		prev := (i + n - 1) % n
+		h.op(i, ok, "txn", snd(i, i, 0), pl(prev, 0, prev))
+	}
+	res := check(t, h, Options{})
+	expectOnly(t, res, G1c)
+	if got := len(only(t, res, G1c).Cycle); got != n {
+		t.Fatalf("cycle length %d, want %d", got, n)
+	}
+}

@@ -1,0 +1,88 @@
+package checkers
+
+import (
+	"testing"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+func TestSendOrder(t *testing.T) {
+	runPairs(t, []pair{{
+		name: "nonmonotonic-send",
+		bad: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		good: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		want: []Anomaly{NonmonotonicSend},
+		ops:  []int64{0, 1},
+	}, {
+		name: "nonmonotonic-send ignores other processes",
+		bad: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(2, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		good: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.op(1, ok, "send", snd(1, 10, 0))
+			h.op(2, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		want: []Anomaly{NonmonotonicSend},
+	}, {
+		name: "an info send may land after later sends",
+		bad: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		good: func(h *hist) {
+			h.op(0, info, "send", snd(1, 11, histories.NoOffset))
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		want: []Anomaly{NonmonotonicSend},
+	}, {
+		name: "int-send-skip",
+		bad: func(h *hist) {
+			h.op(0, ok, "txn", snd(1, 10, 0), snd(1, 12, 2))
+			h.op(1, ok, "send", snd(1, 11, 1))
+			h.op(2, ok, "poll", pl(1, 0, 10, 1, 11, 2, 12))
+		},
+		good: func(h *hist) {
+			h.op(0, ok, "txn", snd(1, 10, 0), snd(1, 12, 1))
+			h.op(1, ok, "send", snd(1, 11, 2))
+			h.op(2, ok, "poll", pl(1, 0, 10, 1, 12, 2, 11))
+		},
+		want: []Anomaly{IntSendSkip},
+		ops:  []int64{0},
+	}, {
+		name: "int-nonmonotonic-send",
+		bad: func(h *hist) {
+			h.op(0, ok, "txn", snd(1, 11, 1), snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		good: func(h *hist) {
+			h.op(0, ok, "txn", snd(1, 10, 0), snd(1, 11, 1))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		want: []Anomaly{IntNonmonotonicSend},
+		ops:  []int64{0},
+	}, {
+		name: "int-send order is judged from the version order when offsets are unknown",
+		bad: func(h *hist) {
+			h.op(0, info, "txn", snd(1, 11, histories.NoOffset), snd(1, 10, histories.NoOffset))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		good: func(h *hist) {
+			h.op(0, info, "txn", snd(1, 10, histories.NoOffset), snd(1, 11, histories.NoOffset))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		want: []Anomaly{IntNonmonotonicSend},
+	}})
+}

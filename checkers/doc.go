@@ -1,0 +1,85 @@
+// Package checkers judges a Kafka history: it builds each key's version
+// order and finds every anomaly Jepsen's Kafka checker finds, plus the
+// consumer-group pair that decides delivery semantics. Check is a pure
+// function of the history; each Case names the op indexes that prove it.
+//
+// # Design: two streaming passes
+//
+// Pass 1 (collect.go) reads every op once and builds, per key, the version
+// order (offset -> value, a slice indexed by offset since Kafka offsets are
+// nearly dense) and a value table (writer op, writer outcome, first offset,
+// read flags) held as struct-of-arrays. Between the passes (seal) info ops
+// proven to have taken effect add their offsets, and each log is numbered
+// densely: gaps left by transaction markers are not records, so "adjacent"
+// and "skip" are judged on dense indexes. Pass 2 (check.go) replays the
+// history, resolves each op's sends and reads against the sealed orders once
+// (opview.go) and hands the op to every per-op detector. Final verdicts that
+// need the whole history (lost writes, unseen, lost deliveries, cycles) are
+// computed after pass 2 from compact state. Nothing is kept per op except
+// graph nodes for ok ops that send.
+//
+// # Version orders
+//
+// Every poll counts, whatever the op's outcome (a poll that returned records
+// saw them); sends count when ok with an offset, or info with an offset and
+// proven by an ok read of one of the op's values. A record's position is its
+// own offset; a send without offset is placed where its value was seen.
+//
+//   - inconsistent-offsets: two values seen at one offset of a key.
+//   - duplicate: one value seen at two offsets of a key.
+//
+// # Producer side
+//
+//   - lost-write (Jepsen's rule): the bound of a key is the furthest dense
+//     index of any value an ok poll/txn read. A value at or below the bound,
+//     whose writer took effect (ok, or info and read by an ok op), that no ok
+//     op read, is lost: readers moved past it.
+//   - unseen: an ok send that no ok op ever read. After final reads to the end
+//     of every partition it means loss; before, it may be lag. Counts per
+//     anomaly are in Result.Counts.
+//   - nonmonotonic-send: a process's ok send landed before its previous ok
+//     send to that key. Info sends are ignored: a timed-out send may be
+//     retried into the log after later ones.
+//   - int-send-skip / int-nonmonotonic-send: two sends of one op to one key
+//     with other records between them / out of order.
+//
+// # Consumer side, per process
+//
+//   - poll-skip / nonmonotonic-poll: a process's poll of a key begins past the
+//     record after where its last ok poll of that key ended / at or before it.
+//     Positions are kept by ok polls only; assign and subscribe keep only the
+//     keys they name; keys named by an op's Rebalance, or by Jepsen's
+//     rebalance-log extra, are reset; a crashed process never returns.
+//     Options.SubscribeAllowsPollSkip exempts subscribed consumers.
+//   - int-poll-skip / int-nonmonotonic-poll: the same inside one op, except for
+//     keys rebalanced during it.
+//
+// # Consumer side, per group
+//
+// A record is processed by a group when an ok op of a member (an op with that
+// Group) returned it; an info or fail poll fetched records that may never
+// have been processed, so it counts for neither anomaly.
+//
+//   - duplicate-delivery: one record processed by two ok ops of the group.
+//   - lost-delivery: a record below the highest offset the group committed ok
+//     (commit mops in ok commit or txn ops) that no member processed. Only
+//     records certainly in the log count (writer took effect, or read by an ok
+//     op). It assumes the group started from the beginning of each partition.
+//
+// # Transactions
+//
+//   - G1a: an ok op read a value whose txn or send failed.
+//   - precommitted-read (Jepsen's definition): an op read a value it sent
+//     itself; Kafka hides a transaction's records from every poller until it
+//     commits.
+//   - G0 / G1c: cycles in the dependency graph over ok ops that send (ops that
+//     only read have no outgoing edge, so lie on no cycle). wr: T1 sent a value
+//     T2 read. ww (Options.WWDeps): T1's value directly precedes T2's in a
+//     key's version order. G0 is a cycle of ww edges only, G1c one with a wr
+//     edge. Strongly connected components come from an iterative Tarjan; each
+//     yields one case with a shortest cycle (by BFS) through one of its nodes
+//     or wr edges.
+//
+// This package must not know about Kafka clients, clusters or the run
+// directory: a history from Jepsen or another client is judged the same way.
+package checkers

@@ -25,7 +25,14 @@ type collector struct {
 	pending  []pendingSend
 	stats    Stats
 	unknownF map[string]int64
+	byType   map[fType]int64 // keyed by struct: no string built per op
 	prev     int64
+}
+
+// fType is an op's f and type, the key of Stats.OpsByType.
+type fType struct {
+	f string
+	t histories.Type
 }
 
 func newCollector() *collector {
@@ -33,6 +40,7 @@ func newCollector() *collector {
 		keys:     map[int64]*keyState{},
 		stats:    Stats{OpsByType: map[string]int64{}},
 		unknownF: map[string]int64{},
+		byType:   map[fType]int64{},
 		prev:     -1,
 	}
 }
@@ -82,7 +90,7 @@ func (c *collector) visit(op *histories.Op) error {
 	}
 	c.prev = op.Index
 	c.stats.Ops++
-	c.stats.OpsByType[op.F+" "+string(op.Type)]++
+	c.byType[fType{op.F, op.Type}]++
 	if op.IsClient() && !isClientF(op.F) {
 		c.unknownF[op.F]++
 		return nil
@@ -187,6 +195,9 @@ func (c *collector) seal() []string {
 		ks.seal()
 	}
 	c.stats.Keys = int64(len(c.keyList))
+	for ft, n := range c.byType {
+		c.stats.OpsByType[ft.f+" "+string(ft.t)] = n
+	}
 	if unwritten > 0 {
 		warns = append(warns, fmt.Sprintf("%d values were read that no completed op sent (invoke-only writes or foreign data); they are not judged as writes", unwritten))
 	}

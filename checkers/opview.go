@@ -56,10 +56,19 @@ func (v *opView) resolve(op *histories.Op, keys map[int64]*keyState, node int32)
 }
 
 func (v *opView) addSend(m *histories.Mop, ks *keyState) {
-	s, _ := ks.slots.find(m.Value)
 	idx := int32(-1)
+	var s int32
+	found := false
 	if m.Offset >= 0 {
 		idx = ks.log.idx(m.Offset)
+		// Usually the log holds this very value at the send's offset, which
+		// spares a map lookup.
+		if e, ok := ks.log.get(m.Offset); ok && e.val == m.Value {
+			s, found = e.slot, true
+		}
+	}
+	if !found {
+		s, _ = ks.slots.find(m.Value)
 	}
 	if idx < 0 {
 		_, idx = ks.idxRange(s)

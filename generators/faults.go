@@ -61,8 +61,9 @@ func KindCapability(kind string) string {
 	return ""
 }
 
-// instantaneous kinds fire at points in time rather than holding a window.
-func instantaneous(kind string) bool {
+// Instantaneous reports whether kind fires at points in time (at Start,
+// then every Params.Every) rather than holding a window.
+func Instantaneous(kind string) bool {
 	switch kind {
 	case KindLeaderShuffle, KindCrashProducer, KindCrashConsumer, KindChurn:
 		return true

@@ -164,7 +164,7 @@ func (f Fault) validate(field string, s *Scenario) error {
 		return bad(field+".start", "start %s, duration %s: must not be negative", f.Start, f.Duration)
 	case f.End() > s.TimeLimit:
 		return bad(field+".duration", "window ends at %s, after the time limit %s", f.End(), s.TimeLimit)
-	case !instantaneous(f.Kind) && f.Duration == 0:
+	case !Instantaneous(f.Kind) && f.Duration == 0:
 		return bad(field+".duration", "is 0: a %s fault needs a window", f.Kind)
 	case f.Params.Probability < 0 || f.Params.Probability > 1:
 		return bad(field+".params.probability", "%g, want within [0, 1]", f.Params.Probability)

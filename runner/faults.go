@@ -8,181 +8,182 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/generators"
-	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/nemesis"
 )
 
-// schedule plays a scenario's nemesis schedule against the cluster and the
-// workload: each fault starts at its offset, holds its window and is healed
-// when the window closes, when the run is stopped, on error and on panic.
-// Every start and stop is a nemesis op in the history ("<kind>-start" and
-// "<kind>-stop", or kill/restart, so the report can draw the windows;
-// instantaneous faults are one op each).
+// schedule turns a scenario's fault list into a nemesis.Schedule and plays
+// it: nemesis.Run starts and stops each fault on the timeline, records each
+// start and stop, and heals everything when the schedule ends, the run is
+// stopped, a fault fails or anything panics. Each fault is wrapped in a
+// meteredFault that counts what it did for results.json.
 type schedule struct {
-	prov   cluster.Provider
-	rec    *histories.Recorder
-	w      *workload
-	faults []generators.Fault
-	topics []string
+	prov  cluster.Provider
+	w     *workload
+	steps nemesis.Schedule
+	meter []*meteredFault // one per scenario fault, shared by its steps
 
-	active atomic.Int64 // windows open now, for the progress line
+	active atomic.Int64 // faults in effect now, for the progress line
 	mu     sync.Mutex
 	rng    *rand.Rand
-	stats  []FaultStat
-	wg     sync.WaitGroup
 }
 
 // kafkaRequestTimedOut is REQUEST_TIMED_OUT: what a broker answers when the
 // write was appended but replication did not finish in time.
 const kafkaRequestTimedOut = 7
 
-func newSchedule(prov cluster.Provider, rec *histories.Recorder, w *workload, s generators.Scenario) *schedule {
-	sc := &schedule{prov: prov, rec: rec, w: w, faults: s.Nemesis, rng: rand.New(rand.NewPCG(uint64(s.Seed), 2)),
-		stats: make([]FaultStat, len(s.Nemesis)), topics: []string{s.Keys.Topic}}
-	if s.Keys.OutputTopic != "" {
-		sc.topics = append(sc.topics, s.Keys.OutputTopic)
-	}
+// newSchedule builds the schedule, failing on faults the provider cannot
+// inject: a run without the faults its scenario names would prove nothing.
+func newSchedule(prov cluster.Provider, w *workload, s generators.Scenario) (*schedule, error) {
+	sc := &schedule{prov: prov, w: w, rng: rand.New(rand.NewPCG(uint64(s.Seed), 2))}
 	for i, f := range s.Nemesis {
-		sc.stats[i].Kind = f.Kind
+		if c := generators.KindCapability(f.Kind); c != "" && !cluster.Supports(prov, cluster.Capability(c)) {
+			return nil, fmt.Errorf("nemesis[%d]: %s needs capability %q, which cluster provider %q lacks", i, f.Kind, c, prov.Name())
+		}
+		inner, err := sc.fault(f)
+		if err != nil {
+			return nil, fmt.Errorf("nemesis[%d]: %w", i, err)
+		}
+		m := &meteredFault{Fault: inner, kind: f.Kind, active: &sc.active}
+		sc.meter = append(sc.meter, m)
+		sc.steps = append(sc.steps, steps(f, m)...)
 	}
-	return sc
+	return sc, nil
 }
 
-// check reports faults the provider cannot inject, before anything runs.
-func (sc *schedule) check() error {
-	for i, f := range sc.faults {
-		if c := generators.KindCapability(f.Kind); c != "" && !cluster.Supports(sc.prov, cluster.Capability(c)) {
-			return fmt.Errorf("nemesis[%d]: %s needs capability %q, which cluster provider %q lacks", i, f.Kind, c, sc.prov.Name())
+// steps places f on the timeline: a window for faults that hold, and for
+// instantaneous ones a zero-length step at the start and then every
+// Params.Every until the window closes.
+func steps(f generators.Fault, m *meteredFault) nemesis.Schedule {
+	if !generators.Instantaneous(f.Kind) {
+		return nemesis.Schedule{{At: f.Start.D(), Duration: f.Duration.D(), Fault: m}}
+	}
+	var out nemesis.Schedule
+	for at := f.Start.D(); at <= f.End().D(); at += f.Params.Every.D() {
+		out = append(out, nemesis.Step{At: at, Fault: m})
+		if f.Params.Every <= 0 {
+			break
 		}
 	}
-	return nil
+	return out
 }
 
-// start launches every fault relative to t0; ctx's end heals everything.
-func (sc *schedule) start(ctx context.Context, t0 time.Time) {
-	for i := range sc.faults {
-		sc.wg.Add(1)
-		go sc.one(ctx, t0, i)
+// run plays the schedule until it ends or ctx does; every fault is healed
+// when it returns.
+func (sc *schedule) run(ctx context.Context, rec nemesis.Recorder) error {
+	err := nemesis.Run(ctx, sc.steps, rec)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil // the run ended before the schedule did
 	}
+	return err
 }
 
-// wait returns once every fault is healed.
-func (sc *schedule) wait() []FaultStat {
-	sc.wg.Wait()
+// stats reports what each scenario fault did.
+func (sc *schedule) stats() []FaultStat {
+	out := make([]FaultStat, len(sc.meter))
+	for i, m := range sc.meter {
+		out[i] = m.stat()
+	}
+	return out
+}
+
+func (sc *schedule) intN(n int) int {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	return slices.Clone(sc.stats)
+	return sc.rng.IntN(n)
 }
 
-func (sc *schedule) note(i int, fired, hits int64, err error) {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	sc.stats[i].Fired += fired
-	sc.stats[i].Hits += hits
-	if err != nil && len(sc.stats[i].Errors) < 5 {
-		sc.stats[i].Errors = append(sc.stats[i].Errors, err.Error())
+// fault makes the nemesis fault for one scenario fault.
+func (sc *schedule) fault(f generators.Fault) (nemesis.Fault, error) {
+	sel := cluster.RequestFault{Probability: f.Params.Probability}
+	switch f.Kind {
+	case generators.KindLostAck:
+		sel.Keys = []int16{0} // produce
+		return nemesis.LostAck(sc.prov.(cluster.RequestFaulter), sel, kafkaRequestTimedOut), nil
+	case generators.KindDelay:
+		return nemesis.Delay(sc.prov.(cluster.RequestFaulter), sel, f.Params.Delay.D()), nil
+	case generators.KindDrop:
+		sel.Keys = []int16{0, 1} // produce and fetch
+		return nemesis.DropConnections(sc.prov.(cluster.RequestFaulter), sel), nil
+	case generators.KindKill:
+		return nemesis.Kill(sc.prov.(cluster.NodeKiller), sc.picker(f)), nil
+	case generators.KindPause:
+		return nemesis.Pause(sc.prov.(cluster.NodePauser), sc.picker(f)), nil
+	case generators.KindLeaderShuffle:
+		return nemesis.ShuffleLeaders(sc.prov.(cluster.LeaderMover)), nil
+	case generators.KindCrashProducer:
+		return &clientFault{name: f.Kind, do: sc.crashProducer}, nil
+	case generators.KindCrashConsumer:
+		point := crashPoint(f.Params.Point)
+		return &clientFault{name: f.Kind, do: func() (any, error) { return sc.crashConsumer(point) }}, nil
+	case generators.KindChurn:
+		return &clientFault{name: f.Kind, do: sc.churn}, nil
 	}
+	return nil, fmt.Errorf("fault kind %q has no nemesis in this build", f.Kind)
 }
 
-func (sc *schedule) one(ctx context.Context, t0 time.Time, i int) {
-	defer sc.wg.Done()
-	f := sc.faults[i]
-	defer func() {
-		if p := recover(); p != nil {
-			sc.note(i, 0, 0, fmt.Errorf("panic: %v", p))
-		}
-	}()
-	if !sleepUntil(ctx, t0.Add(f.Start.D())) {
-		return
+// picker is the fault's nodes, or one node that is up chosen by the seed.
+func (sc *schedule) picker(f generators.Fault) nemesis.Picker {
+	if len(f.Params.Nodes) > 0 {
+		return nemesis.Nodes(f.Params.Nodes...)
 	}
-	end := t0.Add(f.End().D())
-	if instant(f.Kind) {
-		for {
-			sc.note(i, 1, 0, sc.fire(f))
-			if f.Params.Every <= 0 || !sleepUntil(ctx, time.Now().Add(f.Params.Every.D())) || time.Now().After(end) {
-				return
+	return func(context.Context) ([]int32, error) {
+		var up []int32
+		for _, n := range sc.prov.Nodes() {
+			if n.Up {
+				up = append(up, n.ID)
 			}
 		}
+		if len(up) == 0 {
+			return nil, errors.New("no node is up")
+		}
+		return []int32{up[sc.intN(len(up))]}, nil
 	}
-	// A fault may half start (one of two nodes killed): heal is then set
-	// with the error, and what did start is healed as usual.
-	heal, err := sc.open(ctx, f)
-	if heal == nil {
-		sc.note(i, 0, 0, err)
-		return
-	}
-	sc.active.Add(1)
-	sc.note(i, 1, 0, err)
-	defer func() {
-		// Heal with a fresh context: the run's may be cancelled, and a
-		// fault left in place would poison the final reads.
-		hctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		hits, err := heal(hctx)
-		sc.note(i, 0, hits, err)
-		sc.active.Add(-1)
-	}()
-	sleepUntil(ctx, end)
 }
 
-func instant(kind string) bool {
-	switch kind {
-	case generators.KindLeaderShuffle, generators.KindCrashProducer, generators.KindCrashConsumer, generators.KindChurn:
-		return true
+func (sc *schedule) crashProducer() (any, error) {
+	if len(sc.w.producers) == 0 {
+		return nil, errNothingToCrash
 	}
-	return false
+	slot := sc.w.producers[sc.intN(len(sc.w.producers))]
+	procs := slot.current().Processes()
+	return map[string]any{"processes": procs}, slot.crash()
 }
 
-// sleepUntil waits until t, reporting false when ctx ended first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
+func (sc *schedule) crashConsumer(point client.CrashPoint) (any, error) {
+	slot, c := sc.consumer()
+	if c == nil {
+		return nil, errNothingToCrash
 	}
-	return pace(ctx, d)
+	slot.crash(point)
+	return map[string]any{"process": c.Process(), "point": point}, nil
 }
 
-// fire does one instantaneous fault.
-func (sc *schedule) fire(f generators.Fault) error {
-	switch f.Kind {
-	case generators.KindLeaderShuffle:
-		lm, ok := sc.prov.(cluster.LeaderMover)
-		if !ok {
-			return errors.New("provider cannot move leaders")
-		}
-		sc.rec.Nemesis("leader-shuffle", nil)
-		return lm.ShuffleLeaders(context.Background())
-	case generators.KindCrashProducer:
-		if len(sc.w.producers) == 0 {
-			return errors.New("no producer to crash")
-		}
-		slot := sc.w.producers[sc.intN(len(sc.w.producers))]
-		sc.rec.Nemesis("crash-producer", map[string]any{"processes": slot.current().Processes()})
-		return slot.crash()
-	case generators.KindCrashConsumer, generators.KindChurn:
-		if len(sc.w.consumers) == 0 {
-			return errors.New("no consumer to crash")
-		}
-		slot := sc.w.consumers[sc.intN(len(sc.w.consumers))]
-		c := slot.current()
-		if c == nil {
-			return errors.New("consumer slot not started yet")
-		}
-		if f.Kind == generators.KindChurn {
-			sc.rec.Nemesis("churn", map[string]any{"process": c.Process()})
-			slot.churn()
-			return nil
-		}
-		sc.rec.Nemesis("crash-consumer", map[string]any{"process": c.Process(), "point": f.Params.Point})
-		slot.crash(crashPoint(f.Params.Point))
-		return nil
+func (sc *schedule) churn() (any, error) {
+	slot, c := sc.consumer()
+	if c == nil {
+		return nil, errNothingToCrash
 	}
-	return fmt.Errorf("fault kind %q is not instantaneous", f.Kind)
+	slot.churn()
+	return map[string]any{"left": c.Process()}, nil
 }
+
+// consumer picks a consumer slot and its current consumer (nil before the
+// slot's first consumer started).
+func (sc *schedule) consumer() (*consumerSlot, *client.Consumer) {
+	if len(sc.w.consumers) == 0 {
+		return nil, nil
+	}
+	slot := sc.w.consumers[sc.intN(len(sc.w.consumers))]
+	return slot, slot.current()
+}
+
+// errNothingToCrash is a client fault that found no client: counted as an
+// error of the fault, not of the run.
+var errNothingToCrash = errors.New("no client to act on")
 
 func crashPoint(p string) client.CrashPoint {
 	switch p {
@@ -194,144 +195,104 @@ func crashPoint(p string) client.CrashPoint {
 	return client.CrashAnywhere
 }
 
-func (sc *schedule) intN(n int) int {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	return sc.rng.IntN(n)
+// clientFault is an instantaneous fault on the workload's clients; it
+// cannot be undone, so Stop does nothing.
+type clientFault struct {
+	name string
+	do   func() (any, error)
+	mu   sync.Mutex
+	last any
 }
 
-// healFunc ends a fault's window, returning the requests it hit.
-type healFunc func(context.Context) (int64, error)
+func (f *clientFault) Name() string                 { return f.name }
+func (f *clientFault) Events() (start, stop string) { return f.name, f.name + "-done" }
+func (f *clientFault) Stop(context.Context) error   { return nil }
 
-// open starts a windowed fault and records its start.
-func (sc *schedule) open(ctx context.Context, f generators.Fault) (healFunc, error) {
-	switch f.Kind {
-	case generators.KindLostAck, generators.KindDelay, generators.KindDrop:
-		return sc.openRequestFault(f)
-	case generators.KindKill, generators.KindPause:
-		return sc.openNodeFault(ctx, f)
-	case generators.KindPartition:
-		p, ok := sc.prov.(cluster.Partitioner)
-		if !ok {
-			return nil, errors.New("provider cannot partition")
-		}
-		nodes := sc.nodes(f)
-		var rest []int32
-		for _, n := range sc.prov.Nodes() {
-			if !slices.Contains(nodes, n.ID) {
-				rest = append(rest, n.ID)
-			}
-		}
-		sc.rec.Nemesis("partition", map[string]any{"components": [][]int32{nodes, rest}})
-		if err := p.Partition(ctx, [][]int32{nodes, rest}); err != nil {
-			sc.rec.Nemesis("heal", map[string]any{"error": err.Error()})
-			return nil, err
-		}
-		return func(hctx context.Context) (int64, error) {
-			err := p.Heal(hctx)
-			sc.rec.Nemesis("heal", errValue(err))
-			return 0, err
-		}, nil
-	}
-	return nil, fmt.Errorf("fault kind %q has no window", f.Kind)
+func (f *clientFault) Detail() any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last
 }
 
-func (sc *schedule) openRequestFault(f generators.Fault) (healFunc, error) {
-	rf, ok := sc.prov.(cluster.RequestFaulter)
-	if !ok {
-		return nil, errors.New("provider cannot fault requests")
+func (f *clientFault) Start(context.Context) error {
+	d, err := f.do()
+	f.mu.Lock()
+	f.last = d
+	f.mu.Unlock()
+	return err
+}
+
+// meteredFault counts a fault's activations and errors for results.json
+// and the progress line. A client fault that finds nothing to act on is
+// counted, not raised: it must not stop the rest of the schedule.
+type meteredFault struct {
+	nemesis.Fault
+	kind   string
+	active *atomic.Int64
+
+	mu     sync.Mutex
+	fired  int64
+	on     bool
+	errors []string
+}
+
+// Events and Detail pass the wrapped fault's through, so the history reads
+// as if it were unwrapped.
+func (m *meteredFault) Events() (start, stop string) {
+	if e, ok := m.Fault.(nemesis.Events); ok {
+		return e.Events()
 	}
-	sel := cluster.RequestFault{Probability: f.Params.Probability}
-	var in cluster.Installed
-	var err error
-	switch f.Kind {
-	case generators.KindLostAck:
-		sel.Keys = []int16{0} // produce
-		in, err = rf.ErrorAfterApply(sel, kafkaRequestTimedOut)
-	case generators.KindDelay:
-		in, err = rf.Delay(sel, f.Params.Delay.D())
-	default:
-		sel.Keys = []int16{0, 1} // produce and fetch
-		in, err = rf.DropConnections(sel)
+	return m.Fault.Name() + "-start", m.Fault.Name() + "-stop"
+}
+
+func (m *meteredFault) Detail() any {
+	if d, ok := m.Fault.(nemesis.Detailer); ok {
+		return d.Detail()
 	}
+	return nil
+}
+
+func (m *meteredFault) Start(ctx context.Context) error {
+	err := m.Fault.Start(ctx)
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if err != nil {
-		return nil, err
+		if len(m.errors) < 5 {
+			m.errors = append(m.errors, err.Error())
+		}
+		if errors.Is(err, errNothingToCrash) {
+			return nil
+		}
+		return err
 	}
-	sc.rec.Nemesis(f.Kind+"-start", f.Params)
-	return func(context.Context) (int64, error) {
-		in.Remove()
-		hits := int64(in.Hits())
-		sc.rec.Nemesis(f.Kind+"-stop", map[string]any{"hits": hits})
-		return hits, nil
-	}, nil
+	m.fired++
+	if !m.on {
+		m.on = true
+		m.active.Add(1)
+	}
+	return nil
 }
 
-func (sc *schedule) openNodeFault(ctx context.Context, f generators.Fault) (healFunc, error) {
-	nodes := sc.nodes(f)
-	down, up, start, stop := "kill", "restart", func(int32) error { return nil }, func(int32) error { return nil }
-	if f.Kind == generators.KindKill {
-		k, ok := sc.prov.(cluster.NodeKiller)
-		if !ok {
-			return nil, errors.New("provider cannot kill nodes")
-		}
-		start = func(n int32) error { return k.Kill(ctx, n) }
-		stop = func(n int32) error { return k.Restart(context.Background(), n) }
-	} else {
-		p, ok := sc.prov.(cluster.NodePauser)
-		if !ok {
-			return nil, errors.New("provider cannot pause nodes")
-		}
-		down, up = "pause", "resume"
-		start = func(n int32) error { return p.Pause(ctx, n) }
-		stop = func(n int32) error { return p.Resume(context.Background(), n) }
+func (m *meteredFault) Stop(ctx context.Context) error {
+	err := m.Fault.Stop(ctx)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.on {
+		m.on = false
+		m.active.Add(-1)
 	}
-	sc.rec.Nemesis(down, map[string]any{"nodes": nodes})
-	var done []int32
-	var errs []error
-	for _, n := range nodes {
-		if err := start(n); err != nil {
-			errs = append(errs, fmt.Errorf("%s node %d: %w", down, n, err))
-			continue
-		}
-		done = append(done, n)
+	if err != nil && len(m.errors) < 5 {
+		m.errors = append(m.errors, "heal: "+err.Error())
 	}
-	heal := func(context.Context) (int64, error) {
-		var herrs []error
-		for _, n := range done {
-			if err := stop(n); err != nil {
-				herrs = append(herrs, fmt.Errorf("%s node %d: %w", up, n, err))
-			}
-		}
-		err := errors.Join(herrs...)
-		sc.rec.Nemesis(up, map[string]any{"nodes": done, "error": errString(err)})
-		return 0, err
-	}
-	if len(done) == 0 {
-		_, _ = heal(ctx)
-		return nil, errors.Join(errs...)
-	}
-	return heal, errors.Join(errs...)
+	return err
 }
 
-// nodes are the fault's nodes, or one chosen by the seed.
-func (sc *schedule) nodes(f generators.Fault) []int32 {
-	if len(f.Params.Nodes) > 0 {
-		return f.Params.Nodes
+func (m *meteredFault) stat() FaultStat {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := FaultStat{Kind: m.kind, Fired: m.fired, Errors: slices.Clone(m.errors)}
+	if h, ok := m.Fault.(nemesis.HitCounter); ok {
+		st.Hits = int64(h.Hits())
 	}
-	all := sc.prov.Nodes()
-	return []int32{all[sc.intN(len(all))].ID}
-}
-
-func errValue(err error) map[string]any {
-	if err == nil {
-		return nil
-	}
-	return map[string]any{"error": err.Error()}
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
+	return st
 }

@@ -178,8 +178,8 @@ func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec
 	if err != nil {
 		return 0, nil, err
 	}
-	sc := newSchedule(prov, rec, w, s)
-	if err := sc.check(); err != nil {
+	sc, err := newSchedule(prov, w, s)
+	if err != nil {
 		return 0, nil, err
 	}
 	t0 := time.Now()
@@ -190,18 +190,23 @@ func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec
 		w.stop(context.Background())
 		return 0, nil, err
 	}
-	sc.start(wctx, t0)
+	nemDone := make(chan error, 1)
+	go func() { nemDone <- sc.run(wctx, rec) }()
 	prog := startProgress(opts.Progress, opts.TTY, m, sc, t0, s.TimeLimit.D())
 	<-wctx.Done()
 	elapsed := time.Since(t0)
-	faults := sc.wait() // every fault healed
+	nemErr := <-nemDone // every fault healed
+	faults := sc.stats()
 	w.stop(context.Background())
 	prog.end()
+	if nemErr != nil {
+		nemErr = fmt.Errorf("nemesis: %w", nemErr)
+	}
 	if ctx.Err() != nil {
 		return elapsed, faults, ctx.Err()
 	}
 	err = finalReads(ctx, s, prov, rec, w, opts)
-	return elapsed, faults, errors.Join(err, w.err())
+	return elapsed, faults, errors.Join(nemErr, err, w.err())
 }
 
 func finalReads(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, w *workload, opts Options) error {

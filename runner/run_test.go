@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
 )
 
@@ -49,5 +51,62 @@ func TestRunWritesACheckedRunDirectory(t *testing.T) {
 	}
 	if out.Stats.FaultsFired < 2 {
 		t.Errorf("leader shuffles fired %d times, want >= 2", out.Stats.FaultsFired)
+	}
+}
+
+func TestRunRefusesFaultsTheProviderCannotInject(t *testing.T) {
+	s := smallScenario()
+	s.Nemesis = []generators.Fault{{Kind: generators.KindPartition, Start: 0, Duration: generators.Duration(time.Second)}}
+	_, err := Run(context.Background(), s, Options{RunsDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `capability "partition"`) {
+		t.Fatalf("err = %v, want the missing capability named", err)
+	}
+}
+
+func TestRunRemovesAHeldRunUnlessKept(t *testing.T) {
+	root := t.TempDir()
+	s := smallScenario()
+	s.TimeLimit = generators.Duration(500 * time.Millisecond)
+	out, err := Run(context.Background(), s, Options{RunsDir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Held || out.Kept {
+		t.Fatalf("held %v kept %v, want held and not kept", out.Held, out.Kept)
+	}
+	if _, err := os.Stat(out.Dir); !os.IsNotExist(err) {
+		t.Fatalf("run directory still there: %v", err)
+	}
+}
+
+func TestRunInterruptedHealsAndKeepsTheHistory(t *testing.T) {
+	root := t.TempDir()
+	s := smallScenario()
+	s.TimeLimit = generators.Duration(30 * time.Second)
+	s.Nemesis = []generators.Fault{{Kind: generators.KindLostAck, Start: 0, Duration: s.TimeLimit}}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	out, err := Run(ctx, s, Options{RunsDir: root})
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v, want an interrupted run", err)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Fatalf("interrupted run took %s to stop", time.Since(start))
+	}
+	if !out.Kept {
+		t.Fatal("interrupted run was not kept")
+	}
+	ops, warns, err := histories.ReadFile(filepath.Join(out.Dir, "history.jsonl"), histories.FormatJSONL)
+	if err != nil {
+		t.Fatalf("history of the interrupted run: %v", err)
+	}
+	var started, healed bool
+	for _, op := range ops {
+		started = started || op.F == "lost-ack-start"
+		healed = healed || op.F == "lost-ack-stop"
+	}
+	if !started || !healed {
+		t.Fatalf("lost-ack started %v, healed %v; want both (warnings %v)", started, healed, warns)
 	}
 }

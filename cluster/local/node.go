@@ -42,6 +42,7 @@ type jvm struct {
 	heap      string
 	runID     string
 	log4j     string // path of the log4j2 config
+	flags     []string
 	extraLog  io.Writer
 }
 
@@ -50,12 +51,17 @@ type jvm struct {
 func (j jvm) args(n *node, mainClass string, rest ...string) []string {
 	a := []string{
 		"-Xms" + j.heap, "-Xmx" + j.heap, "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError",
+		// C1 only: on two shared cores C2 compilation at startup costs more
+		// than it returns in a short run (start ~40s instead of ~60s under
+		// load). Options.JVMFlags can undo it for throughput runs.
+		"-XX:TieredStopAtLevel=1",
 		"-Djava.awt.headless=true",
 		"-Dkafkachaos.run=" + j.runID, "-Dkafkachaos.node=" + strconv.Itoa(int(n.id)),
 		"-Dlog4j2.configurationFile=" + j.log4j,
 		"-Dkafka.logs.dir=" + n.dir,
-		"-cp", j.classpath, mainClass,
 	}
+	a = append(a, j.flags...) // last wins in HotSpot
+	a = append(a, "-cp", j.classpath, mainClass)
 	return append(a, rest...)
 }
 

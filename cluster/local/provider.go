@@ -25,6 +25,9 @@ type Options struct {
 	KafkaVersion string
 	// Heap is each JVM's -Xms/-Xmx; "" means 512m (three brokers, two cores).
 	Heap string
+	// JVMFlags are appended to each broker's java flags (later flags win),
+	// e.g. -XX:TieredStopAtLevel=4 to restore C2 for throughput runs.
+	JVMFlags []string
 	// Loopback forces the no-root fallback even when running as root.
 	Loopback bool
 	// StartTimeout bounds the readiness wait; 0 means 3 minutes (two
@@ -120,7 +123,7 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 		return err
 	}
 	p.jvm = jvm{classpath: dist.Classpath(), heap: p.opts.Heap, runID: p.id,
-		log4j: filepath.Join(p.dir, "log4j2.properties")}
+		log4j: filepath.Join(p.dir, "log4j2.properties"), flags: p.opts.JVMFlags}
 	if spec.Log != nil {
 		p.jvm.extraLog = &lockedWriter{w: spec.Log}
 	}

@@ -86,3 +86,89 @@ func completion(err error) histories.Type {
 	}
 	return Outcome(err)
 }
+
+// Transactions: the Kafka transactional API classifies its own errors, and
+// the copier follows those classes rather than the per-code table above.
+//
+//	class (librdkafka flag)       action                         txn op, if it ends here
+//	retriable (IsRetriable)       call the same method again      -
+//	abortable (TxnRequiresAbort)  AbortTransaction, rewind        fail before CommitTransaction, info during it
+//	fatal (IsFatal)               stop; a successor with the      fail before CommitTransaction, info during it
+//	                              same transactional.id fences
+//	anything else                 treated as abortable            as abortable
+//
+// Before CommitTransaction is called every error is a definite failure:
+// a transaction's records and offsets become visible only through the
+// EndTxn(commit) that CommitTransaction alone sends, and without it the
+// coordinator aborts them (on AbortTransaction, on fencing by a successor,
+// or on transaction.timeout.ms). Once CommitTransaction has been called,
+// every error is indefinite: the EndTxn may have been applied before a
+// timeout, a lost response, or an abortable error raised afterwards, and
+// even a fenced error can answer a retry of an EndTxn that had already
+// committed.
+
+// TxnAction is what the transactional API asks of the application after an
+// error.
+type TxnAction int
+
+const (
+	// TxnRetry: call the same method again.
+	TxnRetry TxnAction = iota + 1
+	// TxnAbort: abort the transaction, rewind the consumer, carry on.
+	TxnAbort
+	// TxnFatal: the producer is unusable (e.g. fenced); stop it.
+	TxnFatal
+)
+
+func (a TxnAction) String() string {
+	switch a {
+	case TxnRetry:
+		return "retry"
+	case TxnAbort:
+		return "abort"
+	case TxnFatal:
+		return "fatal"
+	}
+	return "none"
+}
+
+// txnError is the part of kafka.Error the transactional API flags; an
+// interface so that tests can build errors librdkafka alone can flag.
+type txnError interface {
+	IsFatal() bool
+	IsRetriable() bool
+	TxnRequiresAbort() bool
+}
+
+// TxnActionOf classifies an error of a transactional producer call; nil
+// needs no action (0).
+func TxnActionOf(err error) TxnAction {
+	if err == nil {
+		return 0
+	}
+	var te txnError
+	if !errors.As(err, &te) {
+		return TxnAbort
+	}
+	switch {
+	case te.IsFatal():
+		return TxnFatal
+	case te.TxnRequiresAbort():
+		return TxnAbort
+	case te.IsRetriable():
+		return TxnRetry
+	}
+	return TxnAbort
+}
+
+// TxnOutcome is the type of a txn op that ended with err, given whether
+// CommitTransaction had been called (see the table above).
+func TxnOutcome(commitRequested bool, err error) histories.Type {
+	switch {
+	case err == nil:
+		return histories.OK
+	case commitRequested:
+		return histories.Info
+	}
+	return histories.Fail
+}

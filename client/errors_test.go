@@ -99,3 +99,59 @@ func TestKeyMap(t *testing.T) {
 		t.Fatal("bad value decoded")
 	}
 }
+
+// flagged is an error with the transactional API's flags, which only
+// librdkafka can set on a kafka.Error.
+type flagged struct{ fatal, retriable, abort bool }
+
+func (f flagged) Error() string {
+	return fmt.Sprintf("%+v", struct{ F, R, A bool }{f.fatal, f.retriable, f.abort})
+}
+func (f flagged) IsFatal() bool          { return f.fatal }
+func (f flagged) IsRetriable() bool      { return f.retriable }
+func (f flagged) TxnRequiresAbort() bool { return f.abort }
+
+func TestTxnActionTable(t *testing.T) {
+	cases := []struct {
+		err  error
+		want TxnAction
+	}{
+		{nil, 0},
+		{flagged{retriable: true}, TxnRetry},
+		{flagged{abort: true}, TxnAbort},
+		{flagged{fatal: true}, TxnFatal},
+		// fatal wins over the other flags: nothing can be retried or
+		// aborted on an unusable producer.
+		{flagged{fatal: true, abort: true, retriable: true}, TxnFatal},
+		{flagged{abort: true, retriable: true}, TxnAbort},
+		{fmt.Errorf("commit: %w", flagged{fatal: true}), TxnFatal},
+		// unflagged errors are treated as abortable
+		{flagged{}, TxnAbort},
+		{kafka.NewError(kafka.ErrTimedOut, "", false), TxnAbort},
+		{kafka.NewError(kafka.ErrFatal, "", true), TxnFatal},
+		{context.DeadlineExceeded, TxnAbort},
+	}
+	for _, c := range cases {
+		if got := TxnActionOf(c.err); got != c.want {
+			t.Errorf("TxnActionOf(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
+
+func TestTxnOutcomeTable(t *testing.T) {
+	errs := []error{flagged{retriable: true}, flagged{abort: true}, flagged{fatal: true},
+		kafka.NewError(kafka.ErrProducerFenced, "", true), errAbortedOnPurpose, context.DeadlineExceeded}
+	for _, err := range errs {
+		// Before CommitTransaction nothing can be visible: definite.
+		if got := TxnOutcome(false, err); got != histories.Fail {
+			t.Errorf("TxnOutcome(before commit, %v) = %s, want fail", err, got)
+		}
+		// During it, the EndTxn may have been applied: unknown.
+		if got := TxnOutcome(true, err); got != histories.Info {
+			t.Errorf("TxnOutcome(during commit, %v) = %s, want info", err, got)
+		}
+	}
+	if TxnOutcome(true, nil) != histories.OK || TxnOutcome(false, nil) != histories.OK {
+		t.Error("a transaction without error is not ok")
+	}
+}

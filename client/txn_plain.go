@@ -1,0 +1,71 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// stepPlain is one at-least-once cycle: a poll op, one send op per record
+// read, then the consumer's own commit op. Nothing ties the commit to the
+// sends, so a crash between them (Crash) makes the successor copy the same
+// records again.
+func (cp *Copier) stepPlain(ctx context.Context, max int, wait time.Duration) (histories.Type, error) {
+	c := cp.c
+	got, err := c.poll(ctx, max, wait)
+	if err != nil || got.n == 0 {
+		return completion(err), err
+	}
+	for k, recs := range got.records {
+		for _, r := range recs {
+			if t, err := cp.sendOne(ctx, k, r.Value); t != histories.OK {
+				// The records of this cycle were processed only in
+				// part: do not commit them, read them again.
+				return t, cmpErr(err, cp.rewind())
+			}
+		}
+	}
+	if cp.crashPoint() {
+		return histories.Info, cp.crash(nil, nil)
+	}
+	c.commit(got.next)
+	return histories.OK, nil
+}
+
+// sendOne is one send op of value v (read from input key k) to k's output
+// key, waiting for its delivery report.
+func (cp *Copier) sendOne(ctx context.Context, k histories.Key, v int64) (histories.Type, error) {
+	mop := histories.Send(cp.opts.Pairs[k], v)
+	inv := cp.c.invoke(histories.FSend, []histories.Mop{mop}, nil)
+	reports := make(chan kafka.Event, 1)
+	err := cp.kp.Produce(&kafka.Message{TopicPartition: cp.outputs[k], Value: encodeValue(v)}, reports)
+	if err != nil {
+		err = fmt.Errorf("%w: %w", errNotSent, err)
+	} else {
+		select {
+		case ev := <-reports:
+			m := ev.(*kafka.Message)
+			err = m.TopicPartition.Error
+			mop.Offset = int64(m.TopicPartition.Offset)
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	}
+	t := completion(err)
+	if t != histories.OK {
+		mop.Offset = histories.NoOffset
+	}
+	cp.c.complete(inv, t, []histories.Mop{mop}, err)
+	return t, err
+}
+
+// cmpErr is err, or else also.
+func cmpErr(err, also error) error {
+	if err != nil {
+		return err
+	}
+	return also
+}

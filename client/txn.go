@@ -76,7 +76,8 @@ type Copier struct {
 	outputs map[histories.Key]kafka.TopicPartition // by input key
 	rng     *rand.Rand
 	dead    bool // fatal error or crash: no more steps
-	kpGone  bool // the producer is closed (or closing, after a crash)
+	kcGone  bool // the consumer is closed or closing
+	kpGone  bool // the producer is closed or closing
 }
 
 // errAbortedOnPurpose is the error of a transaction the copier aborted by
@@ -257,9 +258,12 @@ func (cp *Copier) assign() error {
 func (cp *Copier) Process() int64 { return cp.opts.Process }
 
 // Close shuts the copier down cleanly (not a crash): an idle copier has no
-// open transaction.
+// open transaction. It is a no-op after a crash or a stop.
 func (cp *Copier) Close() {
-	cp.c.Close()
+	if !cp.kcGone {
+		cp.kcGone = true
+		cp.c.Close()
+	}
 	cp.dead = true
 	if !cp.kpGone {
 		cp.kpGone = true

@@ -99,14 +99,22 @@ func (cp *Copier) finish(run *txnRun, err error) (histories.Type, error) {
 		}
 	}
 	if TxnActionOf(err) == TxnFatal {
-		cp.dead = true
-		return t, fmt.Errorf("%w: %w", ErrCopierStopped, err)
+		return t, cp.stop(err)
 	}
 	if rerr := cp.rewind(); rerr != nil {
-		cp.dead = true
-		return t, fmt.Errorf("%w: rewind: %w", ErrCopierStopped, rerr)
+		return t, cp.stop(fmt.Errorf("rewind: %w", rerr))
 	}
 	return t, nil
+}
+
+// stop ends the copier after an error it cannot step past (a fenced
+// producer, a position it cannot restore): it leaves the group and closes
+// both clients, so that a successor can take over at once.
+func (cp *Copier) stop(err error) error {
+	cp.dead, cp.kcGone, cp.kpGone = true, true, true
+	go cp.c.kc.Close()
+	go cp.kp.Close()
+	return fmt.Errorf("%w: %w", ErrCopierStopped, err)
 }
 
 // produce sends each record read to its output key and waits for every

@@ -144,11 +144,18 @@ func (sc *schedule) picker(f generators.Fault) nemesis.Picker {
 	}
 }
 
+// crashProducer crashes a producer or a copier (a transactional producer).
 func (sc *schedule) crashProducer() (any, error) {
-	if len(sc.w.producers) == 0 {
+	n := len(sc.w.producers) + len(sc.w.copiers)
+	if n == 0 {
 		return nil, errNothingToCrash
 	}
-	slot := sc.w.producers[sc.intN(len(sc.w.producers))]
+	i := sc.intN(n)
+	if i >= len(sc.w.producers) {
+		proc, err := sc.w.copiers[i-len(sc.w.producers)].crash()
+		return map[string]any{"copier": proc}, err
+	}
+	slot := sc.w.producers[i]
 	procs := slot.current().Processes()
 	return map[string]any{"processes": procs}, slot.crash()
 }

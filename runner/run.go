@@ -210,15 +210,7 @@ func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec
 }
 
 func finalReads(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, w *workload, opts Options) error {
-	all := make(map[histories.Key]client.TopicPartition, len(s.Keys.Map))
-	for k, tp := range s.Keys.Map {
-		key, err := strconv.ParseInt(k, 10, 64)
-		if err != nil {
-			return fmt.Errorf("keys.map: %q: %w", k, err)
-		}
-		all[key] = client.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
-	}
-	km, err := client.NewKeyMap(all)
+	km, err := keyMapOf(s.Keys.Map)
 	if err != nil {
 		return err
 	}

@@ -34,10 +34,24 @@ type workload struct {
 
 	producers []*producerSlot
 	consumers []*consumerSlot
+	copiers   []*copierSlot
 	wg        sync.WaitGroup
 
 	errMu sync.Mutex
 	errs  []error
+}
+
+// keyMapOf is the client's key map of scenario.json's keys.map.
+func keyMapOf(m map[string]generators.TopicPartition) (*client.KeyMap, error) {
+	out := make(map[histories.Key]client.TopicPartition, len(m))
+	for k, tp := range m {
+		key, err := strconv.ParseInt(k, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("keys.map: key %q: %w", k, err)
+		}
+		out[key] = client.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
+	}
+	return client.NewKeyMap(out)
 }
 
 func newWorkload(s generators.Scenario, bootstrap string, rec client.Recorder, fencer client.MemberFencer) (*workload, error) {
@@ -109,8 +123,8 @@ func (w *workload) start(ctx context.Context) error {
 	for range wl.Consumers {
 		w.consumers = append(w.consumers, &consumerSlot{w: w})
 	}
-	if wl.Copiers > 0 {
-		return errors.New("workload: copiers need client's transactional copier, which this build lacks")
+	for i := range wl.Copiers {
+		w.copiers = append(w.copiers, &copierSlot{w: w, index: i})
 	}
 	for _, p := range w.producers {
 		w.wg.Add(1)
@@ -119,6 +133,10 @@ func (w *workload) start(ctx context.Context) error {
 	for _, c := range w.consumers {
 		w.wg.Add(1)
 		go c.run(ctx, w.interval(max(wl.Mix.Poll, 1), wl.Consumers))
+	}
+	for _, c := range w.copiers {
+		w.wg.Add(1)
+		go c.run(ctx, w.interval(max(wl.Mix.Txn, 1), wl.Copiers))
 	}
 	return nil
 }
@@ -129,6 +147,9 @@ func (w *workload) stop(ctx context.Context) {
 	w.wg.Wait()
 	for _, p := range w.producers {
 		p.close(ctx)
+	}
+	for _, c := range w.copiers {
+		c.settle(ctx)
 	}
 }
 
@@ -161,11 +182,15 @@ func (w *workload) producerConfig() client.ProducerConfig {
 	}
 }
 
+// consumerConfig is the consumers' client config. With copiers the
+// consumer hop is the copiers' (the transactional strategy); the plain
+// consumers then only watch: they assign every key, input and output, and
+// commit nothing.
 func (w *workload) consumerConfig() client.ConsumerConfig {
 	c := w.s.Consumer
 	cfg := client.ConsumerConfig{ReadCommitted: c.IsolationLevel == model.ReadCommitted,
 		SessionTimeout: c.SessionTimeout.D(), AutoCommitEach: c.AutoCommitInterval.D(), Commit: client.CommitNone}
-	if w.s.Workload.Mode == generators.ModeGroup {
+	if w.s.Workload.Mode == generators.ModeGroup && c.CommitStrategy != model.CommitTransactional {
 		cfg.Group = w.s.Workload.Group
 		cfg.Commit = client.CommitStrategy(c.CommitStrategy)
 	}
@@ -246,15 +271,24 @@ func (s *consumerSlot) current() *client.Consumer {
 }
 
 func (s *consumerSlot) open() (*client.Consumer, error) {
-	c, err := client.NewConsumer(client.ConsumerOptions{Bootstrap: s.w.bootstrap, Config: s.w.consumerConfig(),
-		Keys: s.w.input, Recorder: s.w.rec, Process: s.w.procs.Next(), Fencer: s.w.fencer})
+	cfg := s.w.consumerConfig()
+	keys := s.w.input
+	if s.w.s.Consumer.CommitStrategy == model.CommitTransactional {
+		all, err := keyMapOf(s.w.s.Keys.Map)
+		if err != nil {
+			return nil, err
+		}
+		keys = all
+	}
+	c, err := client.NewConsumer(client.ConsumerOptions{Bootstrap: s.w.bootstrap, Config: cfg,
+		Keys: keys, Recorder: s.w.rec, Process: s.w.procs.Next(), Fencer: s.w.fencer})
 	if err != nil {
 		return nil, fmt.Errorf("workload: consumer: %w", err)
 	}
-	if s.w.s.Workload.Mode == generators.ModeGroup {
+	if cfg.Group != "" {
 		err = c.Subscribe()
 	} else {
-		err = c.Assign(s.w.input.Keys())
+		err = c.Assign(keys.Keys())
 	}
 	if err != nil && !errors.Is(err, client.ErrCrashed) {
 		c.Close()

@@ -7,7 +7,7 @@ CLUSTER   ?= embedded
 TIMEOUT   ?= 20m
 RUNS_DIR  ?= $(CURDIR)/runs
 
-.PHONY: build test chaos bench fuzz clean vet
+.PHONY: build test chaos bench fuzz clean vet kafka
 
 build:
 	$(GO) build -o bin/kafkachaos ./cmd/kafkachaos
@@ -29,6 +29,11 @@ bench:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadJSONL -fuzztime 60s ./histories
 	$(GO) test -run '^$$' -fuzz FuzzReadEDN -fuzztime 60s ./histories
+
+# kafka fetches the pinned Apache Kafka jars (KAFKA_VERSION overrides) into
+# the cache outside the repository; tests and `kafkachaos run` do it too.
+kafka:
+	$(GO) run ./internal/kafkadist/fetchkafka
 
 clean:
 	rm -rf bin

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests need, only those missing.
+# Installs the Debian packages the tests need, only those missing:
+# chromium for the report's browser test; maven and a Java 17 runtime to
+# fetch and run real Kafka brokers; iproute2, nftables and iptables for the
+# local provider's network namespaces and partitions.
 set -euo pipefail
 need=()
-for pkg in chromium; do
+for pkg in chromium maven openjdk-17-jre-headless iproute2 nftables iptables; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then

@@ -26,6 +26,7 @@ func commands() []command {
 		{"check", "check a history file or run directory", checkCmd},
 		{"view", "write or serve HTML reports of run directories", viewCmd},
 		{"import", "convert a Jepsen EDN history to JSONL", importCmd},
+		{"clean", "remove what crashed runs left behind (brokers, namespaces, rules)", cleanCmd},
 		{"export", "convert a JSONL history to Jepsen EDN", exportCmd},
 	}
 }

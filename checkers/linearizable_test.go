@@ -444,7 +444,7 @@ func TestLinSimulatedCorrectHistories(t *testing.T) {
 }
 
 func BenchmarkCheckLinearizable(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
+	for _, n := range []int{10_000, 100_000, 200_000} {
 		h := linCorrectHistory(n, 4, 6)
 		b.Run(fmt.Sprintf("ops=%d", n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
@@ -475,4 +475,44 @@ func ExampleCheckLinearizable() {
 	// Output:
 	// key 7 illegal 2 ops: no order of these sends and polls is consistent with one log and with real time
 	// valid: false
+}
+
+// TestLinLogHoldsOnLongLogs checks the jump-pointer search against the log
+// it was built from: every slice holds, and a slice with one wrong value, a
+// missing entry or an offset past the end does not.
+func TestLinLogHoldsOnLongLogs(t *testing.T) {
+	var l *linLog
+	var entries []histories.Record // known offsets only, in order
+	for i := int64(0); i < 2000; i++ {
+		off := 3 * i // gaps of two
+		if i%7 == 3 {
+			l = l.push(-i, linNone) // an entry no read saw
+		}
+		l = l.push(i, off)
+		entries = append(entries, histories.Record{Offset: off, Value: i})
+	}
+	for start := 0; start < len(entries); start += 37 {
+		end := min(start+3, len(entries))
+		rs := entries[start:end]
+		want := true
+		for _, r := range rs[1:] {
+			if r.Value%7 == 3 {
+				want = false // the unseen entry sits between the two
+			}
+		}
+		if got := l.holds(rs); got != want {
+			t.Fatalf("holds(%v) = %v, want %v", rs, got, want)
+		}
+		bad := append([]histories.Record(nil), rs...)
+		bad[0].Value++
+		if l.holds(bad) {
+			t.Fatalf("holds(%v) with a wrong value", bad)
+		}
+	}
+	if l.holds([]histories.Record{{Offset: 3 * 2000, Value: 2000}}) {
+		t.Fatal("holds an offset past the end")
+	}
+	if l.holds([]histories.Record{{Offset: 1, Value: 0}}) {
+		t.Fatal("holds an offset in a gap")
+	}
 }

@@ -89,8 +89,9 @@ type LinResult struct {
 //     aborted records). An info send, or one whose op never completed, may
 //     or may not have happened: porcupine sees it returning at the end of
 //     time, so it can take effect at any point after its invocation,
-//     including after every other op, where it is unobservable. A failed
-//     send certainly did not happen and is dropped.
+//     including after every other op, where it is unobservable. (Before the
+//     search such sends are narrowed without changing the verdict: see
+//     porcupineOps.) A failed send certainly did not happen and is dropped.
 //   - A poll's records of the key are a read that must be a contiguous
 //     slice of the log: consecutive log entries with exactly those offsets
 //     and values. Polls count whatever the op's type: the records were read.
@@ -100,12 +101,12 @@ type LinResult struct {
 //
 // Ops of a txn are split into their sends and polls, each over the txn's
 // interval: Kafka transactions make a set of records visible together, not
-// contiguous in the log. Reads of aborted records are therefore illegal here,
-// so a history with read_uncommitted consumers of transactions is expected
-// to fail this check. The op passed by src may be reused between calls.
-func CheckLinearizable(src interface {
-	Scan(func(*histories.Op) error) error
-}, opts LinOptions) (LinResult, error) {
+// contiguous in the log. An aborted txn's sends are dropped like any failed
+// send, so reads of aborted records are illegal here: a history with
+// read_uncommitted consumers of transactions is expected to fail this check.
+// A key where one value is sent twice is skipped, with the reason. The op
+// passed by src may be reused between calls.
+func CheckLinearizable(src Source, opts LinOptions) (LinResult, error) {
 	opts = opts.withDefaults()
 	b := newLinBuilder(opts)
 	if err := src.Scan(b.add); err != nil {

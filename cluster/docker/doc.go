@@ -1,0 +1,26 @@
+// Package docker is the cluster provider "docker": real Apache Kafka brokers
+// (KRaft, combined broker+controller nodes) in containers started with
+// testcontainers-go, on a Docker network created per run.
+//
+// The image is apache/kafka:<version> when it can be pulled; otherwise
+// kafkachaos/kafka:<version>, built here once from a debootstrapped Debian,
+// a headless Java 17 and internal/kafkadist's jars, and configured from the
+// environment the same way (KAFKA_FOO_BAR -> foo.bar, CLUSTER_ID).
+//
+// Each node has a fixed address on the run's network, which is also the
+// address it advertises: the test process reaches it directly over the
+// network's bridge, brokers reach each other over the same network. Faults
+// are real: kill is SIGKILL through the engine, pause is the cgroup freezer
+// (docker pause), partitions and packet loss are nftables rules inside the
+// containers' network namespaces entered from the host, slow links are tbf
+// qdiscs (this kernel has no netem: that is bandwidth, not added latency —
+// the same honest mechanism as cluster/local).
+//
+// The Ryuk reaper is disabled (its image cannot be pulled without a
+// registry). Instead every container and network carries the run id and its
+// owner process in labels: Stop removes the run's, and Start first removes
+// those whose owner process is gone (CleanLeftovers).
+//
+// It must not know about histories, workloads or checkers: it runs brokers
+// and breaks them on request, nothing else.
+package docker

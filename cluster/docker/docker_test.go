@@ -1,0 +1,286 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// needDocker gates the container tests: they run when KAFKACHAOS_DOCKER=1
+// (CI sets it) and then need root and an engine; missing either fails under
+// CI=true and skips elsewhere, saying why.
+func needDocker(t *testing.T) {
+	t.Helper()
+	if os.Getenv("KAFKACHAOS_DOCKER") != "1" {
+		t.Skip("container tests are opt-in: set KAFKACHAOS_DOCKER=1 (and start an engine with scripts/dockerd.sh start)")
+	}
+	missing := ""
+	if os.Geteuid() != 0 {
+		missing = "root (faults enter the containers' network namespaces)"
+	} else if _, err := Image(t.Context(), "", "", func(string, ...any) {}); err != nil {
+		missing = err.Error()
+	}
+	if missing == "" {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("KAFKACHAOS_DOCKER=1 under CI but missing: %s", missing)
+	}
+	t.Skipf("KAFKACHAOS_DOCKER=1 but missing: %s", missing)
+}
+
+// startCluster starts a provider whose Stop runs at test end and whose
+// leftovers must then be empty.
+func startCluster(t *testing.T, spec cluster.Spec) *Provider {
+	t.Helper()
+	p := New(Options{Logf: t.Logf})
+	if spec.RunDir == "" {
+		spec.RunDir = t.TempDir()
+	}
+	began := time.Now()
+	if err := p.Start(t.Context(), spec); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Logf("cluster start: %s", time.Since(began).Round(time.Millisecond))
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if err := p.Stop(ctx); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+		assertNothingLeft(t, p.id)
+	})
+	return p
+}
+
+func assertNothingLeft(t *testing.T, id string) {
+	t.Helper()
+	cli, err := connect(context.Background(), t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	left, err := Leftovers(context.Background(), cli, id)
+	if err != nil {
+		t.Errorf("Leftovers: %v", err)
+	}
+	if len(left) > 0 {
+		t.Errorf("run %s left behind: %v", id, left)
+	}
+}
+
+// produceAndRead writes one record with acks=all through the bootstrap
+// servers and reads it back, within limit.
+func produceAndRead(ctx context.Context, p *Provider, topic string, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.seeds()...), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	value := fmt.Sprintf("v-%d", time.Now().UnixNano())
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte(value)}).FirstErr(); err != nil {
+		return fmt.Errorf("produce: %w", err)
+	}
+	for ctx.Err() == nil {
+		fs := cl.PollFetches(ctx)
+		for _, r := range fs.Records() {
+			if string(r.Value) == value {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("record %s not read back: %w", value, ctx.Err())
+}
+
+func TestDockerClusterFaults(t *testing.T) {
+	needDocker(t)
+	ctx := t.Context()
+	p := startCluster(t, cluster.Spec{RunID: t.Name(), Topics: []cluster.TopicSpec{{Name: "t", Partitions: 1, MinInsyncReplicas: 2}}})
+	if got := len(p.Nodes()); got != 3 {
+		t.Fatalf("nodes = %d, want 3", got)
+	}
+	if err := produceAndRead(ctx, p, "t", 30*time.Second); err != nil {
+		t.Fatalf("healthy cluster: %v", err)
+	}
+
+	t.Run("kill and restart the leader", func(t *testing.T) {
+		leader, err := p.Leader(ctx, "t", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Kill(ctx, leader); err != nil {
+			t.Fatal(err)
+		}
+		if up := nodeUp(p, leader); up {
+			t.Fatalf("node %d reported up after Kill", leader)
+		}
+		if err := produceAndRead(ctx, p, "t", 60*time.Second); err != nil {
+			t.Fatalf("with leader %d killed (2 of 3 left, min ISR 2): %v", leader, err)
+		}
+		if err := p.Restart(ctx, leader); err != nil {
+			t.Fatal(err)
+		}
+		waitAllRegistered(t, p)
+	})
+
+	t.Run("pause freezes a node", func(t *testing.T) {
+		if err := p.Pause(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		_, paused, _, err := p.state(ctx, p.nodes[0])
+		if err != nil || !paused {
+			t.Fatalf("engine state after Pause: paused=%v err=%v", paused, err)
+		}
+		if err := dialAnswers(p.nodes[0].addr()); err == nil {
+			t.Errorf("paused node 1 answered an ApiVersions request")
+		}
+		if err := p.Resume(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := dialAnswers(p.nodes[0].addr()); err != nil {
+			t.Errorf("node 1 after Resume: %v", err)
+		}
+	})
+
+	t.Run("partition the clients from a node, then heal", func(t *testing.T) {
+		if err := p.Partition(ctx, [][]int32{{ClientNode, 1, 2}, {3}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := dialAnswers(p.nodes[2].addr()); err == nil {
+			t.Errorf("node 3 reachable from the clients while partitioned away")
+		}
+		if err := dialAnswers(p.nodes[0].addr()); err != nil {
+			t.Errorf("node 1 unreachable though in the clients' component: %v", err)
+		}
+		for range 2 { // heal is idempotent
+			if err := p.Heal(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := dialAnswers(p.nodes[2].addr()); err != nil {
+			t.Errorf("node 3 after Heal: %v", err)
+		}
+	})
+
+	t.Run("isolating a node drops it from the ISR", func(t *testing.T) {
+		if err := p.Partition(ctx, [][]int32{{ClientNode, 1, 2}, {3}}); err != nil {
+			t.Fatal(err)
+		}
+		waitISRWithout(t, p, "t", 3)
+		if err := p.HealAll(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("total packet loss cuts a node off, 0 restores it", func(t *testing.T) {
+		if err := p.PacketLoss(ctx, 2, 100); err != nil {
+			t.Fatal(err)
+		}
+		if err := dialAnswers(p.nodes[1].addr()); err == nil {
+			t.Errorf("node 2 answered with 100%% packet loss")
+		}
+		if err := p.PacketLoss(ctx, 2, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := dialAnswers(p.nodes[1].addr()); err != nil {
+			t.Errorf("node 2 after removing the loss: %v", err)
+		}
+	})
+
+	t.Run("cuts survive a restart", func(t *testing.T) {
+		if err := p.CutLinks(ctx, [][2]int32{{ClientNode, 2}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Kill(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Restart(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3 * time.Second) // time to bind its listener
+		if err := dialAnswers(p.nodes[1].addr()); err == nil {
+			t.Errorf("node 2 reachable after restart though the clients are cut from it")
+		}
+		if err := p.HealAll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.waitListening(ctx, p.nodes[1], time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	if err := produceAndRead(ctx, p, "t", 60*time.Second); err != nil {
+		t.Fatalf("after every fault healed: %v", err)
+	}
+}
+
+func nodeUp(p *Provider, id int32) bool {
+	for _, n := range p.Nodes() {
+		if n.ID == id {
+			return n.Up
+		}
+	}
+	return false
+}
+
+// dialAnswers connects to one broker alone and asks its API versions
+// within 3 seconds: a frozen or cut broker does not answer.
+func dialAnswers(addr string) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DialTimeout(2*time.Second), kgo.RequestRetries(0))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	return cl.Ping(ctx)
+}
+
+func waitAllRegistered(t *testing.T, p *Provider) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := p.brokersRegistered(t.Context())
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("brokers after restart: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// waitISRWithout waits until topic's partition 0 ISR excludes node.
+func waitISRWithout(t *testing.T, p *Provider, topic string, node int32) {
+	t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	var isr []int32
+	for time.Now().Before(deadline) {
+		resp, err := p.metadata(t.Context(), []string{topic})
+		if err == nil && len(resp.Topics) == 1 && len(resp.Topics[0].Partitions) == 1 {
+			isr = resp.Topics[0].Partitions[0].ISR
+			if !containsID(isr, node) {
+				return
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatalf("ISR still %v with node %d isolated", isr, node)
+}
+
+func containsID(ids []int32, id int32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,271 @@
+package docker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/moby/moby/client"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Options tune the provider; the zero value is a good default.
+type Options struct {
+	// KafkaVersion to run; "" means KAFKA_VERSION or kafkadist.DefaultVersion.
+	KafkaVersion string
+	// Image to run; "" means apache/kafka:<version> when it can be pulled,
+	// else kafkachaos/kafka:<version> built locally (see EnsureImage).
+	// KAFKACHAOS_DOCKER_IMAGE sets it from the environment.
+	Image string
+	// Heap is each broker's -Xms/-Xmx; "" means 512m (three brokers, two cores).
+	Heap string
+	// StartTimeout bounds the readiness wait; 0 means 3 minutes.
+	StartTimeout time.Duration
+	// Logf receives the provider's own messages; nil means stderr.
+	Logf func(format string, args ...any)
+}
+
+// Provider runs real Kafka brokers in containers.
+type Provider struct {
+	opts   Options
+	id     string // short run id every container, network and rule carries
+	labels map[string]string
+	dir    string    // Spec.RunDir/kafka-<id>, or "" to keep no logs
+	logOut io.Writer // Spec.Log
+	cli    *client.Client
+	image  string
+	net    *runNet
+	nodes  []*node
+	admin  *kgo.Client
+
+	netMu sync.Mutex
+	cuts  [][2]int32
+}
+
+var (
+	_ cluster.Provider    = (*Provider)(nil)
+	_ cluster.NodeKiller  = (*Provider)(nil)
+	_ cluster.NodePauser  = (*Provider)(nil)
+	_ cluster.Partitioner = (*Provider)(nil)
+)
+
+// New returns a provider; nothing happens until Start.
+func New(opts Options) *Provider {
+	if opts.Image == "" {
+		opts.Image = os.Getenv("KAFKACHAOS_DOCKER_IMAGE")
+	}
+	if opts.Heap == "" {
+		opts.Heap = "512m"
+	}
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = 3 * time.Minute
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	}
+	return &Provider{opts: opts}
+}
+
+// Name is "docker".
+func (p *Provider) Name() string { return "docker" }
+
+// RunID is the short id on this run's containers, network and rule.
+func (p *Provider) RunID() string { return p.id }
+
+// Image is the Kafka image the cluster runs (valid after Start).
+func (p *Provider) Image() string { return p.image }
+
+// Start removes leftovers of crashed runs, makes sure the image exists,
+// creates the run's network and brings up spec.Brokers KRaft containers;
+// on any error everything it created is removed before it returns.
+func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
+	if p.id != "" {
+		return errors.New("cluster/docker: Start called twice")
+	}
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if spec.Brokers > 200 {
+		return fmt.Errorf("cluster/docker: %d brokers, at most 200 fit a run's /24", spec.Brokers)
+	}
+	if p.cli, err = connect(ctx, p.opts.Logf); err != nil {
+		return err
+	}
+	if removed, err := cleanLeftovers(ctx, p.cli); len(removed) > 0 || err != nil {
+		p.opts.Logf("cluster/docker: removed leftovers of crashed runs: %v (errors: %v)", removed, err)
+	}
+	version := p.opts.KafkaVersion
+	if version == "" {
+		version = kafkadist.Version()
+	}
+	began := time.Now()
+	if p.image, err = EnsureImage(ctx, p.cli, version, p.opts.Image, p.opts.Logf); err != nil {
+		return err
+	}
+	imageTime := time.Since(began)
+	p.id = newRunID()
+	p.labels = runLabels(p.id, spec.RunID)
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, p.Stop(context.WithoutCancel(ctx)))
+		}
+	}()
+	if spec.RunDir != "" {
+		p.dir = filepath.Join(spec.RunDir, "kafka-"+p.id)
+	}
+	p.logOut = spec.Log
+	if p.net, err = createNetwork(ctx, p.cli, p.id, p.labels); err != nil {
+		return err
+	}
+	fwd, err := addForwardRule(ctx, p.id)
+	if err != nil {
+		return err
+	}
+	p.net.fwd = fwd
+	began = time.Now()
+	if err := p.launch(ctx, spec); err != nil {
+		return err
+	}
+	if err := p.CreateTopics(ctx, spec.Topics...); err != nil {
+		return err
+	}
+	p.opts.Logf("cluster/docker: run %s: %d brokers (%s) serving at %s after %s (image ready in %s); network %s, bridge %s, FORWARD: %s",
+		p.id, len(p.nodes), p.image, p.Bootstrap(), time.Since(began).Round(time.Millisecond),
+		imageTime.Round(time.Millisecond), p.net.name, p.net.bridge, p.net.fwd)
+	return nil
+}
+
+// launch starts every container in parallel and waits until the cluster
+// serves.
+func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
+	ips := make(map[int32]string)
+	for i := 1; i <= spec.Brokers; i++ {
+		n := &node{id: int32(i), ip: p.net.nodeIP(int32(i))}
+		ips[n.id] = n.ip
+		p.nodes = append(p.nodes, n)
+	}
+	clusterID := newClusterID()
+	var wg sync.WaitGroup
+	errs := make([]error, len(p.nodes))
+	for i, n := range p.nodes {
+		env := nodeEnv(n.id, ips, clusterID, p.opts.Heap, spec.BrokerConfigs)
+		wg.Go(func() {
+			if errs[i] = p.startNode(ctx, n, env); errs[i] == nil {
+				errs[i] = p.applyNet(ctx, n)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	admin, err := newAdmin(p.seeds())
+	if err != nil {
+		return err
+	}
+	p.admin = admin
+	return p.waitReady(ctx, p.opts.StartTimeout)
+}
+
+// Stop copies the brokers' logs into the run directory, then removes every
+// container, the network and the FORWARD rule of the run. It is idempotent
+// and safe after a failed Start.
+func (p *Provider) Stop(ctx context.Context) error {
+	if p.id == "" || p.cli == nil {
+		return nil
+	}
+	if p.admin != nil {
+		p.admin.Close()
+		p.admin = nil
+	}
+	var errs []error
+	if len(p.nodes) > 0 {
+		errs = append(errs, p.saveLogs(ctx))
+	}
+	_, err := removeRun(ctx, p.cli, p.id)
+	errs = append(errs, err)
+	p.nodes, p.net = nil, nil
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("cluster/docker: stopping run %s: %w", p.id, err)
+	}
+	return nil
+}
+
+// Bootstrap is every broker's client address.
+func (p *Provider) Bootstrap() string { return strings.Join(p.seeds(), ",") }
+
+func (p *Provider) seeds() []string {
+	s := make([]string, len(p.nodes))
+	for i, n := range p.nodes {
+		s[i] = n.addr()
+	}
+	return s
+}
+
+// Nodes lists the brokers; Up is false while killed or paused.
+func (p *Provider) Nodes() []cluster.Node {
+	out := make([]cluster.Node, len(p.nodes))
+	for i, n := range p.nodes {
+		n.mu.Lock()
+		up := !n.killed && !n.paused
+		n.mu.Unlock()
+		out[i] = cluster.Node{ID: n.id, Addr: n.addr(), Up: up}
+	}
+	return out
+}
+
+// Capabilities: kill, pause and partitions (nft inside the containers'
+// namespaces, so root on the engine's host).
+func (p *Provider) Capabilities() []cluster.Capability {
+	return []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapPartition}
+}
+
+func (p *Provider) node(id int32) (*node, error) {
+	for _, n := range p.nodes {
+		if n.id == id {
+			return n, nil
+		}
+	}
+	return nil, fmt.Errorf("cluster/docker: no node %d (nodes are 1..%d)", id, len(p.nodes))
+}
+
+func (p *Provider) ids() []int32 {
+	ids := make([]int32, len(p.nodes))
+	for i, n := range p.nodes {
+		ids[i] = n.id
+	}
+	return ids
+}
+
+// newRunID is 8 random lower-case letters and digits: short enough for an
+// interface name (kcd + id), unique enough for concurrent runs.
+func newRunID() string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 8)
+	rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
+
+// newClusterID is a Kafka cluster id: 16 random bytes, base64url, unpadded.
+func newClusterID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func mustAddr(ip string) netip.Addr { return netip.MustParseAddr(ip) }

@@ -195,6 +195,7 @@ func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec
 	prog := startProgress(opts.Progress, opts.TTY, m, sc, t0, s.TimeLimit.D())
 	<-wctx.Done()
 	elapsed := time.Since(t0)
+	m.frozen.Store(true)
 	nemErr := <-nemDone // every fault healed
 	faults := sc.stats()
 	w.stop(context.Background())

@@ -17,6 +17,9 @@ import (
 type meter struct {
 	ops, errors, okOps atomic.Int64
 	crashes            atomic.Int64 // client processes that crashed
+	// frozen ends the latency and throughput accounting when the workload
+	// stops, so that shutdown and final reads do not count as workload.
+	frozen atomic.Bool
 
 	invoked map[int64]int64    // process -> time of its open invoke
 	latency map[string][]int64 // f -> completion latencies, ns
@@ -29,7 +32,7 @@ func newMeter() *meter {
 
 func (m *meter) observe(op *histories.Op) {
 	m.ops.Add(1)
-	if !op.IsClient() {
+	if !op.IsClient() || m.frozen.Load() {
 		return
 	}
 	switch op.Type {

@@ -118,9 +118,14 @@ func (c *collector) visit(op *histories.Op) error {
 func (c *collector) send(op *histories.Op, m *histories.Mop, node int32) {
 	c.stats.Writes++
 	ks := c.key(m.Key)
-	s := ks.slots.lookup(m.Value)
+	var s int32
+	if op.Type == histories.OK && m.Offset >= 0 {
+		s = ks.observe(m.Offset, m.Value)
+	} else {
+		s = ks.slots.add(m.Value)
+	}
 	t := &ks.slots
-	if t.writer[s] >= 0 {
+	if t.writer[s] >= 0 && t.writer[s] != op.Index {
 		t.flags[s] |= multiWrite
 	}
 	t.writer[s] = op.Index
@@ -129,9 +134,6 @@ func (c *collector) send(op *histories.Op, m *histories.Mop, node int32) {
 	case histories.OK:
 		c.stats.AckedWrite++
 		t.flags[s] |= wOK
-		if m.Offset >= 0 {
-			ks.observe(m.Offset, m.Value)
-		}
 	case histories.Info:
 		t.flags[s] |= wInfo
 		if m.Offset >= 0 {
@@ -161,27 +163,38 @@ func (c *collector) poll(op *histories.Op, m *histories.Mop) {
 // sends, and numbers every key's log. It returns warnings.
 func (c *collector) seal() []string {
 	var warns []string
+	for _, ks := range c.keyList {
+		ks.merge()
+	}
 	// An info op took effect if an ok op read one of its values.
 	infoDone := map[int64]bool{}
 	for _, ks := range c.keyList {
 		t := &ks.slots
 		for s, f := range t.flags {
-			if f&wInfo != 0 && f&readOK != 0 {
+			if f&wInfo != 0 && f&readOK != 0 && f&merged == 0 {
 				infoDone[t.writer[s]] = true
 			}
 		}
 	}
 	for _, p := range c.pending {
 		if infoDone[p.op] {
-			c.keys[p.key].observe(p.offset, p.value)
+			ks := c.keys[p.key]
+			ks.observe(p.offset, p.value)
+			ks.dirty = true
 		}
 	}
 	c.pending = nil
 	sort.Slice(c.keyList, func(i, j int) bool { return c.keyList[i].key < c.keyList[j].key })
 	var unwritten, multi int64
 	for _, ks := range c.keyList {
+		if ks.dirty {
+			ks.merge()
+		}
 		t := &ks.slots
 		for s, f := range t.flags {
+			if f&merged != 0 {
+				continue
+			}
 			if f&wOK != 0 || (f&wInfo != 0 && infoDone[t.writer[s]]) {
 				t.flags[s] |= committed
 			}

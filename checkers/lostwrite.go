@@ -12,7 +12,7 @@ func reportLostWrites(col *collector, ev *evidence, sink *caseSink) {
 	for _, ks := range col.keyList {
 		t := &ks.slots
 		for s, f := range t.flags {
-			if f&readOK != 0 {
+			if f&(readOK|merged) != 0 {
 				continue
 			}
 			if f&committed != 0 {

@@ -62,7 +62,7 @@ func (v *opView) addSend(m *histories.Mop, ks *keyState) {
 	if m.Offset >= 0 {
 		idx = ks.log.idx(m.Offset)
 		// Usually the log holds this very value at the send's offset, which
-		// spares a map lookup.
+		// spares a binary search.
 		if e, ok := ks.log.get(m.Offset); ok && e.val == m.Value {
 			s, found = e.slot, true
 		}

@@ -101,12 +101,12 @@ func (g *csr) scc(edges []edge) []int32 {
 func (g *csr) cycles(edges []edge, needWR bool) [][]int32 {
 	comp := g.scc(edges)
 	n := len(comp)
-	size := map[int32]int32{}
+	size := make([]int32, n) // components are numbered below n
 	for _, c := range comp {
 		size[c]++
 	}
 	b := newBFS(n)
-	done := map[int32]bool{}
+	done := make([]bool, n)
 	var out [][]int32
 	for v := int32(0); v < int32(n); v++ {
 		c := comp[v]

@@ -1,6 +1,8 @@
 package checkers
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -59,6 +61,23 @@ func (l *offsetLog) put(o int64, e logEntry) {
 		l.over = map[int64]logEntry{}
 	}
 	l.over[o] = e
+}
+
+// remap repoints entries at the slots their values were merged into.
+func (l *offsetLog) remap(m map[int32]int32) {
+	if len(m) == 0 {
+		return
+	}
+	for o, s := range l.slots {
+		if to, ok := m[s]; ok {
+			l.slots[o] = to
+		}
+	}
+	for o, e := range l.over {
+		if to, ok := m[e.slot]; ok {
+			l.over[o] = logEntry{e.val, to}
+		}
+	}
 }
 
 // seal numbers the observed offsets densely, in offset order.
@@ -121,28 +140,31 @@ const (
 	readOK                       // returned by a poll of an ok poll/txn op
 	committed                    // written by an op known to have taken effect
 	multiWrite                   // sent by more than one op
+	merged                       // merged into another slot of the same value at seal
 )
 
 // slotTable holds what is known of each value of one key, struct-of-arrays so
 // that millions of values cost a few dozen bytes each and no pointers.
+//
+// Pass 1 appends a slot per first sighting (a new offset, or a send without
+// offset) and finds known values through the offset log, so it needs no
+// value map; seal then sorts slots by value and merges those of one value.
 type slotTable struct {
-	byValue map[int64]int32
-	value   []int64
-	writer  []int64 // op index of the completion that sent it; -1 unknown
-	node    []int32 // dependency-graph node of an ok writer; -1 none
-	offset  []int64 // first offset it was observed at; NoOffset unknown
-	flags   []uint8
+	value  []int64
+	writer []int64 // op index of the completion that sent it; -1 unknown
+	node   []int32 // dependency-graph node of an ok writer; -1 none
+	offset []int64 // first offset it was observed at; NoOffset unknown
+	flags  []uint8
+	sorted []valueSlot // after seal: one entry per value, ascending
 }
 
-func (t *slotTable) lookup(v int64) int32 {
-	if s, ok := t.byValue[v]; ok {
-		return s
-	}
+type valueSlot struct {
+	value int64
+	slot  int32
+}
+
+func (t *slotTable) add(v int64) int32 {
 	s := int32(len(t.value))
-	if t.byValue == nil {
-		t.byValue = map[int64]int32{}
-	}
-	t.byValue[v] = s
 	t.value = append(t.value, v)
 	t.writer = append(t.writer, -1)
 	t.node = append(t.node, -1)
@@ -151,11 +173,17 @@ func (t *slotTable) lookup(v int64) int32 {
 	return s
 }
 
-// find returns v's slot without creating one.
+// find returns v's slot after seal, by binary search.
 func (t *slotTable) find(v int64) (int32, bool) {
-	s, ok := t.byValue[v]
-	return s, ok
+	i, ok := slices.BinarySearchFunc(t.sorted, v, func(e valueSlot, v int64) int { return cmp.Compare(e.value, v) })
+	if !ok {
+		return 0, false
+	}
+	return t.sorted[i].slot, true
 }
+
+// live reports whether slot s still stands for its value after merging.
+func (t *slotTable) live(s int) bool { return t.flags[s]&merged == 0 }
 
 // keyState is everything the checker knows about one key.
 type keyState struct {
@@ -164,6 +192,7 @@ type keyState struct {
 	slots     slotTable
 	conflicts map[int64][]int64 // offset -> values other than the first seen there
 	dups      map[int32][]int64 // slot -> offsets besides slots.offset
+	dirty     bool              // slots added since the last merge
 	// bound is the furthest dense index an ok op read (Jepsen: the maximum,
 	// over values read by ok ops, of their first index); -1 when none.
 	bound int32
@@ -171,20 +200,22 @@ type keyState struct {
 
 func newKeyState(k int64) *keyState { return &keyState{key: k, bound: -1} }
 
-// observe records that value v sits at offset o and returns v's slot.
+// observe records that value v sits at offset o and returns v's slot for
+// this sighting. A value first seen at a new offset gets a new slot; seal
+// merges the slots of one value.
 func (ks *keyState) observe(o, v int64) int32 {
 	if e, ok := ks.log.get(o); ok {
 		if e.val == v {
 			return e.slot
 		}
-		s := ks.slots.lookup(v)
 		ks.addConflict(o, v)
-		ks.noteOffset(s, o)
+		s := ks.slots.add(v)
+		ks.slots.offset[s] = o
 		return s
 	}
-	s := ks.slots.lookup(v)
+	s := ks.slots.add(v)
+	ks.slots.offset[s] = o
 	ks.log.put(o, logEntry{v, s})
-	ks.noteOffset(s, o)
 	return s
 }
 
@@ -198,6 +229,60 @@ func (ks *keyState) addConflict(o, v int64) {
 		}
 	}
 	ks.conflicts[o] = append(ks.conflicts[o], v)
+}
+
+// merge sorts the live slots by value and folds the slots of each value into
+// the oldest one; a value whose slots saw different offsets is a duplicate.
+// The log is repointed at the surviving slots.
+func (ks *keyState) merge() {
+	t := &ks.slots
+	pairs := make([]valueSlot, 0, len(t.value))
+	for s := range t.value {
+		if t.live(s) {
+			pairs = append(pairs, valueSlot{t.value[s], int32(s)})
+		}
+	}
+	slices.SortFunc(pairs, func(a, b valueSlot) int {
+		if c := cmp.Compare(a.value, b.value); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.slot, b.slot)
+	})
+	var remap map[int32]int32
+	out := pairs[:0]
+	for i := 0; i < len(pairs); {
+		canon := pairs[i].slot
+		j := i + 1
+		for ; j < len(pairs) && pairs[j].value == pairs[i].value; j++ {
+			ks.absorb(canon, pairs[j].slot)
+			if remap == nil {
+				remap = map[int32]int32{}
+			}
+			remap[pairs[j].slot] = canon
+		}
+		out = append(out, valueSlot{pairs[i].value, canon})
+		i = j
+	}
+	t.sorted = out
+	ks.log.remap(remap)
+}
+
+// absorb folds slot other into slot canon, which holds the same value.
+func (ks *keyState) absorb(canon, other int32) {
+	t := &ks.slots
+	if w := t.writer[other]; w >= 0 {
+		if t.writer[canon] >= 0 && t.writer[canon] != w {
+			t.flags[canon] |= multiWrite
+		}
+		if w > t.writer[canon] {
+			t.writer[canon], t.node[canon] = w, t.node[other]
+		}
+	}
+	t.flags[canon] |= t.flags[other]
+	t.flags[other] |= merged
+	if o := t.offset[other]; o != histories.NoOffset {
+		ks.noteOffset(canon, o)
+	}
 }
 
 func (ks *keyState) noteOffset(s int32, o int64) {
@@ -240,7 +325,7 @@ func (ks *keyState) idxRange(s int32) (first, last int32) {
 func (ks *keyState) seal() {
 	ks.log.seal()
 	for s, f := range ks.slots.flags {
-		if f&readOK != 0 {
+		if f&readOK != 0 && f&merged == 0 {
 			first, _ := ks.idxRange(int32(s))
 			ks.bound = max(ks.bound, first)
 		}

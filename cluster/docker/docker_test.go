@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,6 +55,13 @@ func startCluster(t *testing.T, spec cluster.Spec) *Provider {
 			t.Errorf("Stop: %v", err)
 		}
 		assertNothingLeft(t, p.id)
+		for _, n := range []int{1, 2, 3}[:spec.WithDefaults().Brokers] {
+			path := filepath.Join(spec.RunDir, "kafka-"+p.id, fmt.Sprintf("n%d", n), "broker.log")
+			b, err := os.ReadFile(path)
+			if err != nil || !strings.Contains(string(b), "Kafka Server started") {
+				t.Errorf("broker log %s not copied at Stop or lacks the start line (err %v, %d bytes)", path, err, len(b))
+			}
+		}
 	})
 	return p
 }

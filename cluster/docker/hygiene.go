@@ -92,7 +92,7 @@ func cleanLeftovers(ctx context.Context, cli *client.Client) ([]string, error) {
 		removed = append(removed, names...)
 		errs = append(errs, err)
 	}
-	names, err := removeOrphanRules(ctx, owners)
+	names, err := removeOrphanRules(ctx, cli)
 	return append(removed, names...), errors.Join(append(errs, err)...)
 }
 
@@ -174,8 +174,10 @@ func removeRun(ctx context.Context, cli *client.Client, id string) ([]string, er
 			}
 		}
 	}
-	if err := removeForwardRule(ctx, id); err != nil {
+	if n, err := removeForwardRule(ctx, id); err != nil {
 		errs = append(errs, err)
+	} else if n > 0 {
+		removed = append(removed, "rule "+ruleTagPrefix+id)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return removed, fmt.Errorf("cluster/docker: removing run %s: %w", id, err)
@@ -185,24 +187,33 @@ func removeRun(ctx context.Context, cli *client.Client, id string) ([]string, er
 
 // removeOrphanRules deletes FORWARD rules of runs that have no container or
 // network left (their network went, the rule stayed: a crash in between).
-func removeOrphanRules(ctx context.Context, owners map[string]string) ([]string, error) {
+// Rules are listed before networks: a starting run creates its network
+// before its rule, so a rule seen here whose run is alive always has its
+// network in the later listing.
+func removeOrphanRules(ctx context.Context, cli *client.Client) ([]string, error) {
 	rules, err := forwardRules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	owners, err := runOwners(ctx, cli)
+	if err != nil {
+		return nil, err
+	}
 	var removed []string
-	var errs = []error{err}
+	var errs []error
 	for _, r := range rules {
-		i := strings.Index(r, ruleTagPrefix)
-		if i < 0 {
+		_, after, ok := strings.Cut(r, ruleTagPrefix)
+		if !ok {
 			continue
 		}
-		id := strings.Fields(strings.Trim(r[i+len(ruleTagPrefix):], `"`))[0]
-		id = strings.Trim(id, `"`)
+		id := strings.Trim(strings.Fields(after)[0], `"`)
 		if _, live := owners[id]; live {
 			continue
 		}
-		if err := removeForwardRule(ctx, id); err != nil {
+		if _, err := removeForwardRule(ctx, id); err != nil {
 			errs = append(errs, err)
 		} else {
-			removed = append(removed, "rule "+r)
+			removed = append(removed, "rule "+ruleTagPrefix+id)
 		}
 	}
 	return removed, errors.Join(errs...)

@@ -86,21 +86,21 @@ func forwardRuleSpec(id string) []string {
 	return []string{"-i", br, "-o", br, "-m", "comment", "--comment", ruleTagPrefix + id, "-j", "ACCEPT"}
 }
 
-// removeForwardRule deletes every copy of run id's FORWARD rule; none left
-// is success.
-func removeForwardRule(ctx context.Context, id string) error {
+// removeForwardRule deletes every copy of run id's FORWARD rule and says
+// how many it deleted; none left is success.
+func removeForwardRule(ctx context.Context, id string) (int, error) {
 	if _, err := exec.LookPath("iptables"); err != nil {
-		return nil
+		return 0, nil
 	}
-	for range 10 {
+	for deleted := range 10 {
 		args := append([]string{"-w", "-D", "FORWARD"}, forwardRuleSpec(id)...)
 		out, err := exec.CommandContext(ctx, "iptables", args...).CombinedOutput()
 		if err != nil {
 			if strings.Contains(string(out), "does a matching rule exist") || strings.Contains(string(out), "No chain") {
-				return nil
+				return deleted, nil
 			}
-			return fmt.Errorf("cluster/docker: removing FORWARD rule of run %s: %v: %s", id, err, out)
+			return deleted, fmt.Errorf("cluster/docker: removing FORWARD rule of run %s: %v: %s", id, err, out)
 		}
 	}
-	return fmt.Errorf("cluster/docker: FORWARD rule of run %s still present after 10 deletions", id)
+	return 10, fmt.Errorf("cluster/docker: FORWARD rule of run %s still present after 10 deletions", id)
 }

@@ -1,0 +1,107 @@
+package docker
+
+import (
+	"context"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/testcontainers/testcontainers-go"
+)
+
+// fakeRun creates what a run leaves: a network, a container on it and a
+// FORWARD rule, labelled with owner.
+func fakeRun(t *testing.T, ctx context.Context, image, owner string) string {
+	t.Helper()
+	cli, err := connect(ctx, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	id := newRunID()
+	labels := map[string]string{labelRun: id, labelOwner: owner, labelSpec: t.Name()}
+	w, err := createNetwork(ctx, cli, id, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := addForwardRule(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	_, err = testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
+		ContainerRequest: testcontainers.ContainerRequest{
+			Image: image, Name: containerName(id, 1), Entrypoint: []string{"sleep", "600"},
+			Labels: labels, Networks: []string{w.name},
+		},
+		Started: true,
+		Logger:  tcLogger{t.Logf},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// A crashed run's containers, network and rule go at the next cleanup; a
+// run whose owner lives (a parallel test package) stays.
+func TestDockerCleanLeftoversSparesLiveRuns(t *testing.T) {
+	needDocker(t)
+	ctx := t.Context()
+	image, err := Image(ctx, "", "", t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _, _ := strings.Cut(ownerTag(), ":")
+	dead := fakeRun(t, ctx, image, pid+":1") // this pid, another start time: a reused pid
+	live := fakeRun(t, ctx, image, ownerTag())
+	cli, err := connect(ctx, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	t.Cleanup(func() {
+		removeRun(context.Background(), cli, live)
+		assertNothingLeft(t, live)
+	})
+	if left, _ := Leftovers(ctx, cli, dead); len(left) != 3 {
+		t.Fatalf("fake crashed run has %v, want a container, a network and a rule", left)
+	}
+	orphan := newRunID() // a rule whose network is gone: a crash between the two removals
+	if _, err := addForwardRule(ctx, orphan); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := CleanLeftovers(ctx)
+	if err != nil {
+		t.Fatalf("CleanLeftovers: %v", err)
+	}
+	for _, want := range []string{"container /" + containerName(dead, 1), "network kafkachaos-" + dead,
+		"rule " + ruleTagPrefix + dead, "rule " + ruleTagPrefix + orphan} {
+		if !slices.Contains(removed, want) {
+			t.Errorf("CleanLeftovers removed %v, missing %q", removed, want)
+		}
+	}
+	if len(removed) != 4 {
+		t.Errorf("CleanLeftovers removed %d things, want 4: %v", len(removed), removed)
+	}
+	assertNothingLeft(t, dead)
+	assertNothingLeft(t, orphan)
+	if left, _ := Leftovers(ctx, cli, live); len(left) != 3 {
+		t.Errorf("live run now has %v: cleanup touched a run whose owner is alive", left)
+	}
+}
+
+// The engine from scripts/dockerd.sh leaves the host FORWARD policy alone,
+// so cluster/local's bridge keeps working beside it.
+func TestDockerEngineLeavesForwardPolicy(t *testing.T) {
+	needDocker(t)
+	if _, err := exec.LookPath("iptables"); err != nil {
+		t.Skip("iptables not installed: no FORWARD chain to check")
+	}
+	out, err := exec.Command("iptables", "-w", "-S", "FORWARD").CombinedOutput()
+	if err != nil {
+		t.Fatalf("iptables -S FORWARD: %v: %s", err, out)
+	}
+	if !strings.Contains(string(out), "-P FORWARD ACCEPT") {
+		t.Errorf("FORWARD policy is not ACCEPT with the engine running:\n%s", out)
+	}
+}

@@ -1,0 +1,52 @@
+package cluster
+
+import "context"
+
+// Hooks that only real brokers can honour (processes that stop, kernels that
+// drop packets). Like those in hooks.go they are optional: nemesis/ finds
+// them by type assertion, and a provider implements only what it can do.
+
+// ClientNode stands for the run's clients (the test process) wherever a hook
+// takes node ids for network faults: cutting it from a broker cuts every
+// client from that broker, and brokers may still talk to each other.
+const ClientNode int32 = -1
+
+// NodeStopper shuts a broker down cleanly (SIGTERM: controlled shutdown,
+// leadership handed over, logs flushed) and starts it again.
+type NodeStopper interface {
+	StopNode(ctx context.Context, node int32) error
+	StartNode(ctx context.Context, node int32) error
+}
+
+// LinkCutter cuts single links, keeping existing cuts, for topologies a
+// partition into components cannot express: a bridge (1-2 and 2-3 up, 1-3
+// cut) or clients cut from one broker. Partitioner.Heal removes them.
+type LinkCutter interface {
+	CutLinks(ctx context.Context, links [][2]int32) error
+}
+
+// PacketLoser drops a percentage (0..100) of the packets a node receives, at
+// random; 0 removes the loss.
+type PacketLoser interface {
+	PacketLoss(ctx context.Context, node int32, percent int) error
+}
+
+// LinkSlower limits a node's link bandwidth; 0 removes the limit.
+type LinkSlower interface {
+	SlowLink(ctx context.Context, node int32, bitsPerSecond int64) error
+	// SlowLinkMechanism says how the limit is enforced (e.g. "tbf"), for
+	// the nemesis op: a bandwidth cap is not added latency.
+	SlowLinkMechanism() string
+}
+
+// ControllerFinder names the active controller (the KRaft metadata quorum
+// leader).
+type ControllerFinder interface {
+	ActiveController(ctx context.Context) (int32, error)
+}
+
+// NetworkHealer removes every network fault of the run (cuts, loss, slow
+// links) and resumes paused nodes; killed nodes stay down.
+type NetworkHealer interface {
+	HealAll(ctx context.Context) error
+}

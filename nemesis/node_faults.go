@@ -1,0 +1,186 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+)
+
+// targetFault is a real-broker fault: at Start it picks nodes, records the
+// cluster's leader and controller, and applies apply to them; Stop undoes
+// it with heal. Its detail names the target, the nodes, the leader and
+// controller seen at Start, and the mechanism used.
+type targetFault struct {
+	name, startF, stopF string
+	tg                  Targeting
+	pick                Picker
+	target              string
+	mechanism           map[string]any // fixed facts: signal, rule kind, rate
+	// apply acts on the picked nodes; it returns the part of the fault that
+	// is in place (what heal must undo), even when it fails half way.
+	apply func(ctx context.Context, nodes []int32) (any, error)
+	heal  func(ctx context.Context, applied any) error
+
+	mu      sync.Mutex
+	active  bool
+	applied any
+	detail  map[string]any
+}
+
+func (f *targetFault) Name() string                 { return f.name }
+func (f *targetFault) Events() (start, stop string) { return f.startF, f.stopF }
+
+func (f *targetFault) Detail() any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.detail)
+}
+
+func (f *targetFault) Start(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.active {
+		return nil
+	}
+	d := f.tg.snapshot(ctx)
+	d["target"] = f.target
+	maps.Copy(d, f.mechanism)
+	f.detail = d
+	nodes, err := f.pick(ctx)
+	if err != nil {
+		return fmt.Errorf("picking %s: %w", f.target, err)
+	}
+	d["nodes"] = nodes
+	applied, err := f.apply(ctx, nodes)
+	// Active even on error: a half-applied fault must be healed.
+	f.active, f.applied = true, applied
+	return err
+}
+
+func (f *targetFault) Stop(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.active {
+		return nil
+	}
+	err := f.heal(ctx, f.applied)
+	f.active, f.applied = false, nil
+	return err
+}
+
+// eachNode applies down to every node in turn and returns those it
+// succeeded on, so that a fault failing on its second node still heals the
+// first.
+func eachNode(down func(context.Context, int32) error) func(context.Context, []int32) (any, error) {
+	return func(ctx context.Context, nodes []int32) (any, error) {
+		var done []int32
+		for _, n := range nodes {
+			if err := down(ctx, n); err != nil {
+				return done, fmt.Errorf("node %d: %w", n, err)
+			}
+			done = append(done, n)
+		}
+		return done, nil
+	}
+}
+
+// allNodes undoes a fault on every node eachNode acted on, in parallel:
+// brokers restarted one after another would each wait for a quorum that
+// the next one completes.
+func allNodes(up func(context.Context, int32) error) func(context.Context, any) error {
+	return func(ctx context.Context, applied any) error {
+		nodes, _ := applied.([]int32)
+		errs := make([]error, len(nodes))
+		var wg sync.WaitGroup
+		for i, n := range nodes {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := up(ctx, n); err != nil {
+					errs[i] = fmt.Errorf("node %d: %w", n, err)
+				}
+			}()
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	}
+}
+
+// KillTarget SIGKILLs the target's nodes (kill -9: no shutdown, no flush)
+// and restarts them on their storage at Stop.
+func KillTarget(k cluster.NodeKiller, tg Targeting, target Target) Fault {
+	return &targetFault{name: "kill", startF: "kill", stopF: "restart", tg: tg, pick: tg.Pick(target),
+		target: string(target), mechanism: map[string]any{"signal": "SIGKILL"},
+		apply: eachNode(k.Kill), heal: allNodes(k.Restart)}
+}
+
+// PauseTarget SIGSTOPs the target's nodes and SIGCONTs them at Stop.
+func PauseTarget(p cluster.NodePauser, tg Targeting, target Target) Fault {
+	return &targetFault{name: "pause", startF: "pause", stopF: "resume", tg: tg, pick: tg.Pick(target),
+		target: string(target), mechanism: map[string]any{"signal": "SIGSTOP"},
+		apply: eachNode(p.Pause), heal: allNodes(p.Resume)}
+}
+
+// CleanStopTarget shuts the target's nodes down cleanly (SIGTERM,
+// controlled shutdown) and starts them again at Stop: a clean restart.
+func CleanStopTarget(s cluster.NodeStopper, tg Targeting, target Target) Fault {
+	return &targetFault{name: "clean-restart", startF: "stop", stopF: "start", tg: tg, pick: tg.Pick(target),
+		target: string(target), mechanism: map[string]any{"signal": "SIGTERM"},
+		apply: eachNode(s.StopNode), heal: allNodes(s.StartNode)}
+}
+
+// RollingRestart restarts every broker cleanly, one after another, waiting
+// settle after each so that its replicas can catch up before the next goes
+// down (what an operator's rolling upgrade does). It acts at Start; a node
+// left down by an error or a cancelled run is started again at Stop.
+func RollingRestart(s cluster.NodeStopper, tg Targeting, settle time.Duration) Fault {
+	return &targetFault{name: "rolling-restart", startF: "rolling-restart", stopF: "rolling-restart-done", tg: tg,
+		pick: tg.Pick(TargetAll), target: string(TargetAll),
+		mechanism: map[string]any{"signal": "SIGTERM", "settle": settle.String()},
+		apply: func(ctx context.Context, nodes []int32) (any, error) {
+			for i, n := range nodes {
+				if err := s.StopNode(ctx, n); err != nil {
+					return []int32{n}, fmt.Errorf("stopping node %d: %w", n, err)
+				}
+				if err := s.StartNode(ctx, n); err != nil {
+					return []int32{n}, fmt.Errorf("starting node %d: %w", n, err)
+				}
+				if i < len(nodes)-1 {
+					if err := sleepCtx(ctx, settle); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return nil, nil
+		},
+		heal: allNodes(func(ctx context.Context, n int32) error {
+			// StartNode refuses a node that is running: only start it if
+			// the failed roll really left it down.
+			if up(tg.Provider, n) {
+				return nil
+			}
+			return s.StartNode(ctx, n)
+		})}
+}
+
+func up(p cluster.Provider, id int32) bool {
+	i := slices.IndexFunc(p.Nodes(), func(n cluster.Node) bool { return n.ID == id })
+	return i >= 0 && p.Nodes()[i].Up
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -38,7 +38,8 @@ const (
 
 // Kinds lists every fault kind.
 var kinds = []string{KindLostAck, KindDelay, KindDrop, KindLeaderShuffle, KindKill, KindPause,
-	KindPartition, KindCrashProducer, KindCrashConsumer, KindChurn}
+	KindPartition, KindCrashProducer, KindCrashConsumer, KindChurn,
+	KindCleanRestart, KindRollingRestart, KindIsolateLeader, KindBridge, KindCutClients, KindPacketLoss, KindSlowLink}
 
 // Kinds returns every fault kind, in a fixed order.
 func Kinds() []string { return append([]string(nil), kinds...) }
@@ -58,14 +59,14 @@ func KindCapability(kind string) string {
 	case KindPartition:
 		return "partition"
 	}
-	return ""
+	return realCapability(kind)
 }
 
 // Instantaneous reports whether kind fires at points in time (at Start,
 // then every Params.Every) rather than holding a window.
 func Instantaneous(kind string) bool {
 	switch kind {
-	case KindLeaderShuffle, KindCrashProducer, KindCrashConsumer, KindChurn:
+	case KindLeaderShuffle, KindCrashProducer, KindCrashConsumer, KindChurn, KindRollingRestart:
 		return true
 	}
 	return false

@@ -124,6 +124,13 @@ type FaultParams struct {
 	Point string `json:"point,omitempty"`
 	// Every repeats an instantaneous fault within the window; 0 = once.
 	Every Duration `json:"every,omitempty"`
+	// Target picks the nodes of real-broker faults instead of Nodes: one,
+	// leader (of key 0), controller, minority, majority or all.
+	Target string `json:"target,omitempty"`
+	// Percent of packets dropped (packet-loss).
+	Percent int `json:"percent,omitempty"`
+	// BitsPerSecond caps the links (slow-link).
+	BitsPerSecond int64 `json:"bits-per-second,omitempty"`
 }
 
 // End is when the fault's window closes.

@@ -181,5 +181,5 @@ func (f Fault) validate(field string, s *Scenario) error {
 	default:
 		return bad(field+".params.point", "%q, want anywhere, after-commit or before-commit", f.Params.Point)
 	}
-	return nil
+	return f.validateReal(field)
 }

@@ -43,7 +43,10 @@ func newSchedule(prov cluster.Provider, w *workload, s generators.Scenario) (*sc
 		if c := generators.KindCapability(f.Kind); c != "" && !cluster.Supports(prov, cluster.Capability(c)) {
 			return nil, fmt.Errorf("nemesis[%d]: %s needs capability %q, which cluster provider %q lacks", i, f.Kind, c, prov.Name())
 		}
-		inner, err := sc.fault(f)
+		inner, err := sc.realFault(s, f)
+		if inner == nil && err == nil {
+			inner, err = sc.fault(f)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("nemesis[%d]: %w", i, err)
 		}

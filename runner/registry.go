@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/local"
 )
 
 // Providers makes cluster providers by name, so that a scenario's
@@ -12,9 +13,13 @@ import (
 // embedded one.
 type Providers map[string]func() (cluster.Provider, error)
 
-// DefaultProviders has the providers built into this module: "embedded".
+// DefaultProviders has the providers built into this module: "embedded"
+// and "local" (real Kafka processes, see cluster/local).
 func DefaultProviders() Providers {
-	return Providers{"embedded": func() (cluster.Provider, error) { return cluster.NewEmbedded(), nil }}
+	return Providers{
+		"embedded": func() (cluster.Provider, error) { return cluster.NewEmbedded(), nil },
+		"local":    func() (cluster.Provider, error) { return local.New(local.Options{}), nil },
+	}
 }
 
 // New makes the provider called name.

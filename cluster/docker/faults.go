@@ -97,6 +97,30 @@ func (p *Provider) Restart(ctx context.Context, id int32) error {
 	return p.waitListening(ctx, n, restartListenTimeout)
 }
 
+// gracefulStopSeconds is how long StopNode lets a broker shut down cleanly
+// before the engine kills it.
+const gracefulStopSeconds = 60
+
+// StopNode shuts node down cleanly (SIGTERM: controlled shutdown, leadership
+// handed over, logs flushed); the engine SIGKILLs it only after a minute.
+func (p *Provider) StopNode(ctx context.Context, id int32) error {
+	n, err := p.node(id)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	timeout := gracefulStopSeconds
+	if _, err := p.cli.ContainerStop(ctx, n.c.GetContainerID(), client.ContainerStopOptions{Timeout: &timeout}); err != nil {
+		return fmt.Errorf("cluster/docker: stop node %d: %w", id, err)
+	}
+	n.killed, n.paused = true, false
+	return nil
+}
+
+// StartNode starts a stopped node again: the same as Restart.
+func (p *Provider) StartNode(ctx context.Context, id int32) error { return p.Restart(ctx, id) }
+
 // Pause freezes node's container (docker pause: the cgroup freezer): it
 // keeps its sockets and answers nothing.
 func (p *Provider) Pause(ctx context.Context, id int32) error {
@@ -309,6 +333,11 @@ func (p *Provider) SlowLink(ctx context.Context, id int32, bitsPerSecond int64) 
 		return fmt.Errorf("cluster/docker: slow link on node %d: %w", id, err)
 	}
 	return nil
+}
+
+// SlowLinkMechanism names how SlowLink limits a link, for the nemesis op.
+func (p *Provider) SlowLinkMechanism() string {
+	return "tbf bandwidth cap on both ends of the container's veth (no netem on this kernel: no added latency)"
 }
 
 // ignoreNoQdisc makes deleting an absent root qdisc a success, so that

@@ -204,3 +204,32 @@ func (p *Provider) Leader(ctx context.Context, topic string, partition int32) (i
 	}
 	return -1, fmt.Errorf("cluster/docker: %s/%d does not exist", topic, partition)
 }
+
+// ActiveController returns the node leading the KRaft metadata quorum
+// (metadata's ControllerID is a random broker under KRaft, so it is asked
+// with DescribeQuorum instead).
+func (p *Provider) ActiveController(ctx context.Context) (int32, error) {
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	t := kmsg.NewDescribeQuorumRequestTopic()
+	t.Topic = "__cluster_metadata"
+	t.Partitions = append(t.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
+	req.Topics = append(req.Topics, t)
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := req.RequestWith(rctx, p.admin)
+	if err != nil {
+		return -1, fmt.Errorf("cluster/docker: describe quorum: %w", err)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return -1, fmt.Errorf("cluster/docker: describe quorum: %w", err)
+	}
+	for _, t := range resp.Topics {
+		for _, pt := range t.Partitions {
+			if err := kerr.ErrorForCode(pt.ErrorCode); err != nil || pt.LeaderID < 0 {
+				return -1, fmt.Errorf("cluster/docker: metadata quorum has no leader (%v)", err)
+			}
+			return pt.LeaderID, nil
+		}
+	}
+	return -1, errors.New("cluster/docker: describe quorum: empty response")
+}

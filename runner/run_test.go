@@ -110,3 +110,16 @@ func TestRunInterruptedHealsAndKeepsTheHistory(t *testing.T) {
 		t.Fatalf("lost-ack started %v, healed %v; want both (warnings %v)", started, healed, warns)
 	}
 }
+
+func TestProvidersByName(t *testing.T) {
+	provs := DefaultProviders()
+	for _, name := range []string{"embedded", "local"} {
+		p, err := provs.New(name)
+		if err != nil || p.Name() != name {
+			t.Errorf("%s: provider %v, err %v", name, p, err)
+		}
+	}
+	if _, err := provs.New("cloud"); err == nil || !strings.Contains(err.Error(), `"cloud" is not registered`) {
+		t.Errorf("unknown provider: err = %v", err)
+	}
+}

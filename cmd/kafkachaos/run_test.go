@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRunRefusesBadFlagsWithExit2(t *testing.T) {
@@ -50,5 +52,32 @@ func TestRunPrintsDirAndVerdictAndReplays(t *testing.T) {
 	}
 	if _, err := os.Stat(saved[0]); err != nil {
 		t.Fatalf("replay removed the original run: %v", err)
+	}
+}
+
+func TestRunRandomWorkloadFitsTheTimeLimit(t *testing.T) {
+	var rf runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	rf.register(fs)
+	if err := fs.Parse([]string{"--workload", "random", "--seed", "7", "--time-limit", "2s"}); err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	s, err := scenarioOf(rf, set, "")
+	if err != nil {
+		t.Fatalf("random scenario: %v", err)
+	}
+	if s.TimeLimit.D() != 2*time.Second {
+		t.Fatalf("time limit %s, want 2s", s.TimeLimit)
+	}
+	for i, f := range s.Nemesis {
+		if f.End() > s.TimeLimit {
+			t.Fatalf("fault %d ends at %s, after the time limit", i, f.End())
+		}
+	}
+	again, _ := scenarioOf(rf, set, "")
+	if again.Name != s.Name || len(again.Nemesis) != len(s.Nemesis) {
+		t.Fatal("the same seed drew two scenarios")
 	}
 }

@@ -1,0 +1,394 @@
+package kafkachaos_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/model"
+	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/runner"
+)
+
+// The seed text's claims as bounded experiments on real Kafka (the local
+// provider: KRaft JVMs in network namespaces). They run only with
+// KAFKACHAOS_CLUSTER=local (or -kafkachaos.cluster=local); `make
+// chaos-local` selects it. Each claim is a few attempts of a bounded run;
+// a claim that predicts an anomaly passes on the first attempt that shows
+// it, a claim that predicts safety fails on any attempt that breaks it.
+// Every run directory is kept: it is the evidence.
+//
+// KAFKACHAOS_PROFILE=short (CI) makes one attempt of ~25s per claim;
+// the default, full, makes up to three of ~60s.
+
+// localProfile bounds the experiments.
+type localProfile struct {
+	name     string
+	attempts int
+	limit    time.Duration
+}
+
+func profileOf() localProfile {
+	if os.Getenv("KAFKACHAOS_PROFILE") == "short" {
+		return localProfile{"short", 1, 25 * time.Second}
+	}
+	return localProfile{"full", 3, 60 * time.Second}
+}
+
+// requireLocal skips unless the local cluster is selected.
+func requireLocal(t *testing.T) localProfile {
+	t.Helper()
+	if *flagCluster != "local" {
+		t.Skip("real-Kafka experiment: select it with KAFKACHAOS_CLUSTER=local (make chaos-local)")
+	}
+	return profileOf()
+}
+
+// localScenario is base() on the local cluster with one key, so that the
+// faults aimed at "the leader" hit the one partition every write goes to.
+func localScenario(name string, p localProfile) generators.Scenario {
+	s := base(name, p.limit)
+	s.Cluster.Provider = "local"
+	s.Keys = generators.SequentialKeys(1, "in", "")
+	s.Workload.Rate = 300
+	s.Producer.DeliveryTimeout = d(15 * time.Second)
+	return s
+}
+
+// faultAt is a fault of kind on target from frac0 to frac1 of the run.
+func faultAt(s generators.Scenario, kind, target string, frac0, frac1 float64) generators.Fault {
+	at := func(f float64) generators.Duration { return generators.Duration(float64(s.TimeLimit) * f) }
+	return generators.Fault{Kind: kind, Start: at(frac0), Duration: at(frac1) - at(frac0),
+		Params: generators.FaultParams{Target: target}}
+}
+
+// attempt is one run of an experiment and what it showed.
+type attempt struct {
+	out runner.Outcome
+	err error
+}
+
+func (a attempt) String() string {
+	if a.err != nil {
+		return fmt.Sprintf("harness error %v (run dir %s)", a.err, a.out.Dir)
+	}
+	o := a.out
+	return fmt.Sprintf("observed %s (producer %s, consumer %s), expected %s, anomalies %v, %d sends ok, faults %s, run dir %s",
+		o.Observed.EndToEnd, o.Observed.Producer, o.Observed.Consumer, o.Expected.EndToEnd, o.Result.Counts,
+		o.Stats.OpsByType["send ok"], faultSummary(o), o.Dir)
+}
+
+func faultSummary(o runner.Outcome) string {
+	var parts []string
+	for _, f := range o.Stats.Faults {
+		p := fmt.Sprintf("%s×%d", f.Kind, f.Fired)
+		if len(f.Errors) > 0 {
+			p += fmt.Sprintf(" (errors %v)", f.Errors)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func runLocal(t *testing.T, s generators.Scenario, i int) attempt {
+	t.Helper()
+	s.Seed = *flagSeed + int64(i)
+	began := time.Now()
+	out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: true,
+		Replay: func(path string) string { return "go run ./cmd/kafkachaos run --scenario " + path }})
+	a := attempt{out, err}
+	t.Logf("attempt %d (%s wall): %s", i+1, time.Since(began).Round(time.Second), a)
+	return a
+}
+
+// worked reports why a run proves nothing, or "" when faults fired and
+// enough sends completed.
+func worked(a attempt, minSends int64) string {
+	if a.err != nil {
+		return a.err.Error()
+	}
+	if a.out.Stats.FaultsFired == 0 {
+		return "no fault fired"
+	}
+	for _, f := range a.out.Stats.Faults {
+		if len(f.Errors) > 0 {
+			return fmt.Sprintf("fault %s failed: %v", f.Kind, f.Errors)
+		}
+	}
+	if n := a.out.Stats.OpsByType["send ok"]; n < minSends {
+		return fmt.Sprintf("only %d sends ok, want %d", n, minSends)
+	}
+	return ""
+}
+
+// expectAnomaly runs s up to p.attempts times and passes on the first run
+// that worked and satisfies shows; otherwise it fails with every attempt.
+func expectAnomaly(t *testing.T, p localProfile, s generators.Scenario, claim string, shows func(runner.Outcome) bool) runner.Outcome {
+	t.Helper()
+	var seen []string
+	for i := range p.attempts {
+		a := runLocal(t, s, i)
+		if why := worked(a, 50); why != "" {
+			seen = append(seen, fmt.Sprintf("attempt %d proves nothing: %s; %s", i+1, why, a))
+			continue
+		}
+		if !a.out.Held {
+			t.Errorf("attempt %d: observed %s is weaker than the model's expected %s: %s", i+1, a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+		}
+		if shows(a.out) {
+			t.Logf("CLAIM OBSERVED (%s) on attempt %d of %d: evidence %s", claim, i+1, p.attempts, a.out.Dir)
+			return a.out
+		}
+		seen = append(seen, fmt.Sprintf("attempt %d: %s", i+1, a))
+	}
+	t.Errorf("CLAIM NOT OBSERVED (%s) in %d attempts:\n  %s", claim, p.attempts, strings.Join(seen, "\n  "))
+	return runner.Outcome{}
+}
+
+// expectSafe runs s p.attempts times (at least one); every run must work
+// and show none of bad.
+func expectSafe(t *testing.T, p localProfile, s generators.Scenario, claim string, minSends int64, bad ...checkers.Anomaly) {
+	t.Helper()
+	n := max(1, p.attempts-1)
+	for i := range n {
+		a := runLocal(t, s, i)
+		if why := worked(a, minSends); why != "" {
+			t.Errorf("attempt %d proves nothing: %s; %s", i+1, why, a)
+			continue
+		}
+		for _, an := range bad {
+			if c := a.out.Result.Counts[an]; c > 0 {
+				t.Errorf("CLAIM BROKEN (%s) on attempt %d: %d %s; %s", claim, i+1, c, an, a)
+			}
+		}
+		if !a.out.Held {
+			t.Errorf("attempt %d: observed %s is weaker than expected %s: %s", i+1, a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+		}
+	}
+	if !t.Failed() {
+		t.Logf("CLAIM HELD (%s) in %d runs", claim, n)
+	}
+}
+
+func lost(o runner.Outcome) int64 {
+	return o.Result.Counts[checkers.LostWrite] + o.Result.Counts[checkers.Unseen]
+}
+
+// Seed: acks=0 means the producer does not wait for the broker, so a
+// message can be lost (at most once). Killing the leader with -9 while
+// acks=0 sends stream in loses the ones in flight.
+func TestChaosLocalAcks0KillLoses(t *testing.T) {
+	p := requireLocal(t)
+	s := localScenario("local-acks0-kill", p)
+	s.Producer.ProducerConfig = model.ProducerConfig{Acks: model.AcksNone, Retries: 0, MaxInFlight: 5}
+	s.Workload.Rate = 1000
+	s.Nemesis = []generators.Fault{
+		faultAt(s, generators.KindKill, "leader", 0.15, 0.35),
+		faultAt(s, generators.KindKill, "leader", 0.5, 0.7),
+	}
+	out := expectAnomaly(t, p, s, "acks=0 + kill -9 of the leader loses acknowledged sends", func(o runner.Outcome) bool { return lost(o) > 0 })
+	if out.Dir != "" && !slices.Contains([]model.Guarantee{model.AtMostOnce, model.None}, out.Observed.Producer) {
+		t.Errorf("loss found but producer hop observed %s", out.Observed.Producer)
+	}
+}
+
+// Seed: acks=1 is safe as long as the leader lives. When it does not (kill
+// -9, or cut from its followers while clients still reach it), writes it
+// acknowledged but had not replicated are truncated away: lost-write.
+func TestChaosLocalAcks1LeaderLossLostWrite(t *testing.T) {
+	p := requireLocal(t)
+	s := localScenario("local-acks1-leader-loss", p)
+	s.Producer.ProducerConfig = model.LegacyDefaultProducer() // acks=1, retries, no idempotence
+	s.Workload.Consumers = 1
+	s.Nemesis = []generators.Fault{
+		faultAt(s, generators.KindIsolateLeader, "", 0.1, 0.45),
+		faultAt(s, generators.KindKill, "leader", 0.55, 0.75),
+	}
+	out := expectAnomaly(t, p, s, "acks=1 + leader isolation/kill -> lost-write", func(o runner.Outcome) bool {
+		return o.Result.Counts[checkers.LostWrite] > 0
+	})
+	if out.Dir != "" {
+		logTimeToFirstLostWrite(t, out)
+	}
+}
+
+// Seed (the safe end): acks=all with min.insync.replicas=2 on three
+// replicas and an idempotent producer loses nothing and writes nothing
+// twice, whatever single-node fault the brokers suffer.
+func TestChaosLocalAcksAllIdempotentSafe(t *testing.T) {
+	p := requireLocal(t)
+	s := localScenario("local-acksall-idempotent", p)
+	s.Workload.Consumers = 1
+	s.Nemesis = []generators.Fault{
+		faultAt(s, generators.KindKill, "leader", 0.05, 0.25),
+		faultAt(s, generators.KindPause, "leader", 0.3, 0.45),
+		faultAt(s, generators.KindIsolateLeader, "", 0.5, 0.7),
+		faultAt(s, generators.KindPartition, "", 0.75, 0.9), // random halves
+	}
+	expectSafe(t, p, s, "acks=all, min.insync.replicas=2, RF 3, idempotent: no loss, no duplicate under kill, pause, partition",
+		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
+}
+
+// Jepsen 2013: with min.insync.replicas=1 the ISR may shrink to the leader
+// alone, and acks=all then means acks=1. Whether acknowledged writes are
+// lost depends on the timing of the ISR shrink and the election, so the
+// outcome is genuinely uncertain: the test asserts that the checker's
+// verdict is consistent with what the model expects of this configuration
+// (it expects no more than at-most-once) and reports what happened.
+func TestChaosLocalMinISR1(t *testing.T) {
+	p := requireLocal(t)
+	s := localScenario("local-acksall-minisr1", p)
+	s.Topic.MinInsyncReplicas = 1
+	s.Workload.Consumers = 1
+	s.Nemesis = []generators.Fault{
+		// A follower lags out of the ISR, then the leader is cut off and
+		// killed while the ISR may be just itself.
+		faultAt(s, generators.KindPause, "one", 0.05, 0.4),
+		faultAt(s, generators.KindIsolateLeader, "", 0.42, 0.65),
+		faultAt(s, generators.KindKill, "leader", 0.7, 0.85),
+	}
+	var found []string
+	for i := range p.attempts {
+		a := runLocal(t, s, i)
+		if why := worked(a, 50); why != "" {
+			t.Errorf("attempt %d proves nothing: %s", i+1, why)
+			continue
+		}
+		if !a.out.Held {
+			t.Errorf("attempt %d: observed %s is weaker than the model's expected %s: %s", i+1, a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+		}
+		found = append(found, fmt.Sprintf("attempt %d: %d acked writes lost (%d lost-write, %d unseen), expected %s, observed producer %s, dir %s",
+			i+1, lost(a.out), a.out.Result.Counts[checkers.LostWrite], a.out.Result.Counts[checkers.Unseen],
+			a.out.Expected.Producer, a.out.Observed.Producer, a.out.Dir))
+	}
+	t.Logf("MIN.ISR=1 OUTCOME:\n  %s", strings.Join(found, "\n  "))
+}
+
+// Seed: retries without idempotence turn a lost acknowledgement into a
+// second copy (at least once). On real brokers an acknowledgement is lost
+// when the leader is frozen past the request timeout after the request
+// reached it, or when its packets are dropped.
+func TestChaosLocalRetriesDuplicate(t *testing.T) {
+	p := requireLocal(t)
+	s := localScenario("local-retries-no-idempotence", p)
+	s.Producer.EnableIdempotence = false
+	s.Producer.MaxInFlight = 1
+	s.Producer.RequestTimeout = d(1 * time.Second)
+	s.Nemesis = []generators.Fault{
+		faultAt(s, generators.KindPause, "leader", 0.1, 0.2),
+		faultAt(s, generators.KindPause, "leader", 0.3, 0.4),
+		faultAt(s, generators.KindPause, "leader", 0.5, 0.6),
+		{Kind: generators.KindPacketLoss, Start: s.TimeLimit * 7 / 10, Duration: s.TimeLimit * 2 / 10,
+			Params: generators.FaultParams{Target: "leader", Percent: 40}},
+	}
+	out := expectAnomaly(t, p, s, "retries without idempotence + lost acks -> duplicate", func(o runner.Outcome) bool {
+		return o.Result.Counts[checkers.Duplicate] > 0
+	})
+	if out.Dir != "" && out.Observed.Producer != model.AtLeastOnce && out.Observed.Producer != model.None {
+		t.Errorf("duplicates found but producer hop observed %s", out.Observed.Producer)
+	}
+}
+
+// Seed: committing after processing is at-least-once — a consumer that
+// dies between processing and commit makes its successor process the same
+// records again — and broker faults underneath do not make it lose any.
+func TestChaosLocalCommitAfterProcessingUnderBrokerFaults(t *testing.T) {
+	p := requireLocal(t)
+	s := localScenario("local-commit-after", p)
+	s.Consumer.CommitStrategy = model.CommitAfterProcessing
+	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
+	s.Nemesis = []generators.Fault{
+		{Kind: generators.KindCrashConsumer, Start: s.TimeLimit / 10, Duration: s.TimeLimit * 8 / 10,
+			Params: generators.FaultParams{Point: generators.CrashBeforeCommit, Every: d(2 * time.Second)}},
+		faultAt(s, generators.KindKill, "one", 0.2, 0.4),
+		faultAt(s, generators.KindPause, "one", 0.55, 0.7),
+	}
+	out := expectAnomaly(t, p, s, "commit after processing + consumer crashes + broker faults -> duplicate-delivery, no lost-delivery",
+		func(o runner.Outcome) bool { return o.Result.Counts[checkers.DuplicateDelivery] > 0 })
+	if out.Dir != "" && out.Result.Counts[checkers.LostDelivery] > 0 {
+		t.Errorf("commit after processing lost %d deliveries: %s", out.Result.Counts[checkers.LostDelivery], out.Dir)
+	}
+}
+
+// Seed: end-to-end exactly-once needs both hops exactly-once — a
+// transactional consume-transform-produce copier with read_committed and
+// offsets sent to the transaction — and it must hold under broker kills
+// and pauses too.
+func TestChaosLocalTransactionalCopyExactlyOnce(t *testing.T) {
+	p := requireLocal(t)
+	s := localScenario("local-copy-transactional", p)
+	s.Keys = generators.SequentialKeys(1, "in", "out")
+	s.Producer.TransactionalID = "chaos-copier"
+	s.Consumer.CommitStrategy = model.CommitTransactional
+	s.Workload.Copiers, s.Workload.TxnSize, s.Workload.AbortRatio = 2, 5, 0.2
+	s.Workload.Mix.Txn, s.Workload.Rate = 2, 200
+	s.Nemesis = []generators.Fault{
+		faultAt(s, generators.KindKill, "leader", 0.1, 0.3),
+		faultAt(s, generators.KindPause, "one", 0.45, 0.6),
+		faultAt(s, generators.KindKill, "controller", 0.7, 0.85),
+	}
+	expectSafe(t, p, s, "transactions + read_committed copy: exactly once under kill and pause", 20,
+		checkers.G1a, checkers.Duplicate, checkers.DuplicateDelivery, checkers.LostDelivery, checkers.Unseen, checkers.LostWrite)
+}
+
+// TestChaosLocalThroughput measures the workload against the 3-broker
+// cluster without faults (full profile only): producers unthrottled.
+func TestChaosLocalThroughput(t *testing.T) {
+	p := requireLocal(t)
+	if p.name == "short" {
+		t.Skip("measurement: full profile only")
+	}
+	s := localScenario("local-throughput", p)
+	s.TimeLimit = d(20 * time.Second)
+	s.Workload.Rate, s.Workload.Producers, s.Workload.Lanes, s.Workload.Consumers = 0, 2, 8, 1
+	a := runLocal(t, s, 0)
+	if a.err != nil {
+		t.Fatal(a)
+	}
+	if a.out.Stats.OpsByType["send ok"] == 0 || lost(a.out) > 0 {
+		t.Fatalf("throughput run without faults: %s", a)
+	}
+	t.Logf("THROUGHPUT: %.0f sends/s, %.0f polls/s ok over %.1fs; send latency %+v ms; dir %s",
+		a.out.Stats.Throughput["send"], a.out.Stats.Throughput["poll"], a.out.Stats.Seconds, a.out.Stats.Latency["send"], a.out.Dir)
+}
+
+// logTimeToFirstLostWrite logs how long after the first fault began the
+// earliest write that was later lost was acknowledged.
+func logTimeToFirstLostWrite(t *testing.T, o runner.Outcome) {
+	t.Helper()
+	want := map[int64]bool{}
+	for _, c := range o.Result.Anomalies[checkers.LostWrite] {
+		for _, i := range c.Ops {
+			want[i] = true
+		}
+	}
+	src, err := histories.Open(filepath.Join(o.Dir, report.HistoryFile), histories.FormatJSONL)
+	if err != nil {
+		t.Errorf("reopening the history: %v", err)
+		return
+	}
+	faultAt, firstLost := int64(-1), int64(-1)
+	err = src.Scan(func(op *histories.Op) error {
+		if op.Process == histories.NemesisProcess && faultAt < 0 {
+			faultAt = op.Time
+		}
+		if want[op.Index] && op.Type == histories.OK && op.F == histories.FSend && firstLost < 0 {
+			firstLost = op.Time
+		}
+		return nil
+	})
+	if err != nil || faultAt < 0 || firstLost < 0 {
+		t.Logf("TIME TO FIRST LOST WRITE: unknown (fault at %d, lost write at %d, %v)", faultAt, firstLost, err)
+		return
+	}
+	t.Logf("TIME TO FIRST LOST WRITE: acknowledged %s after the first fault began (run time %s)",
+		time.Duration(firstLost-faultAt).Round(time.Millisecond), time.Duration(firstLost).Round(time.Millisecond))
+}

@@ -25,10 +25,10 @@ func (t *txnReads) aborted(v *opView) {
 	}
 	for _, r := range v.reads {
 		st := &r.ks.slots
-		if st.flags[r.slot]&wFail == 0 {
+		if st.at(r.slot).flags&wFail == 0 {
 			continue
 		}
-		w := st.writer[r.slot]
+		w := st.at(r.slot).writer
 		t.sink.add(G1a, Case{
 			Key: ptr(r.ks.key), Value: ptr(r.value), Offsets: []int64{r.offset},
 			Ops:         []int64{v.op.Index, w},
@@ -47,7 +47,7 @@ func (t *txnReads) precommitted(v *opView) {
 		return
 	}
 	for _, r := range v.reads {
-		if r.ks.slots.writer[r.slot] != v.op.Index {
+		if r.ks.slots.at(r.slot).writer != v.op.Index {
 			continue
 		}
 		t.sink.add(PrecommittedRead, Case{

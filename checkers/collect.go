@@ -125,22 +125,22 @@ func (c *collector) send(op *histories.Op, m *histories.Mop, node int32) {
 		s = ks.slots.add(m.Value)
 	}
 	t := &ks.slots
-	if t.writer[s] >= 0 && t.writer[s] != op.Index {
-		t.flags[s] |= multiWrite
+	if t.at(s).writer >= 0 && t.at(s).writer != op.Index {
+		t.at(s).flags |= multiWrite
 	}
-	t.writer[s] = op.Index
-	t.node[s] = node
+	t.at(s).writer = op.Index
+	t.at(s).node = node
 	switch op.Type {
 	case histories.OK:
 		c.stats.AckedWrite++
-		t.flags[s] |= wOK
+		t.at(s).flags |= wOK
 	case histories.Info:
-		t.flags[s] |= wInfo
+		t.at(s).flags |= wInfo
 		if m.Offset >= 0 {
 			c.pending = append(c.pending, pendingSend{op.Index, m.Key, m.Value, m.Offset})
 		}
 	case histories.Fail:
-		t.flags[s] |= wFail
+		t.at(s).flags |= wFail
 	}
 }
 
@@ -151,9 +151,9 @@ func (c *collector) poll(op *histories.Op, m *histories.Mop) {
 		for _, r := range recs {
 			c.stats.Reads++
 			s := ks.observe(r.Offset, r.Value)
-			ks.slots.flags[s] |= readAny
+			ks.slots.at(s).flags |= readAny
 			if ok {
-				ks.slots.flags[s] |= readOK
+				ks.slots.at(s).flags |= readOK
 			}
 		}
 	}
@@ -170,9 +170,9 @@ func (c *collector) seal() []string {
 	infoDone := map[int64]bool{}
 	for _, ks := range c.keyList {
 		t := &ks.slots
-		for s, f := range t.flags {
-			if f&wInfo != 0 && f&readOK != 0 && f&merged == 0 {
-				infoDone[t.writer[s]] = true
+		for s := int32(0); s < t.len(); s++ {
+			if f := t.at(s).flags; f&wInfo != 0 && f&readOK != 0 && f&merged == 0 {
+				infoDone[t.at(s).writer] = true
 			}
 		}
 	}
@@ -191,14 +191,15 @@ func (c *collector) seal() []string {
 			ks.merge()
 		}
 		t := &ks.slots
-		for s, f := range t.flags {
+		for s := int32(0); s < t.len(); s++ {
+			f := t.at(s).flags
 			if f&merged != 0 {
 				continue
 			}
-			if f&wOK != 0 || (f&wInfo != 0 && infoDone[t.writer[s]]) {
-				t.flags[s] |= committed
+			if f&wOK != 0 || (f&wInfo != 0 && infoDone[t.at(s).writer]) {
+				t.at(s).flags |= committed
 			}
-			if t.writer[s] < 0 {
+			if t.at(s).writer < 0 {
 				unwritten++
 			}
 			if f&multiWrite != 0 {

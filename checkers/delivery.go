@@ -116,11 +116,11 @@ func (d *delivery) lost(group string, gk *groupKey) {
 			continue
 		}
 		v, s := ks.log.valueAt(int32(i))
-		if ks.slots.flags[s]&(committed|readOK) == 0 {
+		if ks.slots.at(s).flags&(committed|readOK) == 0 {
 			continue
 		}
 		ops := []int64{gk.commitOp}
-		if w := ks.slots.writer[s]; w >= 0 {
+		if w := ks.slots.at(s).writer; w >= 0 {
 			ops = append(ops, w)
 		}
 		d.sink.add(LostDelivery, Case{

@@ -52,7 +52,7 @@ func (g *depGraph) addWW(ks *keyState) {
 	prev := int32(-1)
 	for i := range ks.log.byIndex {
 		_, s := ks.log.valueAt(int32(i))
-		n := ks.slots.node[s]
+		n := ks.slots.at(s).node
 		if prev >= 0 && n >= 0 && n != prev {
 			g.edges = append(g.edges, edge{prev, n, ks.key, kindWW})
 		}
@@ -67,7 +67,7 @@ func (g *depGraph) visit(v *opView) {
 	}
 	g.scratch = g.scratch[:0]
 	for _, r := range v.reads {
-		w := r.ks.slots.node[r.slot]
+		w := r.ks.slots.at(r.slot).node
 		if w >= 0 && w != v.node {
 			g.scratch = append(g.scratch, edge{w, v.node, r.ks.key, kindWR})
 		}

@@ -42,8 +42,8 @@ func reportDuplicates(ks *keyState, ev *evidence, sink *caseSink) {
 	}
 	slices.Sort(slots)
 	for _, s := range slots {
-		v := ks.slots.value[s]
-		offs := append([]int64{ks.slots.offset[s]}, ks.dups[s]...)
+		v := ks.slots.at(s).value
+		offs := append([]int64{ks.slots.at(s).offset}, ks.dups[s]...)
 		slices.Sort(offs)
 		obs := make([]obsKey, len(offs))
 		for i, o := range offs {

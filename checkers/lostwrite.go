@@ -11,18 +11,19 @@ import "fmt"
 func reportLostWrites(col *collector, ev *evidence, sink *caseSink) {
 	for _, ks := range col.keyList {
 		t := &ks.slots
-		for s, f := range t.flags {
+		for s := int32(0); s < t.len(); s++ {
+			f := t.at(s).flags
 			if f&(readOK|merged) != 0 {
 				continue
 			}
 			if f&committed != 0 {
-				reportLost(ks, int32(s), ev, sink)
+				reportLost(ks, s, ev, sink)
 			}
 			if f&wOK != 0 {
 				sink.add(Unseen, Case{
-					Key: ptr(ks.key), Value: ptr(t.value[s]), Offsets: offsetsOf(t.offset[s]),
-					Ops:         []int64{t.writer[s]},
-					Explanation: fmt.Sprintf("op %d's acknowledged send of %d to key %d was never returned by an ok poll", t.writer[s], t.value[s], ks.key),
+					Key: ptr(ks.key), Value: ptr(t.at(s).value), Offsets: offsetsOf(t.at(s).offset),
+					Ops:         []int64{t.at(s).writer},
+					Explanation: fmt.Sprintf("op %d's acknowledged send of %d to key %d was never returned by an ok poll", t.at(s).writer, t.at(s).value, ks.key),
 				})
 			}
 		}
@@ -35,15 +36,15 @@ func reportLost(ks *keyState, s int32, ev *evidence, sink *caseSink) {
 		return
 	}
 	t := &ks.slots
-	ops := []int64{t.writer[s]}
+	ops := []int64{t.at(s).writer}
 	boundOffset := ks.log.byIndex[ks.bound]
 	if r, ok := ev.boundReader[ks.key]; ok {
 		ops = append(ops, r)
 	}
 	sink.add(LostWrite, Case{
-		Key: ptr(ks.key), Value: ptr(t.value[s]), Offsets: []int64{t.offset[s], boundOffset},
+		Key: ptr(ks.key), Value: ptr(t.at(s).value), Offsets: []int64{t.at(s).offset, boundOffset},
 		Ops:         ops,
-		Explanation: fmt.Sprintf("value %d sent to key %d by op %d sits at offset %d, and ok ops read key %d up to offset %d, yet no ok op ever read it", t.value[s], ks.key, t.writer[s], t.offset[s], ks.key, boundOffset),
+		Explanation: fmt.Sprintf("value %d sent to key %d by op %d sits at offset %d, and ok ops read key %d up to offset %d, yet no ok op ever read it", t.at(s).value, ks.key, t.at(s).writer, t.at(s).offset, ks.key, boundOffset),
 	})
 }
 

@@ -3,7 +3,6 @@ package checkers
 import (
 	"cmp"
 	"slices"
-	"sort"
 
 	"github.com/kafkachaos/kafkachaos/histories"
 )
@@ -23,12 +22,11 @@ type logEntry struct {
 }
 
 // offsetLog is one key's version order: offset -> first value seen there.
-// Kafka offsets are nearly dense (gaps are transaction markers), so a slice
+// Kafka offsets are nearly dense (gaps are transaction markers), so an array
 // indexed by offset is both the smallest and the fastest representation.
 type offsetLog struct {
-	vals  []int64
-	slots []int32 // noSlot where nothing was observed
-	over  map[int64]logEntry
+	entries chunked[logEntry] // slot noSlot where nothing was observed
+	over    map[int64]logEntry
 
 	// Filled by seal: dense index of each offset (holes removed).
 	dense   []int32
@@ -36,9 +34,13 @@ type offsetLog struct {
 	byIndex []int64 // dense index -> offset
 }
 
+func (l *offsetLog) size() int64 { return int64(l.entries.len()) }
+
 func (l *offsetLog) get(o int64) (logEntry, bool) {
-	if o < int64(len(l.slots)) && l.slots[o] != noSlot {
-		return logEntry{l.vals[o], l.slots[o]}, true
+	if o < l.size() {
+		if e := l.entries.at(int(o)); e.slot != noSlot {
+			return *e, true
+		}
 	}
 	e, ok := l.over[o]
 	return e, ok
@@ -46,15 +48,13 @@ func (l *offsetLog) get(o int64) (logEntry, bool) {
 
 // put records e at an offset where get found nothing.
 func (l *offsetLog) put(o int64, e logEntry) {
-	n := int64(len(l.slots))
-	if o >= n && o < 2*n+denseSlack {
-		for int64(len(l.slots)) <= o {
-			l.vals = append(l.vals, 0)
-			l.slots = append(l.slots, noSlot)
+	if n := l.size(); o >= n && o < 2*n+denseSlack {
+		for l.size() <= o {
+			l.entries.push(logEntry{slot: noSlot})
 		}
 	}
-	if o < int64(len(l.slots)) {
-		l.vals[o], l.slots[o] = e.val, e.slot
+	if o < l.size() {
+		*l.entries.at(int(o)) = e
 		return
 	}
 	if l.over == nil {
@@ -68,9 +68,10 @@ func (l *offsetLog) remap(m map[int32]int32) {
 	if len(m) == 0 {
 		return
 	}
-	for o, s := range l.slots {
-		if to, ok := m[s]; ok {
-			l.slots[o] = to
+	for o := 0; o < l.entries.len(); o++ {
+		e := l.entries.at(o)
+		if to, ok := m[e.slot]; ok {
+			e.slot = to
 		}
 	}
 	for o, e := range l.over {
@@ -82,34 +83,37 @@ func (l *offsetLog) remap(m map[int32]int32) {
 
 // seal numbers the observed offsets densely, in offset order.
 func (l *offsetLog) seal() {
-	overOffs := make([]int64, 0, len(l.over))
-	for o := range l.over {
-		overOffs = append(overOffs, o)
-	}
-	sort.Slice(overOffs, func(i, j int) bool { return overOffs[i] < overOffs[j] })
-	l.dense = make([]int32, len(l.slots))
-	next := int32(0)
-	for o, s := range l.slots {
+	n := l.entries.len()
+	l.dense = make([]int32, n)
+	count := int32(0)
+	for o := 0; o < n; o++ {
 		l.dense[o] = -1
-		if s != noSlot {
-			l.dense[o] = next
-			l.byIndex = append(l.byIndex, int64(o))
-			next++
+		if l.entries.at(o).slot != noSlot {
+			l.dense[o] = count
+			count++
 		}
 	}
-	// Overflow offsets may lie below the dense end only if the dense part grew
+	l.byIndex = make([]int64, 0, int(count)+len(l.over))
+	for o := 0; o < n; o++ {
+		if l.dense[o] >= 0 {
+			l.byIndex = append(l.byIndex, int64(o))
+		}
+	}
+	if len(l.over) == 0 {
+		return
+	}
+	// Overflow offsets may lie below the dense end if the dense part grew
 	// after they were stored; merge them in order.
-	if len(overOffs) > 0 {
-		l.overIdx = make(map[int64]int32, len(overOffs))
-		all := append(l.byIndex, overOffs...)
-		sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-		l.byIndex = all
-		for i, o := range all {
-			if o < int64(len(l.dense)) && l.slots[o] != noSlot {
-				l.dense[o] = int32(i)
-			} else {
-				l.overIdx[o] = int32(i)
-			}
+	for o := range l.over {
+		l.byIndex = append(l.byIndex, o)
+	}
+	slices.Sort(l.byIndex)
+	l.overIdx = make(map[int64]int32, len(l.over))
+	for i, o := range l.byIndex {
+		if o < int64(n) && l.entries.at(int(o)).slot != noSlot {
+			l.dense[o] = int32(i)
+		} else {
+			l.overIdx[o] = int32(i)
 		}
 	}
 }
@@ -143,20 +147,30 @@ const (
 	merged                       // merged into another slot of the same value at seal
 )
 
-// slotTable holds what is known of each value of one key, struct-of-arrays so
-// that millions of values cost a few dozen bytes each and no pointers.
+// slotTable holds what is known of each value of one key: 32 bytes a value,
+// no pointers, in chunks that are never copied.
 //
 // Pass 1 appends a slot per first sighting (a new offset, or a send without
 // offset) and finds known values through the offset log, so it needs no
 // value map; seal then sorts slots by value and merges those of one value.
 type slotTable struct {
-	value  []int64
-	writer []int64 // op index of the completion that sent it; -1 unknown
-	node   []int32 // dependency-graph node of an ok writer; -1 none
-	offset []int64 // first offset it was observed at; NoOffset unknown
-	flags  []uint8
+	recs   chunked[slotRec]
 	sorted []valueSlot // after seal: one entry per value, ascending
 }
+
+// slotRec is what is known of one value.
+type slotRec struct {
+	value  int64
+	writer int64 // op index of the completion that sent it; -1 unknown
+	offset int64 // first offset it was observed at; NoOffset unknown
+	node   int32 // dependency-graph node of an ok writer; -1 none
+	flags  uint8
+}
+
+func (t *slotTable) len() int32 { return int32(t.recs.len()) }
+
+// at returns slot s's record.
+func (t *slotTable) at(s int32) *slotRec { return t.recs.at(int(s)) }
 
 type valueSlot struct {
 	value int64
@@ -164,13 +178,7 @@ type valueSlot struct {
 }
 
 func (t *slotTable) add(v int64) int32 {
-	s := int32(len(t.value))
-	t.value = append(t.value, v)
-	t.writer = append(t.writer, -1)
-	t.node = append(t.node, -1)
-	t.offset = append(t.offset, histories.NoOffset)
-	t.flags = append(t.flags, 0)
-	return s
+	return int32(t.recs.push(slotRec{value: v, writer: -1, offset: histories.NoOffset, node: -1}))
 }
 
 // find returns v's slot after seal, by binary search.
@@ -183,7 +191,7 @@ func (t *slotTable) find(v int64) (int32, bool) {
 }
 
 // live reports whether slot s still stands for its value after merging.
-func (t *slotTable) live(s int) bool { return t.flags[s]&merged == 0 }
+func (t *slotTable) live(s int32) bool { return t.at(s).flags&merged == 0 }
 
 // keyState is everything the checker knows about one key.
 type keyState struct {
@@ -210,11 +218,11 @@ func (ks *keyState) observe(o, v int64) int32 {
 		}
 		ks.addConflict(o, v)
 		s := ks.slots.add(v)
-		ks.slots.offset[s] = o
+		ks.slots.at(s).offset = o
 		return s
 	}
 	s := ks.slots.add(v)
-	ks.slots.offset[s] = o
+	ks.slots.at(s).offset = o
 	ks.log.put(o, logEntry{v, s})
 	return s
 }
@@ -236,10 +244,10 @@ func (ks *keyState) addConflict(o, v int64) {
 // The log is repointed at the surviving slots.
 func (ks *keyState) merge() {
 	t := &ks.slots
-	pairs := make([]valueSlot, 0, len(t.value))
-	for s := range t.value {
+	pairs := make([]valueSlot, 0, t.len())
+	for s := int32(0); s < t.len(); s++ {
 		if t.live(s) {
-			pairs = append(pairs, valueSlot{t.value[s], int32(s)})
+			pairs = append(pairs, valueSlot{t.at(s).value, s})
 		}
 	}
 	slices.SortFunc(pairs, func(a, b valueSlot) int {
@@ -270,25 +278,25 @@ func (ks *keyState) merge() {
 // absorb folds slot other into slot canon, which holds the same value.
 func (ks *keyState) absorb(canon, other int32) {
 	t := &ks.slots
-	if w := t.writer[other]; w >= 0 {
-		if t.writer[canon] >= 0 && t.writer[canon] != w {
-			t.flags[canon] |= multiWrite
+	if w := t.at(other).writer; w >= 0 {
+		if t.at(canon).writer >= 0 && t.at(canon).writer != w {
+			t.at(canon).flags |= multiWrite
 		}
-		if w > t.writer[canon] {
-			t.writer[canon], t.node[canon] = w, t.node[other]
+		if w > t.at(canon).writer {
+			t.at(canon).writer, t.at(canon).node = w, t.at(other).node
 		}
 	}
-	t.flags[canon] |= t.flags[other]
-	t.flags[other] |= merged
-	if o := t.offset[other]; o != histories.NoOffset {
+	t.at(canon).flags |= t.at(other).flags
+	t.at(other).flags |= merged
+	if o := t.at(other).offset; o != histories.NoOffset {
 		ks.noteOffset(canon, o)
 	}
 }
 
 func (ks *keyState) noteOffset(s int32, o int64) {
-	first := ks.slots.offset[s]
+	first := ks.slots.at(s).offset
 	if first == histories.NoOffset {
-		ks.slots.offset[s] = o
+		ks.slots.at(s).offset = o
 		return
 	}
 	if first == o {
@@ -308,7 +316,7 @@ func (ks *keyState) noteOffset(s int32, o int64) {
 // idxRange is the first and last dense index of slot s (they differ only for
 // a duplicated value); -1, -1 when s never appeared in the log.
 func (ks *keyState) idxRange(s int32) (first, last int32) {
-	o := ks.slots.offset[s]
+	o := ks.slots.at(s).offset
 	if o == histories.NoOffset {
 		return -1, -1
 	}
@@ -324,9 +332,9 @@ func (ks *keyState) idxRange(s int32) (first, last int32) {
 // seal numbers the log and computes the read bound.
 func (ks *keyState) seal() {
 	ks.log.seal()
-	for s, f := range ks.slots.flags {
-		if f&readOK != 0 && f&merged == 0 {
-			first, _ := ks.idxRange(int32(s))
+	for s := int32(0); s < ks.slots.len(); s++ {
+		if f := ks.slots.at(s).flags; f&readOK != 0 && f&merged == 0 {
+			first, _ := ks.idxRange(s)
 			ks.bound = max(ks.bound, first)
 		}
 	}

@@ -105,11 +105,19 @@ func (c *collector) visit(op *histories.Op) error {
 	}
 	for i := range op.Mops {
 		m := &op.Mops[i]
+		var err error
 		switch {
 		case m.F == histories.MSend && sendsOf(op):
-			c.send(op, m, node)
+			if err = checkSend(op, i, m); err == nil {
+				c.send(op, m, node)
+			}
 		case m.F == histories.MPoll && readsOf(op):
-			c.poll(op, m)
+			err = c.poll(op, i, m)
+		default:
+			err = checkOtherMop(op, i, m)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -144,11 +152,14 @@ func (c *collector) send(op *histories.Op, m *histories.Mop, node int32) {
 	}
 }
 
-func (c *collector) poll(op *histories.Op, m *histories.Mop) {
+func (c *collector) poll(op *histories.Op, i int, m *histories.Mop) error {
 	ok := op.Type == histories.OK
 	for k, recs := range m.Records {
 		ks := c.key(k)
 		for _, r := range recs {
+			if err := checkRecord(op, i, k, r); err != nil {
+				return err
+			}
 			c.stats.Reads++
 			s := ks.observe(r.Offset, r.Value)
 			ks.slots.at(s).flags |= readAny
@@ -157,6 +168,7 @@ func (c *collector) poll(op *histories.Op, m *histories.Mop) {
 			}
 		}
 	}
+	return nil
 }
 
 // seal ends pass 1: it decides which writers took effect, adds their pending

@@ -103,6 +103,9 @@ func (v *opView) resolveRebalance(op *histories.Op) string {
 		v.rebalanced = append(v.rebalanced, rb.Revoked...)
 		v.rebalanced = append(v.rebalanced, rb.Assigned...)
 	}
+	if len(op.Extra) == 0 {
+		return ""
+	}
 	raw, ok := op.Extra[rebalanceLogKey]
 	if !ok {
 		return ""

@@ -29,7 +29,6 @@ func Check(src Source, opts Options) (Result, error) {
 // and feeds each op to every per-op detector.
 type judge struct {
 	col      *collector
-	opts     Options
 	sink     *caseSink
 	view     opView
 	nextNode int32
@@ -48,14 +47,13 @@ func newJudge(col *collector, opts Options) *judge {
 	sink := newCaseSink(opts.MaxCases)
 	return &judge{
 		col:      col,
-		opts:     opts,
 		sink:     sink,
 		polls:    newPollOrder(sink, opts),
 		sends:    newSendOrder(sink),
 		txns:     &txnReads{sink: sink},
 		graph:    newDepGraph(col, opts),
 		delivery: newDelivery(sink),
-		evidence: newEvidence(col),
+		evidence: newEvidence(),
 	}
 }
 

@@ -162,7 +162,6 @@ func (c *collector) poll(op *histories.Op, i int, m *histories.Mop) error {
 			}
 			c.stats.Reads++
 			s := ks.observe(r.Offset, r.Value)
-			ks.slots.at(s).flags |= readAny
 			if ok {
 				ks.slots.at(s).flags |= readOK
 			}

@@ -13,13 +13,12 @@ type obsKey struct {
 // key up to its read bound. It only looks at keys with such findings, so a
 // clean history costs it one branch per record.
 type evidence struct {
-	col         *collector
 	observer    map[obsKey]int64
 	boundReader map[int64]int64
 }
 
-func newEvidence(col *collector) *evidence {
-	return &evidence{col: col, observer: map[obsKey]int64{}, boundReader: map[int64]int64{}}
+func newEvidence() *evidence {
+	return &evidence{observer: map[obsKey]int64{}, boundReader: map[int64]int64{}}
 }
 
 func (e *evidence) visit(v *opView) {

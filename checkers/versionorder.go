@@ -140,7 +140,6 @@ const (
 	wOK        uint8 = 1 << iota // written by an ok op
 	wInfo                        // written by an info op
 	wFail                        // written by a fail op
-	readAny                      // returned by some poll
 	readOK                       // returned by a poll of an ok poll/txn op
 	committed                    // written by an op known to have taken effect
 	multiWrite                   // sent by more than one op

@@ -69,9 +69,13 @@ func TestFaultWindowsPairStartsWithHeals(t *testing.T) {
 		{F: "restart", Start: 30, End: 31, Op: 5, Invoke: 4},
 		{F: "clock-skew-start", Start: 40, End: 41},
 		{F: "heal", Start: 50, End: 52},
+		{F: "delay", Start: 60, End: 61},
+		{F: "shuffle-leaders", Start: 65, End: 65},
+		{F: "delay-heal", Start: 70, End: 72},
 	}
 	w := faultWindows(nem, 100, nil)
-	want := []window{{10, 31, "kill", false}, {20, 52, "partition", false}, {40, 100, "clock-skew-start", true}}
+	want := []window{{10, 31, "kill", false}, {20, 52, "partition", false}, {40, 100, "clock-skew-start", true},
+		{60, 72, "delay", false}}
 	if len(w) != len(want) {
 		t.Fatalf("windows %v, want %v", w, want)
 	}

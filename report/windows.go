@@ -13,8 +13,14 @@ type window struct {
 }
 
 // healOf names the nemesis f that ends a fault started by f, or "" when f
-// does not start a window.
-func healOf(f string) string {
+// does not start a window. present holds every nemesis f in the history: a
+// fault "x" healed by "x-heal" (the nemesis package's convention for request
+// faults, packet loss and slow links) opens a window only when its heal is
+// there to close it, so a one-off event is not drawn as a fault forever.
+func healOf(f string, present map[string]bool) string {
+	if present[f+"-heal"] {
+		return f + "-heal"
+	}
 	switch f {
 	case "kill":
 		return "restart"
@@ -38,9 +44,13 @@ func healOf(f string) string {
 // several partitions) close every open window of that kind.
 func faultWindows(nem []bar, end int64, values map[int64]json.RawMessage) []window {
 	var out []window
+	present := map[string]bool{}
+	for _, b := range nem {
+		present[b.F] = true
+	}
 	open := map[string][]int{} // heal f -> indexes into out
 	for _, b := range nem {
-		if h := healOf(b.F); h != "" {
+		if h := healOf(b.F, present); h != "" {
 			open[h] = append(open[h], len(out))
 			out = append(out, window{Start: b.Start, End: end, Label: label(b, values), Open: true})
 			continue

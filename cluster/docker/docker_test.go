@@ -225,9 +225,68 @@ func TestDockerClusterFaults(t *testing.T) {
 		}
 	})
 
+	t.Run("slow link puts tbf on both ends and removes it", func(t *testing.T) {
+		if err := p.SlowLink(ctx, 1, 8_000_000); err != nil {
+			t.Fatal(err)
+		}
+		inside, outside := qdiscs(t, p, p.nodes[0])
+		if !strings.Contains(inside, "tbf") || !strings.Contains(outside, "tbf") {
+			t.Errorf("after SlowLink: container eth0 %q, host veth %q; want tbf on both", inside, outside)
+		}
+		for range 2 { // clearing is idempotent
+			if err := p.SlowLink(ctx, 1, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		inside, outside = qdiscs(t, p, p.nodes[0])
+		if strings.Contains(inside, "tbf") || strings.Contains(outside, "tbf") {
+			t.Errorf("after clearing: container eth0 %q, host veth %q", inside, outside)
+		}
+	})
+
+	t.Run("graceful stop and start; the controller is a node", func(t *testing.T) {
+		ctrl, err := p.ActiveController(ctx)
+		if err != nil || ctrl < 1 || ctrl > 3 {
+			t.Fatalf("ActiveController = %d, %v", ctrl, err)
+		}
+		if err := p.StopNode(ctx, ctrl); err != nil {
+			t.Fatal(err)
+		}
+		logs, _ := p.logs(ctx, p.nodes[ctrl-1])
+		if !strings.Contains(logs, "shut down completed") {
+			t.Errorf("node %d log shows no clean shutdown after StopNode", ctrl)
+		}
+		if err := p.StartNode(ctx, ctrl); err != nil {
+			t.Fatal(err)
+		}
+		waitAllRegistered(t, p)
+	})
+
 	if err := produceAndRead(ctx, p, "t", 60*time.Second); err != nil {
 		t.Fatalf("after every fault healed: %v", err)
 	}
+}
+
+// qdiscs shows the root qdiscs of n's eth0 (inside) and its host veth.
+func qdiscs(t *testing.T, p *Provider, n *node) (inside, outside string) {
+	t.Helper()
+	pid, err := p.pid(t.Context(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err := hostVeth(t.Context(), pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside, err = inNetns(t.Context(), pid, "", "tc", "qdisc", "show", "dev", "eth0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside, err = inNetns(t.Context(), hostNetns, "", "tc", "qdisc", "show", "dev", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inside, outside
 }
 
 func nodeUp(p *Provider, id int32) bool {

@@ -110,7 +110,7 @@ stop() {
 case "${1:-}" in
 start) start ;;
 stop) stop ;;
-status) answers && log "answering at $HOST" ;;
+status) if answers; then log "answering at $HOST"; else log "not answering at $HOST"; exit 1; fi ;;
 env) echo "export DOCKER_HOST=$HOST" ;;
 *)
 	echo "usage: $0 start|stop|status|env" >&2

@@ -360,9 +360,53 @@ func TestChaosLocalThroughput(t *testing.T) {
 		a.out.Stats.Throughput["send"], a.out.Stats.Throughput["poll"], a.out.Stats.Seconds, a.out.Stats.Latency["send"], a.out.Dir)
 }
 
-// logTimeToFirstLostWrite logs how long after the first fault began the
-// earliest write that was later lost was acknowledged.
+// TestChaosLocalAcks1KillTimeToLostWrite measures, over several runs of
+// acks=1 with only a kill -9 of the leader, how soon the first lost write
+// appears (full profile only). It also checks the claim once more: some run
+// must show a lost write.
+func TestChaosLocalAcks1KillTimeToLostWrite(t *testing.T) {
+	p := requireLocal(t)
+	if p.name == "short" {
+		t.Skip("measurement: full profile only")
+	}
+	s := localScenario("local-acks1-kill-timing", p)
+	s.TimeLimit = d(30 * time.Second)
+	s.Producer.ProducerConfig = model.LegacyDefaultProducer()
+	s.Workload.Rate = 1000
+	s.Nemesis = []generators.Fault{faultAt(s, generators.KindKill, "leader", 0.3, 0.6)}
+	var sinceStart, sinceKill []time.Duration
+	for i := range 5 {
+		a := runLocal(t, s, i)
+		if why := worked(a, 50); why != "" {
+			t.Errorf("run %d proves nothing: %s", i+1, why)
+			continue
+		}
+		if fromStart, fromFault, ok := timeToFirstLostWrite(t, a.out); ok {
+			sinceStart, sinceKill = append(sinceStart, fromStart), append(sinceKill, fromFault)
+		}
+	}
+	if len(sinceStart) == 0 {
+		t.Fatalf("CLAIM NOT OBSERVED: no lost write in 5 runs of acks=1 under kill -9 of the leader")
+	}
+	slices.Sort(sinceStart)
+	slices.Sort(sinceKill)
+	t.Logf("TIME TO FIRST LOST WRITE over %d of 5 runs with loss: median %s after run start, %s after the kill op (all: %v / %v)",
+		len(sinceStart), sinceStart[len(sinceStart)/2], sinceKill[len(sinceKill)/2], sinceStart, sinceKill)
+}
+
+// logTimeToFirstLostWrite logs how soon the first lost write appeared.
 func logTimeToFirstLostWrite(t *testing.T, o runner.Outcome) {
+	t.Helper()
+	if fromStart, fromFault, ok := timeToFirstLostWrite(t, o); ok {
+		t.Logf("TIME TO FIRST LOST WRITE: acknowledged %s into the run, %s after the first fault op was recorded", fromStart, fromFault)
+	}
+}
+
+// timeToFirstLostWrite finds when the earliest write that was later lost
+// was acknowledged: since the run began, and since the first nemesis op
+// (recorded once its fault is in place, so a write acknowledged while the
+// fault was being applied comes out slightly negative).
+func timeToFirstLostWrite(t *testing.T, o runner.Outcome) (fromStart, fromFault time.Duration, ok bool) {
 	t.Helper()
 	want := map[int64]bool{}
 	for _, c := range o.Result.Anomalies[checkers.LostWrite] {
@@ -370,10 +414,13 @@ func logTimeToFirstLostWrite(t *testing.T, o runner.Outcome) {
 			want[i] = true
 		}
 	}
+	if len(want) == 0 {
+		return 0, 0, false
+	}
 	src, err := histories.Open(filepath.Join(o.Dir, report.HistoryFile), histories.FormatJSONL)
 	if err != nil {
 		t.Errorf("reopening the history: %v", err)
-		return
+		return 0, 0, false
 	}
 	faultAt, firstLost := int64(-1), int64(-1)
 	err = src.Scan(func(op *histories.Op) error {
@@ -386,9 +433,9 @@ func logTimeToFirstLostWrite(t *testing.T, o runner.Outcome) {
 		return nil
 	})
 	if err != nil || faultAt < 0 || firstLost < 0 {
-		t.Logf("TIME TO FIRST LOST WRITE: unknown (fault at %d, lost write at %d, %v)", faultAt, firstLost, err)
-		return
+		t.Errorf("time to first lost write: fault op at %d, lost write acked at %d (%v)", faultAt, firstLost, err)
+		return 0, 0, false
 	}
-	t.Logf("TIME TO FIRST LOST WRITE: acknowledged %s after the first fault began (run time %s)",
-		time.Duration(firstLost-faultAt).Round(time.Millisecond), time.Duration(firstLost).Round(time.Millisecond))
+	ms := func(ns int64) time.Duration { return time.Duration(ns).Round(time.Millisecond) }
+	return ms(firstLost), ms(firstLost - faultAt), true
 }

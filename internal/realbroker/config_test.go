@@ -1,0 +1,60 @@
+package realbroker
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+)
+
+func TestPropertiesIdentityWinsOverridesBeatDefaults(t *testing.T) {
+	all := []Node{{1, "10.0.0.1", 9092, 9093}, {2, "10.0.0.2", 9092, 9093}, {3, "10.0.0.3", 9092, 9093}}
+	props := Properties(all[1], all, "/data", map[string]string{
+		"node.id": "9", "listeners": "PLAINTEXT://evil:1", "replica.lag.time.max.ms": "777", "x.y": "z"})
+	want := map[string]string{
+		"node.id":                    "2",
+		"listeners":                  "PLAINTEXT://10.0.0.2:9092,CONTROLLER://10.0.0.2:9093",
+		"advertised.listeners":       "PLAINTEXT://10.0.0.2:9092",
+		"controller.quorum.voters":   "1@10.0.0.1:9093,2@10.0.0.2:9093,3@10.0.0.3:9093",
+		"log.dirs":                   "/data",
+		"replica.lag.time.max.ms":    "777",
+		"x.y":                        "z",
+		"default.replication.factor": "3",
+		"auto.create.topics.enable":  "false",
+	}
+	for k, v := range want {
+		if props[k] != v {
+			t.Errorf("%s = %q, want %q", k, props[k], v)
+		}
+	}
+}
+
+func TestBrokerDefaultsFitSmallClusters(t *testing.T) {
+	for brokers, rf := range map[int]string{1: "1", 2: "2", 3: "3", 5: "3"} {
+		d := BrokerDefaults(brokers)
+		if d["offsets.topic.replication.factor"] != rf || d["default.replication.factor"] != rf {
+			t.Errorf("%d brokers: replication factors %q/%q, want %q", brokers,
+				d["offsets.topic.replication.factor"], d["default.replication.factor"], rf)
+		}
+		if isr := d["transaction.state.log.min.isr"]; brokers == 1 && isr != "1" || brokers >= 2 && isr != "2" {
+			t.Errorf("%d brokers: transaction log min.isr %q", brokers, isr)
+		}
+	}
+}
+
+func TestRenderPropertiesSorted(t *testing.T) {
+	got := RenderProperties("by test", map[string]string{"b": "2", "a": "1", "c.d": "x=y"})
+	if want := "# by test\na=1\nb=2\nc.d=x=y\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestNewClusterIDIs16RandomBytes(t *testing.T) {
+	a, b := NewClusterID(), NewClusterID()
+	if a == b {
+		t.Errorf("two ids equal: %s", a)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(a)
+	if err != nil || len(raw) != 16 || strings.ContainsAny(a, "=+/") {
+		t.Errorf("id %q: %d bytes, %v", a, len(raw), err)
+	}
+}

@@ -1,0 +1,12 @@
+// Package realbroker is what the real-Kafka cluster providers
+// (cluster/local: JVM processes in network namespaces; cluster/docker:
+// containers) share: the KRaft broker configuration of a small test cluster,
+// the admin requests behind readiness, topic creation, leaders and the
+// active controller, the topology of network cuts, and the tc/flock
+// helpers both use the same way.
+//
+// It must not know how a node runs (process or container), how a fault is
+// applied (which namespace, which command runner), nor anything of
+// histories, checkers or clients: callers pass node ids, addresses and
+// callbacks, and wrap its errors with their own package name.
+package realbroker

@@ -56,24 +56,16 @@ func (v *opView) resolve(op *histories.Op, keys map[int64]*keyState, node int32)
 }
 
 func (v *opView) addSend(m *histories.Mop, ks *keyState) {
-	idx := int32(-1)
-	var s int32
-	found := false
+	// Usually the log holds this very value at the send's offset, which
+	// spares a search.
 	if m.Offset >= 0 {
-		idx = ks.log.idx(m.Offset)
-		// Usually the log holds this very value at the send's offset, which
-		// spares a binary search.
 		if e, ok := ks.log.get(m.Offset); ok && e.val == m.Value {
-			s, found = e.slot, true
+			v.sends = append(v.sends, sendRef{ks, m.Value, m.Offset, e.slot, ks.log.idx(m.Offset)})
+			return
 		}
 	}
-	if !found {
-		s, _ = ks.slots.find(m.Value)
-	}
-	if idx < 0 {
-		_, idx = ks.idxRange(s)
-	}
-	v.sends = append(v.sends, sendRef{ks, m.Value, m.Offset, s, idx})
+	vs, _ := ks.slots.find(m.Value)
+	v.sends = append(v.sends, sendRef{ks, m.Value, m.Offset, vs.slot, vs.idx})
 }
 
 func (v *opView) addPoll(m *histories.Mop, keys map[int64]*keyState) {
@@ -88,7 +80,8 @@ func (v *opView) addPoll(m *histories.Mop, keys map[int64]*keyState) {
 			e, _ := ks.log.get(r.Offset)
 			s := e.slot
 			if e.val != r.Value {
-				s, _ = ks.slots.find(r.Value)
+				vs, _ := ks.slots.find(r.Value)
+				s = vs.slot
 			}
 			v.reads = append(v.reads, readRef{ks, r.Offset, r.Value, s, ks.log.idx(r.Offset)})
 		}

@@ -174,19 +174,20 @@ func (t *slotTable) at(s int32) *slotRec { return t.recs.at(int(s)) }
 type valueSlot struct {
 	value int64
 	slot  int32
+	idx   int32 // last dense index of the value, -1 if not in the log; set by seal
 }
 
 func (t *slotTable) add(v int64) int32 {
 	return int32(t.recs.push(slotRec{value: v, writer: -1, offset: histories.NoOffset, node: -1}))
 }
 
-// find returns v's slot after seal, by binary search.
-func (t *slotTable) find(v int64) (int32, bool) {
+// find returns v's slot and last dense index after seal, by binary search.
+func (t *slotTable) find(v int64) (valueSlot, bool) {
 	i, ok := slices.BinarySearchFunc(t.sorted, v, func(e valueSlot, v int64) int { return cmp.Compare(e.value, v) })
 	if !ok {
-		return 0, false
+		return valueSlot{}, false
 	}
-	return t.sorted[i].slot, true
+	return t.sorted[i], true
 }
 
 // live reports whether slot s still stands for its value after merging.
@@ -246,7 +247,7 @@ func (ks *keyState) merge() {
 	pairs := make([]valueSlot, 0, t.len())
 	for s := int32(0); s < t.len(); s++ {
 		if t.live(s) {
-			pairs = append(pairs, valueSlot{t.at(s).value, s})
+			pairs = append(pairs, valueSlot{value: t.at(s).value, slot: s})
 		}
 	}
 	slices.SortFunc(pairs, func(a, b valueSlot) int {
@@ -267,7 +268,7 @@ func (ks *keyState) merge() {
 			}
 			remap[pairs[j].slot] = canon
 		}
-		out = append(out, valueSlot{pairs[i].value, canon})
+		out = append(out, valueSlot{value: pairs[i].value, slot: canon})
 		i = j
 	}
 	t.sorted = out
@@ -328,9 +329,13 @@ func (ks *keyState) idxRange(s int32) (first, last int32) {
 	return first, last
 }
 
-// seal numbers the log and computes the read bound.
+// seal numbers the log, places each value in it and computes the read bound.
 func (ks *keyState) seal() {
 	ks.log.seal()
+	for i := range ks.slots.sorted {
+		e := &ks.slots.sorted[i]
+		_, e.idx = ks.idxRange(e.slot)
+	}
 	for s := int32(0); s < ks.slots.len(); s++ {
 		if f := ks.slots.at(s).flags; f&readOK != 0 && f&merged == 0 {
 			first, _ := ks.idxRange(s)

@@ -4,10 +4,12 @@
 //
 // Workers: Producer (sends, acks/retries/idempotence configurable), Consumer
 // (assign or group subscribe, with commit strategies), Copier (transactional
-// consume-transform-produce) and FinalReads. Each worker runs as one or more
+// consume-transform-produce, one txn op per transaction, with an
+// at-least-once mode as the negative control) and FinalReads. Each worker runs as one or more
 // processes; Crash tears a worker down without a clean close and its process
 // ids never return. Which client errors are definite failures and which leave
-// the outcome unknown is the table in errors.go.
+// the outcome unknown is the table in errors.go, which also maps the
+// transactional API's error classes (retriable, abortable, fatal).
 //
 // This package must not know about checkers or models: it writes histories,
 // it never judges them. It must not know a cluster provider either: it talks

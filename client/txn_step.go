@@ -93,7 +93,10 @@ func (cp *Copier) finish(run *txnRun, err error) (histories.Type, error) {
 		return t, nil
 	}
 	if run.begun && TxnActionOf(err) != TxnFatal {
-		abortErr := cp.retry(context.Background(), cp.kp.AbortTransaction)
+		// Bounded on its own: the step's ctx may be what ended it.
+		actx, cancel := context.WithTimeout(context.Background(), 3*cp.opts.CallTimeout)
+		abortErr := cp.retry(actx, cp.kp.AbortTransaction)
+		cancel()
 		if TxnActionOf(abortErr) == TxnFatal {
 			err = abortErr
 		}

@@ -97,8 +97,10 @@ func (cp *Copier) finish(run *txnRun, err error) (histories.Type, error) {
 		actx, cancel := context.WithTimeout(context.Background(), 3*cp.opts.CallTimeout)
 		abortErr := cp.retry(actx, cp.kp.AbortTransaction)
 		cancel()
-		if TxnActionOf(abortErr) == TxnFatal {
-			err = abortErr
+		if abortErr != nil {
+			// The producer is stuck in this transaction: a successor
+			// fences it and the coordinator aborts what is open.
+			return t, cp.stop(fmt.Errorf("abort: %w", abortErr))
 		}
 	}
 	if TxnActionOf(err) == TxnFatal {

@@ -1,10 +1,9 @@
 package docker
 
 import (
-	"fmt"
-	"maps"
-	"strconv"
 	"strings"
+
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 // Ports inside every container: one listener for clients and brokers, one
@@ -19,54 +18,15 @@ const (
 // own filesystem), not Stop.
 const dataDir = "/tmp/kraft-combined-logs"
 
-// brokerDefaults are settings for a small, fast-failing test cluster (the
-// values cluster/local uses, so both providers show faults on the same
-// time scale). Spec.BrokerConfigs override any of them.
-func brokerDefaults(brokers int) map[string]string {
-	rf := strconv.Itoa(min(3, brokers))
-	isr := strconv.Itoa(min(2, brokers))
-	return map[string]string{
-		"num.partitions":                           "1",
-		"default.replication.factor":               rf,
-		"offsets.topic.replication.factor":         rf,
-		"offsets.topic.num.partitions":             "5",
-		"transaction.state.log.replication.factor": rf,
-		"transaction.state.log.min.isr":            isr,
-		"transaction.state.log.num.partitions":     "5",
-		"group.initial.rebalance.delay.ms":         "0",
-		"group.min.session.timeout.ms":             "1000",
-		"auto.create.topics.enable":                "false",
-		"unclean.leader.election.enable":           "false",
-		"replica.lag.time.max.ms":                  "10000",
-		"broker.session.timeout.ms":                "6000",
-		"broker.heartbeat.interval.ms":             "1000",
-		"num.network.threads":                      "2",
-		"num.io.threads":                           "4",
-		"log.segment.bytes":                        strconv.Itoa(16 << 20),
-	}
-}
-
-// nodeEnv is node id's container environment. Identity and listeners come
-// last and cannot be overridden: faults and readiness depend on them.
+// nodeEnv is node id's container environment: realbroker.Properties (the
+// same configuration cluster/local writes to server.properties) mapped to
+// the variables apache/kafka and this project's image read.
 func nodeEnv(id int32, ips map[int32]string, clusterID, heap string, overrides map[string]string) map[string]string {
-	voters := make([]string, 0, len(ips))
+	all := make([]realbroker.Node, 0, len(ips))
 	for n := int32(1); int(n) <= len(ips); n++ {
-		voters = append(voters, fmt.Sprintf("%d@%s:%d", n, ips[n], controllerPort))
+		all = append(all, realbroker.Node{ID: n, Host: ips[n], Port: clientPort, ControllerPort: controllerPort})
 	}
-	props := brokerDefaults(len(ips))
-	maps.Copy(props, overrides)
-	ip := ips[id]
-	maps.Copy(props, map[string]string{
-		"process.roles":                  "broker,controller",
-		"node.id":                        strconv.Itoa(int(id)),
-		"controller.quorum.voters":       strings.Join(voters, ","),
-		"listeners":                      fmt.Sprintf("PLAINTEXT://%s:%d,CONTROLLER://%s:%d", ip, clientPort, ip, controllerPort),
-		"advertised.listeners":           fmt.Sprintf("PLAINTEXT://%s:%d", ip, clientPort),
-		"controller.listener.names":      "CONTROLLER",
-		"inter.broker.listener.name":     "PLAINTEXT",
-		"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-		"log.dirs":                       dataDir,
-	})
+	props := realbroker.Properties(all[id-1], all, dataDir, overrides)
 	env := map[string]string{
 		"CLUSTER_ID":      clusterID,
 		"KAFKA_HEAP_OPTS": "-Xms" + heap + " -Xmx" + heap,

@@ -315,11 +315,14 @@ func waitAllRegistered(t *testing.T, p *Provider) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		err := p.brokersRegistered(t.Context())
-		if err == nil {
+		resp, err := p.admin.Metadata(t.Context(), nil)
+		if err == nil && len(resp.Brokers) == len(p.nodes) {
 			return
 		}
 		if time.Now().After(deadline) {
+			if err == nil {
+				err = fmt.Errorf("metadata lists %d of %d brokers", len(resp.Brokers), len(p.nodes))
+			}
 			t.Fatalf("brokers after restart: %v", err)
 		}
 		time.Sleep(500 * time.Millisecond)
@@ -332,7 +335,7 @@ func waitISRWithout(t *testing.T, p *Provider, topic string, node int32) {
 	deadline := time.Now().Add(45 * time.Second)
 	var isr []int32
 	for time.Now().Before(deadline) {
-		resp, err := p.metadata(t.Context(), []string{topic})
+		resp, err := p.admin.Metadata(t.Context(), []string{topic})
 		if err == nil && len(resp.Topics) == 1 && len(resp.Topics[0].Partitions) == 1 {
 			isr = resp.Topics[0].Partitions[0].ISR
 			if !containsID(isr, node) {

@@ -5,16 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/kafkachaos/kafkachaos/cluster/local"
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 	"github.com/moby/moby/client"
 )
 
 // ClientNode stands for the test process (the host side of the run's
-// bridge) in Partition components and CutLinks, as in cluster/local.
-const ClientNode = local.ClientNode
+// bridge) in Partition components and CutLinks (cluster.ClientNode).
+const ClientNode = cluster.ClientNode
 
 // restartListenTimeout bounds how long Restart waits for the listener.
 const restartListenTimeout = 60 * time.Second
@@ -157,35 +157,9 @@ func (p *Provider) Resume(ctx context.Context, id int32) error {
 // component; brokers outside it are then cut from the clients. Every
 // broker must be in exactly one component.
 func (p *Provider) Partition(ctx context.Context, components [][]int32) error {
-	comp := make(map[int32]int)
-	for i, c := range components {
-		for _, id := range c {
-			if _, dup := comp[id]; dup {
-				return fmt.Errorf("cluster/docker: partition: node %d in two components", id)
-			}
-			if id != ClientNode {
-				if _, err := p.node(id); err != nil {
-					return err
-				}
-			}
-			comp[id] = i
-		}
-	}
-	for _, n := range p.nodes {
-		if _, ok := comp[n.id]; !ok {
-			return fmt.Errorf("cluster/docker: partition: node %d is in no component", n.id)
-		}
-	}
-	var links [][2]int32
-	ids := append([]int32{ClientNode}, p.ids()...)
-	for i, a := range ids {
-		for _, b := range ids[i+1:] {
-			ca, okA := comp[a]
-			cb, okB := comp[b]
-			if okA && okB && ca != cb {
-				links = append(links, [2]int32{a, b})
-			}
-		}
+	links, err := realbroker.PartitionLinks(components, p.ids())
+	if err != nil {
+		return fmt.Errorf("cluster/docker: %w", err)
 	}
 	return p.setCuts(ctx, links)
 }
@@ -204,18 +178,8 @@ func (p *Provider) CutLinks(ctx context.Context, links [][2]int32) error {
 func (p *Provider) Heal(ctx context.Context) error { return p.setCuts(ctx, nil) }
 
 func (p *Provider) setCuts(ctx context.Context, links [][2]int32) error {
-	for _, l := range links {
-		for _, id := range l {
-			if id == ClientNode {
-				continue
-			}
-			if _, err := p.node(id); err != nil {
-				return err
-			}
-		}
-		if l[0] == l[1] {
-			return fmt.Errorf("cluster/docker: cannot cut node %d from itself", l[0])
-		}
+	if err := realbroker.CheckLinks(links, p.ids()); err != nil {
+		return fmt.Errorf("cluster/docker: %w", err)
 	}
 	p.netMu.Lock()
 	p.cuts = links
@@ -235,13 +199,8 @@ func (p *Provider) blockedFor(id int32) []string {
 	p.netMu.Lock()
 	defer p.netMu.Unlock()
 	var ips []string
-	for _, l := range p.cuts {
-		switch id {
-		case l[0]:
-			ips = append(ips, p.ipOf(l[1]))
-		case l[1]:
-			ips = append(ips, p.ipOf(l[0]))
-		}
+	for _, peer := range realbroker.CutFrom(p.cuts, id) {
+		ips = append(ips, p.ipOf(peer))
 	}
 	return ips
 }
@@ -273,12 +232,7 @@ func (p *Provider) applyNet(ctx context.Context, n *node) error {
 func (p *Provider) clientCut(id int32) bool {
 	p.netMu.Lock()
 	defer p.netMu.Unlock()
-	for _, l := range p.cuts {
-		if (l[0] == ClientNode && l[1] == id) || (l[1] == ClientNode && l[0] == id) {
-			return true
-		}
-	}
-	return false
+	return realbroker.ClientCut(p.cuts, id)
 }
 
 // PacketLoss drops pct percent (0..100) of the packets node receives, at
@@ -322,10 +276,10 @@ func (p *Provider) SlowLink(ctx context.Context, id int32, bitsPerSecond int64) 
 	}
 	if bitsPerSecond == 0 {
 		return errors.Join(
-			ignoreNoQdisc(inNetns(ctx, pid, "", "tc", "qdisc", "del", "dev", "eth0", "root")),
-			ignoreNoQdisc(inNetns(ctx, hostNetns, "", "tc", "qdisc", "del", "dev", host, "root")))
+			realbroker.IgnoreNoQdisc(inNetns(ctx, pid, "", "tc", "qdisc", "del", "dev", "eth0", "root")),
+			realbroker.IgnoreNoQdisc(inNetns(ctx, hostNetns, "", "tc", "qdisc", "del", "dev", host, "root")))
 	}
-	tbf := []string{"root", "tbf", "rate", fmt.Sprintf("%dbit", bitsPerSecond), "burst", "32kbit", "latency", "500ms"}
+	tbf := realbroker.TBF(bitsPerSecond)
 	if _, err := inNetns(ctx, pid, "", "tc", append([]string{"qdisc", "replace", "dev", "eth0"}, tbf...)...); err != nil {
 		return fmt.Errorf("cluster/docker: slow link on node %d: %w", id, err)
 	}
@@ -338,15 +292,6 @@ func (p *Provider) SlowLink(ctx context.Context, id int32, bitsPerSecond int64) 
 // SlowLinkMechanism names how SlowLink limits a link, for the nemesis op.
 func (p *Provider) SlowLinkMechanism() string {
 	return "tbf bandwidth cap on both ends of the container's veth (no netem on this kernel: no added latency)"
-}
-
-// ignoreNoQdisc makes deleting an absent root qdisc a success, so that
-// clearing a slow link is idempotent.
-func ignoreNoQdisc(out string, err error) error {
-	if err != nil && (strings.Contains(out, "handle of zero") || strings.Contains(out, "No such file")) {
-		return nil
-	}
-	return err
 }
 
 // HealAll removes every network fault and thaws paused nodes; killed nodes

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 	"github.com/moby/moby/client"
 )
 
@@ -116,9 +117,9 @@ func BuildImage(ctx context.Context, cli *client.Client, version, ref string, lo
 	if err := os.MkdirAll(filepath.Join(cache, "debootstrap-debs"), 0o755); err != nil {
 		return fmt.Errorf("cluster/docker: %w", err)
 	}
-	unlock, err := lockFile(filepath.Join(cache, "image-build.lock"))
+	unlock, err := realbroker.Flock(filepath.Join(cache, "image-build.lock"))
 	if err != nil {
-		return err
+		return fmt.Errorf("cluster/docker: %w", err)
 	}
 	defer unlock()
 	if present(ctx, cli, ref) { // built by another process while we waited
@@ -321,25 +322,6 @@ func mountsUnder(dir string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// lockFile takes an exclusive advisory lock, released by the returned func.
-func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("cluster/docker: lock %s: %w", path, err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cluster/docker: lock %s: %w", path, err)
-	}
-	return func() { f.Close() }, nil
 }
 
 func tail(s string, lines int) string {

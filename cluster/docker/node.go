@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
@@ -172,23 +173,14 @@ func (p *Provider) saveLogs(ctx context.Context) error {
 
 // waitListening waits until node's client listener accepts a connection.
 func (p *Provider) waitListening(ctx context.Context, n *node, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		c, err := net.DialTimeout("tcp", n.addr(), time.Second)
-		if err == nil {
-			c.Close()
-			return nil
-		}
+	exited := func() error {
 		if why := p.exited(ctx, n); why != "" {
-			return fmt.Errorf("cluster/docker: node %d %s after restart; log tail:\n%s", n.id, why, p.logTail(ctx, n, 30))
+			return fmt.Errorf("node %d %s after restart; log tail:\n%s", n.id, why, p.logTail(ctx, n, 30))
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("cluster/docker: node %d not listening on %s after %s: %w", n.id, n.addr(), limit, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+		return nil
 	}
+	if err := realbroker.WaitListening(ctx, n.addr(), limit, exited); err != nil {
+		return fmt.Errorf("cluster/docker: node %d: %w", n.id, err)
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package docker
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +15,8 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 	"github.com/moby/moby/client"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Options tune the provider; the zero value is a good default.
@@ -47,7 +46,7 @@ type Provider struct {
 	image  string
 	net    *runNet
 	nodes  []*node
-	admin  *kgo.Client
+	admin  *realbroker.Admin
 
 	netMu sync.Mutex
 	cuts  [][2]int32
@@ -156,7 +155,7 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 		ips[n.id] = n.ip
 		p.nodes = append(p.nodes, n)
 	}
-	clusterID := newClusterID()
+	clusterID := realbroker.NewClusterID()
 	var wg sync.WaitGroup
 	errs := make([]error, len(p.nodes))
 	for i, n := range p.nodes {
@@ -171,12 +170,12 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	admin, err := newAdmin(p.seeds())
+	admin, err := realbroker.NewAdmin(p.seeds())
 	if err != nil {
 		return err
 	}
 	p.admin = admin
-	return p.waitReady(ctx, p.opts.StartTimeout)
+	return p.waitReady(ctx)
 }
 
 // Stop copies the brokers' logs into the run directory, then removes every
@@ -259,13 +258,6 @@ func newRunID() string {
 		b[i] = alphabet[int(b[i])%len(alphabet)]
 	}
 	return string(b)
-}
-
-// newClusterID is a Kafka cluster id: 16 random bytes, base64url, unpadded.
-func newClusterID() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func mustAddr(ip string) netip.Addr { return netip.MustParseAddr(ip) }

@@ -4,17 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 // ClientNode stands for the test process (the host side of the bridge) in
 // Partition components and CutLinks: cutting it from a broker cuts every
-// client of the run from that broker.
-const ClientNode int32 = -1
+// client of the run from that broker (cluster.ClientNode).
+const ClientNode = cluster.ClientNode
 
 // ErrNoNetworkFaults is returned by network fault hooks in loopback mode.
 var ErrNoNetworkFaults = errors.New("cluster/local: network faults need root and network namespaces; this run uses the loopback fallback (kill and pause only)")
@@ -67,35 +69,9 @@ func (p *Provider) Resume(_ context.Context, id int32) error {
 // component; then brokers outside it are cut from the clients. Every
 // broker must be in exactly one component.
 func (p *Provider) Partition(ctx context.Context, components [][]int32) error {
-	comp := make(map[int32]int)
-	for i, c := range components {
-		for _, id := range c {
-			if _, dup := comp[id]; dup {
-				return fmt.Errorf("cluster/local: partition: node %d in two components", id)
-			}
-			if id != ClientNode {
-				if _, err := p.node(id); err != nil {
-					return err
-				}
-			}
-			comp[id] = i
-		}
-	}
-	var links [][2]int32
-	for _, n := range p.nodes {
-		if _, ok := comp[n.id]; !ok {
-			return fmt.Errorf("cluster/local: partition: node %d is in no component", n.id)
-		}
-	}
-	ids := append([]int32{ClientNode}, p.ids()...)
-	for i, a := range ids {
-		for _, b := range ids[i+1:] {
-			ca, okA := comp[a]
-			cb, okB := comp[b]
-			if okA && okB && ca != cb {
-				links = append(links, [2]int32{a, b})
-			}
-		}
+	links, err := realbroker.PartitionLinks(components, p.ids())
+	if err != nil {
+		return fmt.Errorf("cluster/local: %w", err)
 	}
 	return p.setCuts(ctx, links)
 }
@@ -120,28 +96,19 @@ func (p *Provider) setCuts(ctx context.Context, links [][2]int32) error {
 	if p.net == nil || !p.nft {
 		return ErrNoNetworkFaults
 	}
-	blocked := make(map[int32][]string)
-	for _, l := range links {
-		for _, id := range l {
-			if id == ClientNode {
-				continue
-			}
-			if _, err := p.node(id); err != nil {
-				return err
-			}
-		}
-		if l[0] == l[1] {
-			return fmt.Errorf("cluster/local: cannot cut node %d from itself", l[0])
-		}
-		blocked[l[0]] = append(blocked[l[0]], p.ipOf(l[1]))
-		blocked[l[1]] = append(blocked[l[1]], p.ipOf(l[0]))
+	if err := realbroker.CheckLinks(links, p.ids()); err != nil {
+		return fmt.Errorf("cluster/local: %w", err)
 	}
 	p.netMu.Lock()
 	defer p.netMu.Unlock()
 	var errs []error
 	for _, n := range p.nodes {
 		script := "flush set inet kafkachaos blocked\n"
-		if ips := blocked[n.id]; len(ips) > 0 {
+		var ips []string
+		for _, peer := range realbroker.CutFrom(links, n.id) {
+			ips = append(ips, p.ipOf(peer))
+		}
+		if len(ips) > 0 {
 			script += "add element inet kafkachaos blocked { " + strings.Join(ips, ", ") + " }\n"
 		}
 		if _, err := runIn(ctx, n.ns, script, "nft", "-f", "-"); err != nil {
@@ -159,12 +126,7 @@ func (p *Provider) setCuts(ctx context.Context, links [][2]int32) error {
 func (p *Provider) clientCut(id int32) bool {
 	p.netMu.Lock()
 	defer p.netMu.Unlock()
-	for _, l := range p.cuts {
-		if (l[0] == ClientNode && l[1] == id) || (l[1] == ClientNode && l[0] == id) {
-			return true
-		}
-	}
-	return false
+	return realbroker.ClientCut(p.cuts, id)
 }
 
 // PacketLoss drops pct percent (0..100) of the packets node receives, at
@@ -210,10 +172,10 @@ func (p *Provider) SlowLink(ctx context.Context, id int32, bitsPerSecond int64) 
 	host := vethName(p.id, id)
 	if bitsPerSecond == 0 {
 		return errors.Join(
-			ignoreNoQdisc(runIn(ctx, n.ns, "", "tc", "qdisc", "del", "dev", "eth0", "root")),
-			ignoreNoQdisc(run(ctx, "", "tc", "qdisc", "del", "dev", host, "root")))
+			realbroker.IgnoreNoQdisc(runIn(ctx, n.ns, "", "tc", "qdisc", "del", "dev", "eth0", "root")),
+			realbroker.IgnoreNoQdisc(run(ctx, "", "tc", "qdisc", "del", "dev", host, "root")))
 	}
-	tbf := []string{"root", "tbf", "rate", fmt.Sprintf("%dbit", bitsPerSecond), "burst", "32kbit", "latency", "500ms"}
+	tbf := realbroker.TBF(bitsPerSecond)
 	if _, err := runIn(ctx, n.ns, "", "tc", append([]string{"qdisc", "replace", "dev", "eth0"}, tbf...)...); err != nil {
 		return fmt.Errorf("cluster/local: slow link on node %d: %w", id, err)
 	}
@@ -221,15 +183,6 @@ func (p *Provider) SlowLink(ctx context.Context, id int32, bitsPerSecond int64) 
 		return fmt.Errorf("cluster/local: slow link on node %d: %w", id, err)
 	}
 	return nil
-}
-
-// ignoreNoQdisc makes deleting an absent root qdisc a success, so that
-// clearing a slow link is idempotent.
-func ignoreNoQdisc(out string, err error) error {
-	if err != nil && (strings.Contains(out, "handle of zero") || strings.Contains(out, "No such file")) {
-		return nil
-	}
-	return err
 }
 
 // HealAll removes every network fault and resumes paused nodes; killed
@@ -260,23 +213,14 @@ func (p *Provider) HealAll(ctx context.Context) error {
 
 // waitListening waits until node's client listener accepts a connection.
 func waitListening(ctx context.Context, n *node, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		c, err := net.DialTimeout("tcp", n.addr(), time.Second)
-		if err == nil {
-			c.Close()
-			return nil
-		}
+	exited := func() error {
 		if why := n.exited(); why != "" {
-			return fmt.Errorf("cluster/local: node %d %s after restart; log tail:\n%s", n.id, why, n.logTail(30))
+			return fmt.Errorf("node %d %s after restart; log tail:\n%s", n.id, why, n.logTail(30))
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("cluster/local: node %d not listening on %s after %s: %w", n.id, n.addr(), limit, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+		return nil
 	}
+	if err := realbroker.WaitListening(ctx, n.addr(), limit, exited); err != nil {
+		return fmt.Errorf("cluster/local: node %d: %w", n.id, err)
+	}
+	return nil
 }

@@ -2,13 +2,13 @@ package local
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 // subnetBase is the private /16 runs take a /24 from. Addresses in it exist
@@ -45,9 +45,9 @@ func setupNetwork(ctx context.Context, id string) (*network, error) {
 	if err := os.MkdirAll(registryDir(), 0o755); err != nil {
 		return nil, err
 	}
-	unlock, err := flock(filepath.Join(registryDir(), ".net.lock"))
+	unlock, err := realbroker.Flock(filepath.Join(registryDir(), ".net.lock"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cluster/local: %w", err)
 	}
 	defer unlock()
 	w := &network{id: id}
@@ -151,23 +151,4 @@ func addForwardRule(ctx context.Context, id string) (string, error) {
 		return "nft", nil
 	}
 	return "none (neither iptables nor nft installed)", nil
-}
-
-// flock takes an exclusive advisory lock on path until the returned func.
-func flock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("cluster/local: lock: %w", err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cluster/local: lock %s: %w", path, err)
-	}
-	return func() { f.Close() }, nil
 }

@@ -2,8 +2,6 @@ package local
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +14,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
-	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 // Options tune the provider; the zero value is a good default.
@@ -44,7 +42,7 @@ type Provider struct {
 	dir   string // under Spec.RunDir, or a scratch dir that Stop removes
 	jvm   jvm
 	nodes []*node
-	admin *kgo.Client
+	admin *realbroker.Admin
 
 	net   *network // nil in loopback mode
 	nft   bool     // namespaces have the kafkachaos nftables table
@@ -202,7 +200,7 @@ func (p *Provider) placeNodes(ctx context.Context, brokers int) error {
 // launch writes configs, formats storage, starts the JVMs and waits until
 // the cluster serves.
 func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
-	clusterID := newClusterID()
+	clusterID := realbroker.NewClusterID()
 	var wg sync.WaitGroup
 	errs := make([]error, len(p.nodes))
 	for i, n := range p.nodes {
@@ -225,12 +223,12 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 			return err
 		}
 	}
-	admin, err := newAdmin(p.seeds())
+	admin, err := realbroker.NewAdmin(p.seeds())
 	if err != nil {
 		return err
 	}
 	p.admin = admin
-	return p.waitReady(ctx, p.opts.StartTimeout)
+	return p.waitReady(ctx)
 }
 
 // Stop kills every broker and removes everything tagged with the run id.
@@ -307,13 +305,6 @@ func (p *Provider) ipOf(id int32) string {
 		return p.net.hostIP()
 	}
 	return p.net.nodeIP(id)
-}
-
-// newClusterID is a Kafka cluster id: 16 random bytes, base64url, unpadded.
-func newClusterID() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // freePorts reserves n loopback ports by listening on them, then releases

@@ -13,12 +13,14 @@ import (
 // embedded one.
 type Providers map[string]func() (cluster.Provider, error)
 
-// DefaultProviders has the providers built into this module: "embedded"
-// and "local" (real Kafka processes, see cluster/local).
+// DefaultProviders has the providers built into this module: "embedded",
+// "local" (real Kafka processes, see cluster/local) and "docker" (real Kafka
+// in containers, see cluster/docker).
 func DefaultProviders() Providers {
 	return Providers{
 		"embedded": func() (cluster.Provider, error) { return cluster.NewEmbedded(), nil },
 		"local":    func() (cluster.Provider, error) { return local.New(local.Options{}), nil },
+		"docker":   newDocker,
 	}
 }
 

@@ -19,9 +19,10 @@ test:
 	$(GO) test -timeout $(TIMEOUT) ./...
 
 chaos: build
+	mkdir -p $(RUNS_DIR)
 	KAFKACHAOS_CLUSTER=$(CLUSTER) KAFKACHAOS_RUNS=$(RUNS_DIR) KAFKACHAOS_KEEP=1 \
-		$(GO) test -timeout $(TIMEOUT) -count=1 -run Chaos -v . 2>&1 | tee $(RUNS_DIR).log | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|run dir|report' ; \
-		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR)"; exit $$status
+		$(GO) test -timeout $(TIMEOUT) -count=1 -run Chaos -v . 2>&1 | tee $(RUNS_DIR)/chaos.log | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|run dir|report' ; \
+		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR) (full log: $(RUNS_DIR)/chaos.log; open a run's index.html)"; exit $$status
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

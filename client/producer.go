@@ -151,11 +151,7 @@ func (p *Producer) deliveries() {
 		if !ok {
 			continue
 		}
-		off := histories.NoOffset
-		if m.TopicPartition.Error == nil {
-			off = int64(m.TopicPartition.Offset)
-		}
-		p.complete(ps, off, m.TopicPartition.Error)
+		p.complete(ps, deliveredOffset(m), m.TopicPartition.Error)
 	}
 }
 
@@ -231,4 +227,15 @@ func (p *Producer) Crash() {
 	}
 	p.kp.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
 	go p.kp.Close()
+}
+
+// deliveredOffset is where a delivery report says a record landed, or
+// NoOffset. librdkafka reports a negative offset (-1001, OFFSET_INVALID) for
+// a send it knows landed but not where, e.g. an idempotent retry the broker
+// answered DUPLICATE_SEQUENCE_NUMBER.
+func deliveredOffset(m *kafka.Message) int64 {
+	if m.TopicPartition.Error != nil || m.TopicPartition.Offset < 0 {
+		return histories.NoOffset
+	}
+	return int64(m.TopicPartition.Offset)
 }

@@ -49,7 +49,7 @@ func (cp *Copier) sendOne(ctx context.Context, k histories.Key, v int64) (histor
 		case ev := <-reports:
 			m := ev.(*kafka.Message)
 			err = m.TopicPartition.Error
-			mop.Offset = int64(m.TopicPartition.Offset)
+			mop.Offset = deliveredOffset(m)
 		case <-ctx.Done():
 			err = ctx.Err()
 		}

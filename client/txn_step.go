@@ -153,7 +153,7 @@ func (cp *Copier) produce(ctx context.Context, got *fetched, poison bool) ([]his
 			first = cmp.Or(first, m.TopicPartition.Error)
 			continue
 		}
-		mops[m.Opaque.(int)].Offset = int64(m.TopicPartition.Offset)
+		mops[m.Opaque.(int)].Offset = deliveredOffset(m)
 	}
 	return mops, first
 }

@@ -174,7 +174,7 @@ func record(ctx context.Context, s generators.Scenario, dir string, opts Options
 // limit, heal, final reads.
 func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, m *meter, opts Options) (time.Duration, []FaultStat, error) {
 	fencer, _ := prov.(client.MemberFencer)
-	w, err := newWorkload(s, prov.Bootstrap(), unknownOffsets{rec}, fencer)
+	w, err := newWorkload(s, prov.Bootstrap(), rec, fencer)
 	if err != nil {
 		return 0, nil, err
 	}

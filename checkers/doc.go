@@ -6,12 +6,15 @@
 // # Design: two streaming passes
 //
 // Pass 1 (collect.go) reads every op once and builds, per key, the version
-// order (offset -> value, a slice indexed by offset since Kafka offsets are
-// nearly dense) and a value table (writer op, writer outcome, first offset,
-// read flags) held as struct-of-arrays. Between the passes (seal) info ops
-// proven to have taken effect add their offsets, and each log is numbered
-// densely: gaps left by transaction markers are not records, so "adjacent"
-// and "skip" are judged on dense indexes. Pass 2 (check.go) replays the
+// order (offset -> value, an array indexed by offset since Kafka offsets are
+// nearly dense) and a value table (32-byte records: writer op, writer
+// outcome, first offset, read flags), both in chunks that are never copied
+// (chunked.go). Pass 1 needs no value map: a value is found through the
+// offset it was seen at. Between the passes (seal) each key's value records
+// are sorted by value and merged (one value seen at two offsets is a
+// duplicate), info ops proven to have taken effect add their offsets, and
+// each log is numbered densely: gaps left by transaction markers are not
+// records, so "adjacent" and "skip" are judged on dense indexes. Pass 2 (check.go) replays the
 // history, resolves each op's sends and reads against the sealed orders once
 // (opview.go) and hands the op to every per-op detector. Final verdicts that
 // need the whole history (lost writes, unseen, lost deliveries, cycles) are

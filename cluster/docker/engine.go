@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -11,6 +12,11 @@ import (
 // EngineHost is where scripts/dockerd.sh's engine listens. It is used when
 // DOCKER_HOST is unset and its socket exists.
 const EngineHost = "unix:///run/kafkachaos-docker.sock"
+
+// ErrNoEngine is in the error of anything that found no Docker engine
+// answering: callers that only tidy up (kafkachaos clean) take it to mean
+// there is nothing of this package's to remove.
+var ErrNoEngine = errors.New("no Docker engine answers")
 
 // engineSocket is EngineHost's path.
 const engineSocket = "/run/kafkachaos-docker.sock"
@@ -48,7 +54,7 @@ func connect(ctx context.Context, logf func(string, ...any)) (*client.Client, er
 	}
 	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		cli.Close()
-		return nil, fmt.Errorf("cluster/docker: no Docker engine answers at %s (start one with scripts/dockerd.sh start, or set DOCKER_HOST): %w", host, err)
+		return nil, fmt.Errorf("cluster/docker: %w at %s (start one with scripts/dockerd.sh start, or set DOCKER_HOST): %w", ErrNoEngine, host, err)
 	}
 	return cli, nil
 }

@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,5 +154,13 @@ func TestRemoveBuildDirUnmountsFirst(t *testing.T) {
 	}
 	if left, _ := mountsUnder(dir); len(left) != 0 {
 		t.Errorf("still mounted: %v", left)
+	}
+}
+
+func TestNoEngineIsErrNoEngine(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-engine.sock"))
+	_, err := CleanLeftovers(t.Context())
+	if !errors.Is(err, ErrNoEngine) || !strings.Contains(err.Error(), "scripts/dockerd.sh start") {
+		t.Errorf("err %v, want ErrNoEngine saying how to start one", err)
 	}
 }

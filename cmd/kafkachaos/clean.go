@@ -2,23 +2,35 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 
+	"github.com/kafkachaos/kafkachaos/cluster/docker"
 	"github.com/kafkachaos/kafkachaos/cluster/local"
 )
 
 // cleanCmd removes what crashed runs left behind: brokers, namespaces,
-// bridges and rules of runs whose owner process is gone. Live runs are left
-// alone. Every new run does the same before it starts.
+// bridges and rules of cluster/local runs, and containers, networks and
+// FORWARD rules of cluster/docker runs, whose owner process is gone. Live
+// runs are left alone. Every new run of either provider does the same
+// before it starts. No Docker engine answering means no containers of ours
+// exist to remove, which is not an error.
 func cleanCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return exitError
 	}
-	removed, err := local.CleanLeftovers(context.Background())
+	ctx := context.Background()
+	removed, err := local.CleanLeftovers(ctx)
+	inDocker, derr := docker.CleanLeftovers(ctx)
+	if errors.Is(derr, docker.ErrNoEngine) {
+		fmt.Fprintln(stdout, "docker: no engine answers, nothing to clean there")
+		derr = nil
+	}
+	removed, err = append(removed, inDocker...), errors.Join(err, derr)
 	for _, r := range removed {
 		fmt.Fprintln(stdout, "removed", r)
 	}

@@ -57,6 +57,14 @@ func (f *targetFault) Start(ctx context.Context) error {
 		return fmt.Errorf("picking %s: %w", f.target, err)
 	}
 	d["nodes"] = nodes
+	// Brokers' metadata can disagree for a moment (a healed ex-leader still
+	// names itself): the op names the leader or controller the fault hit.
+	switch Target(f.target) {
+	case TargetLeader:
+		d["leader"] = nodes[0]
+	case TargetController:
+		d["controller"] = nodes[0]
+	}
 	applied, err := f.apply(ctx, nodes)
 	// Active even on error: a half-applied fault must be healed.
 	f.active, f.applied = true, applied

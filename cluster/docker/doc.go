@@ -21,6 +21,20 @@
 // owner process in labels: Stop removes the run's, and Start first removes
 // those whose owner process is gone (CleanLeftovers).
 //
+// Running the chaos suite on it (as root; the first run builds the image,
+// later runs reuse it):
+//
+//	scripts/dockerd.sh start            # an engine of our own at EngineHost
+//	go run ./cluster/docker/buildimage  # pull apache/kafka or build kafkachaos/kafka once
+//	KAFKACHAOS_CLUSTER=docker KAFKACHAOS_PROFILE=short go test -count=1 -run TestChaosDocker -v .
+//	go run ./cmd/kafkachaos clean       # nothing left: containers, networks, rules
+//	scripts/dockerd.sh stop
+//
+// DOCKER_HOST may stay unset: when it is, and EngineHost's socket exists,
+// the provider uses that engine. `kafkachaos run --cluster docker` picks
+// this provider for one scenario. KAFKACHAOS_DOCKER=1 opts in to this
+// package's own container tests.
+//
 // It must not know about histories, workloads or checkers: it runs brokers
 // and breaks them on request, nothing else.
 package docker

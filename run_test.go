@@ -272,14 +272,6 @@ func TestChaosConsumerCommitBeforeProcessingLoses(t *testing.T) {
 	if out.Stats.Crashes == 0 {
 		t.Errorf("no consumer crashed")
 	}
-	if out.Result.Counts[checkers.LostDelivery] == 0 && out.Stats.OpsByType["commit ok"] == 0 {
-		// client records a commit before processing as a commit mop of
-		// the poll op, and checkers' delivery detector reads committed
-		// offsets from commit and txn ops only: the two disagree, so the
-		// loss cannot be seen yet. This guard lifts itself as soon as
-		// either side changes.
-		t.Skipf("BLOCKED (checkers/client contract): %d crashes after commit, but the group's commits are mops of poll ops, which the delivery detector ignores", out.Stats.Crashes)
-	}
 	if out.Result.Counts[checkers.LostDelivery] == 0 {
 		t.Errorf("no lost delivery after %d crashes between commit and processing", out.Stats.Crashes)
 	}

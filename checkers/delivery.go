@@ -52,9 +52,9 @@ func (d *delivery) visit(v *opView) {
 	for _, r := range v.reads {
 		d.deliver(op, r)
 	}
-	if op.F != histories.FCommit && op.F != histories.FTxn {
-		return
-	}
+	// Commits count in any ok op of a member: a consumer that commits
+	// before processing records the commit as a mop of its poll op, ahead
+	// of the poll mop (a process has one op open at a time).
 	for i := range op.Mops {
 		if op.Mops[i].F != histories.MCommit {
 			continue

@@ -77,5 +77,47 @@ func TestDelivery(t *testing.T) {
 			h.op(3, ok, "poll", pl(1, 0, 10, 1, 11))
 		},
 		want: []Anomaly{LostDelivery},
+	}, {
+		// Commit before processing: the client records the commit as a mop
+		// of the poll op, ahead of the poll mop. Member 1 commits and
+		// crashes before processing (its poll is info); member 2 resumes
+		// after the commit and commits in its own ok poll.
+		name: "lost-delivery counts commits inside ok polls",
+		bad: func(h *hist) {
+			sent(h)
+			h.op(0, ok, "send", snd(1, 12, 2))
+			h.op(1, info, "poll", cm(1, 2), pl(1, 0, 10, 1, 11))
+			h.last().Group = "g"
+			h.op(2, ok, "poll", cm(1, 3), pl(1, 2, 12))
+			h.last().Group = "g"
+			h.op(3, ok, "poll", pl(1, 0, 10, 1, 11, 2, 12))
+		},
+		good: func(h *hist) {
+			sent(h)
+			h.op(0, ok, "send", snd(1, 12, 2))
+			h.op(1, ok, "poll", cm(1, 2), pl(1, 0, 10, 1, 11))
+			h.last().Group = "g"
+			h.op(2, ok, "poll", cm(1, 3), pl(1, 2, 12))
+			h.last().Group = "g"
+			h.op(3, ok, "poll", pl(1, 0, 10, 1, 11, 2, 12))
+		},
+		want: []Anomaly{LostDelivery},
+	}, {
+		// An info poll's commit may not have happened: alone it proves no
+		// loss, whichever f the op has.
+		name: "lost-delivery ignores commits of info polls",
+		bad: func(h *hist) {
+			sent(h)
+			h.op(1, ok, "poll", cm(1, 2), pl(1, 1, 11))
+			h.last().Group = "g"
+			h.op(3, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		good: func(h *hist) {
+			sent(h)
+			h.op(1, info, "poll", cm(1, 2), pl(1, 1, 11))
+			h.last().Group = "g"
+			h.op(3, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		want: []Anomaly{LostDelivery},
 	}})
 }

@@ -65,7 +65,8 @@
 //
 //   - duplicate-delivery: one record processed by two ok ops of the group.
 //   - lost-delivery: a record below the highest offset the group committed ok
-//     (commit mops in ok commit or txn ops) that no member processed. Only
+//     (commit mops in any ok op of a member: commit, txn, or a poll that
+//     committed before processing) that no member processed. Only
 //     records certainly in the log count (writer took effect, or read by an ok
 //     op). It assumes the group started from the beginning of each partition.
 //

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
@@ -29,9 +30,8 @@ type runResults struct {
 	// Counts is the exact number of cases per anomaly when the checker kept
 	// fewer cases than it found.
 	Counts map[checkers.Anomaly]int64 `json:"counts"`
-	// Linearizability is per key; each entry is either a file name or an
-	// object with "valid" and a visualization file name.
-	Linearizability map[string]json.RawMessage `json:"linearizability"`
+	// Linearizability is porcupine's verdict per key, when the run checked it.
+	Linearizability *checkers.LinResult `json:"linearizability"`
 }
 
 // loadResults reads results.json; ok is false when the run was not checked.
@@ -150,42 +150,34 @@ func indentJSON(b []byte) string {
 	return out.String()
 }
 
-// visualization is a link to a porcupine (or other) visualization file.
+// visualization is one key's linearizability verdict, or another HTML file
+// found in the run directory, with a link to its visualization.
 type visualization struct {
-	Key   string
-	File  string
-	Valid *bool
+	Key     string
+	Outcome checkers.LinOutcome
+	Reason  string
+	File    string
 }
 
-// visualizations lists the linearizability results of results.json and any
-// other .html file in the run directory, so nothing written there is hidden.
+// visualizations lists the keys that were not found linearizable (with
+// porcupine's visualization when there is one) and any other .html file in
+// the run directory, so nothing written there is hidden. Linearizable keys
+// are only counted, in linSummary.
 func visualizations(dir string, res runResults) []visualization {
 	var out []visualization
 	seen := map[string]bool{IndexFile: true}
-	keys := make([]string, 0, len(res.Linearizability))
-	for k := range res.Linearizability {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := visualization{Key: k}
-		raw := res.Linearizability[k]
-		if json.Unmarshal(raw, &v.File) != nil {
-			var o struct {
-				Valid         *bool  `json:"valid"`
-				Visualization string `json:"visualization"`
-				File          string `json:"file"`
+	if lin := res.Linearizability; lin != nil {
+		for _, k := range lin.Keys {
+			if k.Outcome == checkers.LinOK {
+				continue
 			}
-			_ = json.Unmarshal(raw, &o) // a malformed entry is shown without a link
-			v.Valid, v.File = o.Valid, o.Visualization
-			if v.File == "" {
-				v.File = o.File
+			v := visualization{Key: strconv.FormatInt(k.Key, 10), Outcome: k.Outcome, Reason: k.Reason}
+			if k.Visualization != "" {
+				v.File = filepath.Base(k.Visualization)
+				seen[v.File] = true
 			}
+			out = append(out, v)
 		}
-		if v.File != "" {
-			seen[v.File] = true
-		}
-		out = append(out, v)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
 	for _, f := range files {
@@ -194,4 +186,18 @@ func visualizations(dir string, res runResults) []visualization {
 		}
 	}
 	return out
+}
+
+// linSummary says in one line what the linearizability check found.
+func linSummary(res runResults) string {
+	lin := res.Linearizability
+	if lin == nil {
+		return ""
+	}
+	n := map[checkers.LinOutcome]int{}
+	for _, k := range lin.Keys {
+		n[k.Outcome]++
+	}
+	return fmt.Sprintf("%d of %d keys linearizable, %d not, %d undecided (time limit), %d skipped",
+		n[checkers.LinOK], len(lin.Keys), n[checkers.LinIllegal], n[checkers.LinUnknown], n[checkers.LinSkipped])
 }

@@ -50,6 +50,7 @@ type page struct {
 	Latency, Rate, Unseen     template.HTML
 	NeverRead                 int64
 	Visualizations            []visualization
+	LinSummary                string
 	Evidence                  []evidence
 	HistoryOps, Bars, Windows int
 	Generated                 string
@@ -129,7 +130,7 @@ func build(dir string, opts Options) (*page, error) {
 		Expected: res.Expected, Observed: res.Observed, Stats: res.Stats,
 		Anomalies: views, Warnings: res.Warnings, Scenario: sc,
 		HistoryOps: int(c.Ops), Bars: len(c.Bars), Windows: len(wins),
-		Visualizations: visualizations(dir, res),
+		Visualizations: visualizations(dir, res), LinSummary: linSummary(res),
 	}
 	if p.Title == "" {
 		p.Title = filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir))

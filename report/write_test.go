@@ -37,3 +37,28 @@ func TestWriteSynthetic(t *testing.T) {
 		t.Error("page names another host")
 	}
 }
+
+func TestLinearizabilityVerdictsAndLinks(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, HistoryFile), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "linearizable-key-3.html"), []byte("<html></html>"), 0o644)
+	results := `{"valid":false,"anomaly-types":[],"anomalies":{},"linearizability":{"valid":false,"complete":false,"keys":[
+		{"key":1,"outcome":"ok","ops":4},
+		{"key":3,"outcome":"illegal","ops":9,"visualization":"` + filepath.Join(dir, "linearizable-key-3.html") + `"},
+		{"key":4,"outcome":"unknown","ops":9000}]}}`
+	os.WriteFile(filepath.Join(dir, ResultsFile), []byte(results), 0o644)
+	var b strings.Builder
+	if err := Render(&b, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"1 of 3 keys linearizable, 1 not, 1 undecided", "key 3: <span class=\"gbad\">not linearizable</span>",
+		`href="linearizable-key-3.html"`, "key 4: unknown"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "key 1:") {
+		t.Error("a linearizable key is listed instead of counted")
+	}
+}

@@ -29,12 +29,14 @@ type Results struct {
 	// not start, the final reads did not finish): the verdict is then not
 	// to be trusted.
 	HarnessError string `json:"harness-error,omitempty"`
+	// Linearizability is porcupine's verdict per key (Outcome.Linearizability).
+	Linearizability *checkers.LinResult `json:"linearizability,omitempty"`
 }
 
 func writeResults(dir string, out *Outcome, herr error) error {
 	r := Results{Result: out.Result, Expected: out.Expected.EndToEnd.String(), Observed: out.Observed.EndToEnd.String(),
 		Held: out.Held, Expectation: out.Expected, Observation: out.Observed, Reasons: out.Expected.Reasons(),
-		Stats: out.Stats}
+		Stats: out.Stats, Linearizability: out.Linearizability}
 	if herr != nil {
 		r.HarnessError = herr.Error()
 	}

@@ -56,6 +56,10 @@ type Outcome struct {
 	// one and every anomaly found has a known effect on delivery.
 	Held  bool
 	Stats Stats
+	// Linearizability is porcupine's verdict per key: a second, independent
+	// opinion on each key's log, reported beside the verdict, not in it (the
+	// checkers' anomalies decide the guarantee).
+	Linearizability *checkers.LinResult
 }
 
 // Run runs s once, end to end (see the package doc). An error means the
@@ -121,6 +125,16 @@ func replayCommand(opts Options, path string) string {
 // judge checks the history file (so that what is judged is exactly what a
 // later `kafkachaos check` would read) and writes results.json.
 func (out *Outcome) judge(dir string, elapsed time.Duration, faults []FaultStat, m *meter, herr error) error {
+	if err := out.check(dir); err != nil {
+		return err
+	}
+	out.Stats = m.stats(out.Result.Stats, elapsed, faults)
+	return writeResults(dir, out, herr)
+}
+
+// check runs the checkers on dir's history.jsonl and decides the verdict
+// against out.Expected.
+func (out *Outcome) check(dir string) error {
 	src, err := histories.Open(filepath.Join(dir, report.HistoryFile), histories.FormatJSONL)
 	if err != nil {
 		return err
@@ -132,11 +146,18 @@ func (out *Outcome) judge(dir string, elapsed time.Duration, faults []FaultStat,
 	for _, w := range src.Warnings() {
 		res.Warnings = append(res.Warnings, w.String())
 	}
-	out.Result, out.Observed = res, model.Observe(res)
+	lin, err := checkers.CheckLinearizable(src, checkers.LinOptions{Timeout: linTimeout, VisualizeDir: dir})
+	if err != nil {
+		return fmt.Errorf("checking linearizability of %s: %w", dir, err)
+	}
+	out.Result, out.Observed, out.Linearizability = res, model.Observe(res), &lin
 	out.Held = model.Satisfies(out.Observed.EndToEnd, out.Expected.EndToEnd) && len(out.Observed.Unclassified) == 0
-	out.Stats = m.stats(res.Stats, elapsed, faults)
-	return writeResults(dir, out, herr)
+	return nil
 }
+
+// linTimeout bounds porcupine's search of one key: a key it cannot decide
+// in time is reported as unknown, never as a verdict.
+const linTimeout = 10 * time.Second
 
 // maxCases bounds the cases per anomaly kept for the report; counts stay
 // exact.

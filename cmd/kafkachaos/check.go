@@ -10,8 +10,11 @@ import (
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
+	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/runner"
 )
 
 // checkOutput is what `check --json` prints: the checker's result plus the
@@ -21,6 +24,11 @@ type checkOutput struct {
 	checkers.Result
 	Observed    model.Guarantee   `json:"observed-guarantee"`
 	Observation model.Observation `json:"observation"`
+	// For a run directory: the guarantee its scenario expected, whether the
+	// observed one satisfies it, and porcupine's verdict per key.
+	Expected        *model.Guarantee    `json:"expected-guarantee,omitempty"`
+	Held            *bool               `json:"guarantee-held,omitempty"`
+	Linearizability *checkers.LinResult `json:"linearizability,omitempty"`
 }
 
 func checkCmd(args []string, stdout, stderr io.Writer) int {
@@ -31,7 +39,8 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	opts := checkerFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafkachaos check [--format jsonl|edn] [--json] PATH")
-		fmt.Fprintln(stderr, "PATH is a history file or a run directory (its history.jsonl is checked).")
+		fmt.Fprintln(stderr, "PATH is a history file or a run directory. A run directory is judged again from its")
+		fmt.Fprintln(stderr, "scenario.json and history.jsonl: results.json and index.html are rewritten.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -75,28 +84,19 @@ func checkerFlags(fs *flag.FlagSet) *checkers.Options {
 	return o
 }
 
-// historyPath resolves PATH: a run directory stands for its history.jsonl.
-func historyPath(path string) (string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	if !st.IsDir() {
-		return path, nil
-	}
-	h := filepath.Join(path, "history.jsonl")
-	if _, err := os.Stat(h); err != nil {
-		return "", fmt.Errorf("%s is a directory without history.jsonl", path)
-	}
-	return h, nil
-}
-
 func check(path string, f histories.Format, opts checkers.Options) (checkOutput, error) {
-	h, err := historyPath(path)
+	st, err := os.Stat(path)
 	if err != nil {
 		return checkOutput{}, err
 	}
-	src, err := histories.Open(h, f)
+	if st.IsDir() {
+		if _, err := os.Stat(filepath.Join(path, generators.FileName)); err == nil {
+			return checkRunDir(path)
+		}
+		// A folder holding only a history: check it like a file.
+		path = filepath.Join(path, report.HistoryFile)
+	}
+	src, err := histories.Open(path, f)
 	if err != nil {
 		return checkOutput{}, err
 	}
@@ -108,7 +108,19 @@ func check(path string, f histories.Format, opts checkers.Options) (checkOutput,
 		res.Warnings = append(res.Warnings, w.String())
 	}
 	obs := model.Observe(res)
-	return checkOutput{History: h, Result: res, Observed: obs.EndToEnd, Observation: obs}, nil
+	return checkOutput{History: path, Result: res, Observed: obs.EndToEnd, Observation: obs}, nil
+}
+
+// checkRunDir judges a run directory again, as the run itself would have.
+func checkRunDir(dir string) (checkOutput, error) {
+	out, err := runner.Recheck(dir)
+	if err != nil {
+		return checkOutput{}, err
+	}
+	exp, held := out.Expected.EndToEnd, out.Held
+	return checkOutput{History: filepath.Join(dir, report.HistoryFile), Result: out.Result,
+		Observed: out.Observed.EndToEnd, Observation: out.Observed,
+		Expected: &exp, Held: &held, Linearizability: out.Linearizability}, nil
 }
 
 func printSummary(w io.Writer, out checkOutput) {
@@ -119,6 +131,13 @@ func printSummary(w io.Writer, out checkOutput) {
 	s := out.Stats
 	fmt.Fprintf(w, "%s: %s — observed %s (producer %s, consumer %s)\n", out.History, verdict,
 		out.Observed, out.Observation.Producer, out.Observation.Consumer)
+	if out.Expected != nil {
+		held := "held"
+		if !*out.Held {
+			held = "NOT held"
+		}
+		fmt.Fprintf(w, "  expected %s: %s\n", *out.Expected, held)
+	}
 	fmt.Fprintf(w, "  %d ops, %d keys, %d writes (%d acknowledged), %d records read\n",
 		s.Ops, s.Keys, s.Writes, s.AckedWrite, s.Reads)
 	for _, a := range out.AnomalyTypes {

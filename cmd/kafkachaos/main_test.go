@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // cli runs the command in process and returns exit code, stdout and stderr.
@@ -94,6 +97,39 @@ func TestCheckRunDirectory(t *testing.T) {
 	}
 	if code, out, errs := cli(t, "check", dir); code != exitValid {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+func TestCheckRunDirectoryRejudgesIt(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "history.jsonl"), []byte(lostHistory), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := generators.Random(1)
+	s.Producer.ProducerConfig = model.ProducerConfig{Acks: model.AcksAll, Retries: 3, EnableIdempotence: true, MaxInFlight: 1}
+	s.Topic = model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2}
+	s.Consumer.ConsumerConfig = model.ConsumerConfig{IsolationLevel: model.ReadCommitted, CommitStrategy: model.CommitAfterProcessing}
+	if err := generators.Save(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "check", "--json", dir)
+	if code != exitInvalid {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var got struct {
+		Expected string `json:"expected-guarantee"`
+		Held     *bool  `json:"guarantee-held"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Held == nil || *got.Held || got.Expected == "" {
+		t.Fatalf("a lost write under %s was not judged a broken guarantee: %s", got.Expected, out)
+	}
+	for _, f := range []string{"results.json", "index.html"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("check did not write %s: %v", f, err)
+		}
 	}
 }
 

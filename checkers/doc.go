@@ -40,9 +40,10 @@
 //   - unseen: an ok send that no ok op ever read. After final reads to the end
 //     of every partition it means loss; before, it may be lag. Counts per
 //     anomaly are in Result.Counts.
-//   - nonmonotonic-send: a process's ok send landed before its previous ok
-//     send to that key. Info sends are ignored: a timed-out send may be
-//     retried into the log after later ones.
+//   - nonmonotonic-send: a process's ok send, or info send that the version
+//     order places, landed before its previous ok send to that key. Info
+//     sends do not move the position: a timed-out send may be retried into
+//     the log after later ones.
 //   - int-send-skip / int-nonmonotonic-send: two sends of one op to one key
 //     with other records between them / out of order.
 //

@@ -66,6 +66,7 @@ var jepsenCases = []jepsenCase{
 	{file: "nonmonotonic-poll-still-subscribed", jepsen: []string{"nonmonotonic-poll"}},
 	{file: "nonmonotonic-poll-still-assigned", jepsen: []string{"nonmonotonic-poll"}},
 	{file: "nonmonotonic-send", jepsen: []string{"nonmonotonic-send", "unseen"}},
+	{file: "nonmonotonic-send-info", jepsen: []string{"nonmonotonic-send"}},
 	{
 		file:   "nonmonotonic-send-resubscribed",
 		jepsen: []string{"unseen"},
@@ -114,8 +115,6 @@ const sendKeptOnReassign = "Jepsen forgets a process's send positions when its c
 var jepsenPending = map[string]string{
 	"empty": "Jepsen: [:empty-transaction-graph], valid? false (Elle found nothing to check); " +
 		"ours: valid with no anomaly",
-	"nonmonotonic-send-info": "Jepsen: [nonmonotonic-send] (an info send read at offset 1 after the " +
-		"process's ok send to offsets 2 3); ours: none, info sends are never compared",
 	"int-poll-skip-rebalanced": "anomalies agree (none), but the checker warns " +
 		"\"field rebalance-log unreadable\" although the importer already read the log into Op.Rebalance",
 }

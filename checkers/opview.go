@@ -16,6 +16,16 @@ type sendRef struct {
 	idx    int32 // dense index in the version order; -1 unknown
 }
 
+// logOffset is where the send landed: its reported offset, else where the
+// version order placed its value (a send without offset that was read),
+// else NoOffset.
+func (w sendRef) logOffset() int64 {
+	if w.offset < 0 && w.idx >= 0 {
+		return w.ks.log.byIndex[w.idx]
+	}
+	return w.offset
+}
+
 // readRef is one record returned by a poll of an op.
 type readRef struct {
 	ks     *keyState

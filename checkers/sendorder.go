@@ -41,8 +41,11 @@ func (s *sendOrder) visit(v *opView) {
 		return
 	}
 	s.internal(v)
-	if v.op.Type == histories.OK {
-		s.external(v)
+	switch v.op.Type {
+	case histories.OK:
+		s.external(v, true)
+	case histories.Info:
+		s.external(v, false)
 	}
 }
 
@@ -85,11 +88,13 @@ func (s *sendOrder) find(k int64) int {
 	return -1
 }
 
-// external compares the first send to each key in this ok op with the last
-// send of the producer's previous ok op to that key. Info sends neither
-// compare nor move the position: a timed-out send may still be retried into
-// the log after later sends, which Kafka allows.
-func (s *sendOrder) external(v *opView) {
+// external compares the first send to each key in this op with the last
+// send of the producer's previous ok op to that key. An info op's sends are
+// compared when the version order places them (a read saw them): they were
+// invoked after the earlier send was acknowledged, so they cannot land before
+// it. They do not move the position (move is false): a timed-out send may
+// still be retried into the log after later sends, which Kafka allows.
+func (s *sendOrder) external(v *opView, move bool) {
 	last := s.procs[v.op.Process]
 	if last == nil {
 		last = map[int64]sendPos{}
@@ -107,10 +112,13 @@ func (s *sendOrder) external(v *opView) {
 			continue
 		}
 		s.sink.add(NonmonotonicSend, Case{
-			Key: ptr(k), Value: ptr(w.value), Offsets: []int64{p.offset, w.offset},
+			Key: ptr(k), Value: ptr(w.value), Offsets: []int64{p.offset, w.logOffset()},
 			Ops: []int64{p.op, v.op.Index}, Process: ptr(v.op.Process),
-			Explanation: fmt.Sprintf("process %d sent %d to key %d after its acknowledged send of %d, yet %d lies before %d in the log", v.op.Process, w.value, k, p.value, w.value, p.value),
+			Explanation: fmt.Sprintf("process %d sent %d to key %d (op %s) after its acknowledged send of %d, yet %d lies before %d in the log", v.op.Process, w.value, k, v.op.Type, p.value, w.value, p.value),
 		})
+	}
+	if !move {
+		return
 	}
 	for _, ks := range s.prev {
 		last[ks.key] = ks.pos

@@ -48,6 +48,52 @@ func TestSendOrder(t *testing.T) {
 		},
 		want: []Anomaly{NonmonotonicSend},
 	}, {
+		// Jepsen's realtime-lag ending: a later info send that reads place
+		// before the process's acknowledged send is out of order too.
+		name: "an info send read before an earlier ok send",
+		bad: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.op(0, info, "send", snd(1, 10, histories.NoOffset))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		good: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(0, info, "send", snd(1, 11, histories.NoOffset))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		want: []Anomaly{NonmonotonicSend},
+		ops:  []int64{0, 1},
+	}, {
+		// An info send that landed late does not become the position that
+		// the process's next ok send is compared with.
+		name: "an info send does not move the position",
+		bad: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11, 2, 12))
+		},
+		good: func(h *hist) {
+			h.op(0, info, "send", snd(1, 12, histories.NoOffset))
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11, 2, 12))
+		},
+		want: []Anomaly{NonmonotonicSend},
+	}, {
+		// An info send that no read placed has no position to judge.
+		name: "an unread info send is not compared",
+		bad: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.op(0, info, "send", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		good: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.op(0, info, "send", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 1, 11))
+		},
+		want: []Anomaly{NonmonotonicSend},
+	}, {
 		name: "int-send-skip",
 		bad: func(h *hist) {
 			h.op(0, ok, "txn", snd(1, 10, 0), snd(1, 12, 2))

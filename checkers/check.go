@@ -22,7 +22,7 @@ func Check(src Source, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("history changed between passes: %d ops, then %d", col.stats.Ops, j.ops)
 	}
 	j.finish()
-	return j.result(append(warns, j.warns...)), nil
+	return j.result(append(warns, j.warnings()...)), nil
 }
 
 // judge is pass 2: it replays the history against the sealed version orders
@@ -33,7 +33,11 @@ type judge struct {
 	view     opView
 	nextNode int32
 	ops      int64
-	warns    []string
+
+	// Ops whose rebalance-log could not be read, counted so that one
+	// warning covers them all, naming the first.
+	badRebalance      int64
+	firstBadRebalance string
 
 	polls    *pollOrder
 	sends    *sendOrder
@@ -67,8 +71,11 @@ func (j *judge) visit(op *histories.Op) error {
 		node = j.nextNode
 		j.nextNode++
 	}
-	if w := j.view.resolve(op, j.col.keys, node); w != "" && len(j.warns) < maxWarnings {
-		j.warns = append(j.warns, w)
+	if w := j.view.resolve(op, j.col.keys, node); w != "" {
+		if j.badRebalance == 0 {
+			j.firstBadRebalance = w
+		}
+		j.badRebalance++
 	}
 	v := &j.view
 	j.polls.visit(v)
@@ -80,8 +87,14 @@ func (j *judge) visit(op *histories.Op) error {
 	return nil
 }
 
-// maxWarnings bounds per-op warnings so a bad history cannot flood a report.
-const maxWarnings = 100
+// warnings are pass 2's warnings, one per kind whatever the number of ops.
+func (j *judge) warnings() []string {
+	var out []string
+	if j.badRebalance > 0 {
+		out = append(out, fmt.Sprintf("%d ops have a rebalance-log that is not a JSON list of {\"keys\": [...]}, so their keys are not reset; the first: %s", j.badRebalance, j.firstBadRebalance))
+	}
+	return out
+}
 
 func (j *judge) finish() {
 	reportLogCases(j.col, j.evidence, j.sink)

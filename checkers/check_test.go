@@ -1,6 +1,7 @@
 package checkers
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -32,6 +33,38 @@ func TestUnknownClientFIsAWarning(t *testing.T) {
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "debug-topic-partitions") {
 		t.Fatalf("warnings %q", res.Warnings)
 	}
+}
+
+// An unreadable rebalance-log is said once for the whole history; the EDN
+// importer's verbatim copy of a log (a JSON string) is not unreadable.
+func TestRebalanceLogWarnings(t *testing.T) {
+	withLog := func(h *hist, raw string, rb *histories.Rebalance) {
+		h.op(1, ok, "poll", pl(1, 0, 10))
+		h.last().Extra = map[string]json.RawMessage{"rebalance-log": json.RawMessage(raw)}
+		h.last().Rebalance = rb
+	}
+	t.Run("unreadable", func(t *testing.T) {
+		h := &hist{}
+		h.op(0, ok, "send", snd(1, 10, 0))
+		withLog(h, `{"keys":[1]}`, nil)
+		withLog(h, `7`, nil)
+		withLog(h, `[{"keys":"x"}]`, nil)
+		res := check(t, h, Options{})
+		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "3 ops have a rebalance-log") ||
+			!strings.Contains(res.Warnings[0], "op index 1 ") {
+			t.Fatalf("warnings %q", res.Warnings)
+		}
+	})
+	t.Run("read by the importer", func(t *testing.T) {
+		h := &hist{}
+		h.op(0, ok, "send", snd(1, 10, 0))
+		withLog(h, `"[{:type :revoked, :keys [1]}]"`, &histories.Rebalance{Revoked: []int64{1}})
+		withLog(h, ` "[]"`, nil)
+		withLog(h, `[{"keys":[1]}]`, nil)
+		if res := check(t, h, Options{}); len(res.Warnings) != 0 {
+			t.Fatalf("warnings %q", res.Warnings)
+		}
+	})
 }
 
 func TestBadInputIsAnError(t *testing.T) {

@@ -52,8 +52,11 @@
 //   - poll-skip / nonmonotonic-poll: a process's poll of a key begins past the
 //     record after where its last ok poll of that key ended / at or before it.
 //     Positions are kept by ok polls only; assign and subscribe keep only the
-//     keys they name; keys named by an op's Rebalance, or by Jepsen's
-//     rebalance-log extra, are reset; a crashed process never returns.
+//     keys they name; keys named by an op's Rebalance, or else by a JSON
+//     rebalance-log extra ([{"keys": [...]}, ...]), are reset; a crashed
+//     process never returns. The EDN importer reads Jepsen's :rebalance-log
+//     into Rebalance and keeps its text in Extra, which is then not read.
+//     Unreadable logs give one warning for the whole history.
 //     Options.SubscribeAllowsPollSkip exempts subscribed consumers.
 //   - int-poll-skip / int-nonmonotonic-poll: the same inside one op, except for
 //     keys rebalanced during it.

@@ -83,6 +83,7 @@ var jepsenCases = []jepsenCase{
 	{file: "nonmonotonic-send-still-assigned", jepsen: []string{"nonmonotonic-send", "unseen"}},
 	{file: "int-poll-skip", jepsen: []string{"int-poll-skip", "nonmonotonic-poll"}},
 	{file: "int-poll-skip-single", jepsen: []string{"int-poll-skip"}},
+	{file: "int-poll-skip-rebalanced", jepsen: nil},
 	{file: "int-send-skip", jepsen: []string{"int-send-skip", "lost-write", "unseen"}},
 	{file: "int-nonmonotonic-poll", jepsen: []string{"int-nonmonotonic-poll"}},
 	{file: "int-nonmonotonic-send", jepsen: []string{"int-nonmonotonic-send", "unseen"}},
@@ -115,8 +116,6 @@ const sendKeptOnReassign = "Jepsen forgets a process's send positions when its c
 var jepsenPending = map[string]string{
 	"empty": "Jepsen: [:empty-transaction-graph], valid? false (Elle found nothing to check); " +
 		"ours: valid with no anomaly",
-	"int-poll-skip-rebalanced": "anomalies agree (none), but the checker warns " +
-		"\"field rebalance-log unreadable\" although the importer already read the log into Op.Rebalance",
 }
 
 // ourNames translates Jepsen's error types to this checker's anomaly names.

@@ -48,7 +48,7 @@ type opView struct {
 	keyBuf     []int64
 }
 
-// resolve fills v for op. It returns a warning when the op's rebalance-log
+// resolve fills v for op. It returns why, when the op's rebalance-log
 // cannot be read.
 func (v *opView) resolve(op *histories.Op, keys map[int64]*keyState, node int32) string {
 	v.op, v.node, v.keys = op, node, keys
@@ -101,28 +101,48 @@ func (v *opView) addPoll(m *histories.Mop, keys map[int64]*keyState) {
 // rebalanceLogKey is Jepsen's extra field listing rebalances inside an op.
 const rebalanceLogKey = "rebalance-log"
 
+// resolveRebalance collects the keys rebalanced during op. op.Rebalance is
+// authoritative: the EDN importer fills it from Jepsen's :rebalance-log and
+// keeps the log's EDN text in Extra (a JSON string) only so that export
+// loses nothing, so Extra is read only when Rebalance is nil and holds JSON
+// other than a string.
 func (v *opView) resolveRebalance(op *histories.Op) string {
 	if rb := op.Rebalance; rb != nil {
 		v.rebalanced = append(v.rebalanced, rb.Revoked...)
 		v.rebalanced = append(v.rebalanced, rb.Assigned...)
+		return ""
 	}
 	if len(op.Extra) == 0 {
 		return ""
 	}
 	raw, ok := op.Extra[rebalanceLogKey]
-	if !ok {
+	if !ok || isJSONString(raw) {
 		return ""
 	}
 	var events []struct {
 		Keys []int64 `json:"keys"`
 	}
 	if err := json.Unmarshal(raw, &events); err != nil {
-		return "op index " + itoa(op.Index) + ": field rebalance-log unreadable (" + err.Error() + "); its keys are not reset"
+		return "op index " + itoa(op.Index) + " (" + err.Error() + ")"
 	}
 	for _, e := range events {
 		v.rebalanced = append(v.rebalanced, e.Keys...)
 	}
 	return ""
+}
+
+// isJSONString reports whether raw is a JSON string: the EDN importer's
+// verbatim copy of a log it already read into Op.Rebalance (nil there when
+// the log named no keys).
+func isJSONString(raw json.RawMessage) bool {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c == '"'
+	}
+	return false
 }
 
 func (v *opView) isRebalanced(k int64) bool {

@@ -112,6 +112,27 @@ func TestPollOrder(t *testing.T) {
 		},
 		want: []Anomaly{PollSkip},
 	}, {
+		// The EDN importer fills Rebalance from the log and keeps the log
+		// itself in Extra: Rebalance is what counts.
+		name: "Op.Rebalance wins over the rebalance-log extra",
+		bad: func(h *hist) {
+			threeSent(h)
+			h.op(1, ok, "poll", pl(1, 0, 10))
+			h.op(1, ok, "poll", pl(1, 2, 12))
+			h.last().Rebalance = &histories.Rebalance{Revoked: []int64{2}}
+			h.last().Extra = map[string]json.RawMessage{"rebalance-log": json.RawMessage(`[{"keys":[1]}]`)}
+			h.op(2, ok, "poll", pl(1, 0, 10, 1, 11, 2, 12))
+		},
+		good: func(h *hist) {
+			threeSent(h)
+			h.op(1, ok, "poll", pl(1, 0, 10))
+			h.op(1, ok, "poll", pl(1, 2, 12))
+			h.last().Rebalance = &histories.Rebalance{Revoked: []int64{1}}
+			h.last().Extra = map[string]json.RawMessage{"rebalance-log": json.RawMessage(`[{"keys":[2]}]`)}
+			h.op(2, ok, "poll", pl(1, 0, 10, 1, 11, 2, 12))
+		},
+		want: []Anomaly{PollSkip},
+	}, {
 		name: "only ok polls move the position",
 		bad: func(h *hist) {
 			threeSent(h)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/cluster/local"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -43,11 +44,19 @@ func profileOf() localProfile {
 	return localProfile{"full", 3, 60 * time.Second}
 }
 
-// requireLocal skips unless the local cluster is selected.
+// requireLocal skips unless the local cluster is selected, and when this
+// machine cannot run it — except under CI=true, where that is a failure.
 func requireLocal(t *testing.T) localProfile {
 	t.Helper()
 	if *flagCluster != "local" {
 		t.Skip("real-Kafka experiment: select it with KAFKACHAOS_CLUSTER=local (make chaos-local)")
+	}
+	if missing := local.Missing(true); len(missing) > 0 {
+		msg := "real-Kafka experiment needs " + strings.Join(missing, ", ")
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + " (CI=true: not skipping)")
+		}
+		t.Skip(msg)
 	}
 	return profileOf()
 }

@@ -17,15 +17,7 @@ import (
 // under CI=true, where a missing prerequisite is a failure.
 func requireRealKafka(t *testing.T, needRoot bool) {
 	t.Helper()
-	var missing []string
-	if needRoot && os.Geteuid() != 0 {
-		missing = append(missing, "root (network namespaces)")
-	}
-	for _, tool := range []string{"java", "mvn", "ip", "nft"} {
-		if !have(tool) && (needRoot || tool == "java" || tool == "mvn") {
-			missing = append(missing, tool)
-		}
-	}
+	missing := Missing(needRoot)
 	if len(missing) == 0 {
 		return
 	}

@@ -14,6 +14,9 @@ func Check(src Source, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	warns := col.seal()
+	if col.stats.AckedWrite == 0 && col.stats.Reads == 0 {
+		warns = append(warns, nothingChecked)
+	}
 	j := newJudge(col, opts)
 	if err := src.Scan(j.visit); err != nil {
 		return Result{}, err
@@ -24,6 +27,13 @@ func Check(src Source, opts Options) (Result, error) {
 	j.finish()
 	return j.result(append(warns, j.warnings()...)), nil
 }
+
+// nothingChecked warns that a history gave the checker nothing to judge:
+// every detector needs an acknowledged send or a record read, so "valid"
+// would only mean "no evidence either way". Jepsen calls such a history
+// invalid (:empty-transaction-graph); here it stays valid, so that exit 1 of
+// kafkachaos check keeps meaning "anomalies found", and says why.
+const nothingChecked = "nothing was checked: no acknowledged send and no read (valid only because there is no evidence)"
 
 // judge is pass 2: it replays the history against the sealed version orders
 // and feeds each op to every per-op detector.

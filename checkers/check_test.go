@@ -3,6 +3,7 @@ package checkers
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,10 +29,49 @@ func TestUnknownClientFIsAWarning(t *testing.T) {
 	h := &hist{}
 	h.op(0, ok, "debug-topic-partitions")
 	h.op(histories.NemesisProcess, info, "partition")
+	h.op(0, ok, "send", snd(1, 10, 0))
+	h.op(1, ok, "poll", pl(1, 0, 10))
 	res := check(t, h, Options{})
 	expectOnly(t, res)
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "debug-topic-partitions") {
 		t.Fatalf("warnings %q", res.Warnings)
+	}
+}
+
+// A history without an acknowledged send or a read stays valid but says that
+// nothing was checked; one acknowledged send or one record read is enough.
+func TestNothingCheckedIsAWarning(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func(h *hist)
+		warn  bool
+	}{
+		{"empty", func(h *hist) {}, true},
+		{"assign, failed and info sends, empty polls", func(h *hist) {
+			h.keys(0, ok, "assign", 1)
+			h.op(0, fail, "send", snd(1, 10, histories.NoOffset))
+			h.op(0, info, "send", snd(1, 11, histories.NoOffset))
+			h.op(1, ok, "poll", histories.Mop{F: histories.MPoll})
+		}, true},
+		{"one acknowledged send", func(h *hist) {
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10))
+		}, false},
+		{"one record read by an info poll", func(h *hist) {
+			h.op(0, info, "send", snd(1, 10, histories.NoOffset))
+			h.op(1, info, "poll", pl(1, 0, 10))
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := &hist{}
+			c.build(h)
+			res := check(t, h, Options{})
+			expectOnly(t, res)
+			if got := slices.Contains(res.Warnings, nothingChecked); got != c.warn {
+				t.Fatalf("nothing-checked warning = %v, want %v; warnings %q", got, c.warn, res.Warnings)
+			}
+		})
 	}
 }
 

@@ -88,6 +88,14 @@
 //     yields one case with a shortest cycle (by BFS) through one of its nodes
 //     or wr edges.
 //
+// # Empty histories
+//
+// A history without an acknowledged send and without a record read gives
+// every detector nothing to judge. It is still Valid (Valid means "no
+// anomaly found", so kafkachaos check exits 0, and 1 keeps meaning
+// anomalies), but Result.Warnings says that nothing was checked. Jepsen calls
+// it invalid (:empty-transaction-graph).
+//
 // This package must not know about Kafka clients, clusters or the run
 // directory: a history from Jepsen or another client is judged the same way.
 package checkers

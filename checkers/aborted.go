@@ -19,6 +19,8 @@ func (t *txnReads) visit(v *opView) {
 
 // aborted follows Jepsen's g1a-cases: only ok reads count, since a failed or
 // indefinite poll proves nothing about what was visible to committed readers.
+// A value that a failed op and another op both sent (a copier's re-copy) is
+// judged by the offset read (rewrite.aborted).
 func (t *txnReads) aborted(v *opView) {
 	if v.op.Type != histories.OK {
 		return
@@ -29,6 +31,12 @@ func (t *txnReads) aborted(v *opView) {
 			continue
 		}
 		w := st.at(r.slot).writer
+		if rw := r.ks.rewrites[r.slot]; rw != nil {
+			var isAborted bool
+			if isAborted, w = rw.aborted(r.offset); !isAborted {
+				continue
+			}
+		}
 		t.sink.add(G1a, Case{
 			Key: ptr(r.ks.key), Value: ptr(r.value), Offsets: []int64{r.offset},
 			Ops:         []int64{v.op.Index, w},

@@ -31,6 +31,83 @@ func TestAbortedAndPrecommittedReads(t *testing.T) {
 		},
 		want: []Anomaly{G1a},
 	}, {
+		// A copier's failed txn sent 10 to offset 0 (aborted; 1 is its
+		// marker), and its successor copied 10 again to offset 2. Reading
+		// the aborted copy is G1a, and 10 is then at two offsets.
+		name: "G1a of a re-copied value: the aborted copy's offset",
+		bad: func(h *hist) {
+			h.op(0, fail, "txn", snd(1, 10, 0))
+			h.op(1, ok, "txn", snd(1, 10, 2))
+			h.op(2, ok, "poll", pl(1, 0, 10))
+		},
+		good: func(h *hist) {
+			h.op(0, fail, "txn", snd(1, 10, 0))
+			h.op(1, ok, "txn", snd(1, 10, 2))
+			h.op(2, ok, "poll", pl(1, 2, 10))
+		},
+		want: []Anomaly{G1a, Duplicate},
+		ops:  []int64{2, 0},
+	}, {
+		name: "G1a of a re-copied value: failed offset unknown",
+		bad: func(h *hist) {
+			h.op(0, fail, "txn", snd(1, 10, histories.NoOffset))
+			h.op(1, ok, "txn", snd(1, 10, 2))
+			h.op(2, ok, "poll", pl(1, 0, 10))
+		},
+		good: func(h *hist) {
+			h.op(0, fail, "txn", snd(1, 10, histories.NoOffset))
+			h.op(1, ok, "txn", snd(1, 10, 2))
+			h.op(2, ok, "poll", pl(1, 2, 10))
+		},
+		want: []Anomaly{G1a, Duplicate},
+		ops:  []int64{2, 0},
+	}, {
+		// With the committed copy's offset unknown, only the failed send's
+		// own offset proves an aborted read.
+		name: "G1a of a re-copied value: committed offset unknown",
+		bad: func(h *hist) {
+			h.op(0, fail, "txn", snd(1, 10, 0))
+			h.op(1, ok, "txn", snd(1, 10, histories.NoOffset))
+			h.op(2, ok, "poll", pl(1, 0, 10))
+		},
+		good: func(h *hist) {
+			h.op(0, fail, "txn", snd(1, 10, 1))
+			h.op(1, ok, "txn", snd(1, 10, histories.NoOffset))
+			h.op(2, ok, "poll", pl(1, 0, 10))
+		},
+		want: []Anomaly{G1a},
+	}, {
+		// An info re-copy that an ok read proves counts as taking effect,
+		// at the offset it reported.
+		name: "G1a of a re-copied value: info copy proven",
+		bad: func(h *hist) {
+			h.op(0, fail, "txn", snd(1, 10, 0))
+			h.op(1, info, "txn", snd(1, 10, 2))
+			h.op(2, ok, "poll", pl(1, 0, 10, 2, 10))
+		},
+		good: func(h *hist) {
+			h.op(0, fail, "txn", snd(1, 10, 0))
+			h.op(1, info, "txn", snd(1, 10, 2))
+			h.op(2, ok, "poll", pl(1, 2, 10))
+		},
+		want: []Anomaly{G1a, Duplicate},
+	}, {
+		// The committed copy, not the later failed attempt, is the writer
+		// that wr dependencies start from.
+		name: "a re-copied value's writer is its committed sender",
+		bad: func(h *hist) {
+			h.op(0, ok, "txn", snd(1, 10, 2), pl(2, 0, 20))
+			h.op(1, ok, "txn", snd(2, 20, 0), pl(1, 2, 10))
+			h.op(2, fail, "txn", snd(1, 10, 0))
+		},
+		good: func(h *hist) {
+			h.op(0, ok, "txn", snd(1, 10, 2))
+			h.op(1, ok, "txn", snd(2, 20, 0), pl(1, 2, 10))
+			h.op(2, fail, "txn", snd(1, 10, 0))
+			h.op(3, ok, "poll", pl(2, 0, 20))
+		},
+		want: []Anomaly{G1c},
+	}, {
 		name: "precommitted-read: a txn reads its own send",
 		bad: func(h *hist) {
 			h.op(0, ok, "txn", snd(1, 10, 0), pl(1, 0, 10))

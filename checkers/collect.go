@@ -23,6 +23,7 @@ type collector struct {
 	keyList  []*keyState // sorted by key after seal
 	nodeOps  []int64     // graph node -> op index (ok ops that send)
 	pending  []pendingSend
+	failedAt []pendingSend // failed sends with a known offset
 	stats    Stats
 	unknownF map[string]int64
 	byType   map[fType]int64 // keyed by struct: no string built per op
@@ -149,6 +150,9 @@ func (c *collector) send(op *histories.Op, m *histories.Mop, node int32) {
 		}
 	case histories.Fail:
 		t.at(s).flags |= wFail
+		if m.Offset >= 0 {
+			c.failedAt = append(c.failedAt, pendingSend{op.Index, m.Key, m.Value, m.Offset})
+		}
 	}
 }
 
@@ -187,9 +191,14 @@ func (c *collector) seal() []string {
 			}
 		}
 	}
+	for _, p := range c.failedAt {
+		c.keys[p.key].noteFailedAt(p)
+	}
+	c.failedAt = nil
 	for _, p := range c.pending {
 		if infoDone[p.op] {
 			ks := c.keys[p.key]
+			ks.notePlaced(p)
 			ks.observe(p.offset, p.value)
 			ks.dirty = true
 		}
@@ -201,6 +210,7 @@ func (c *collector) seal() []string {
 		if ks.dirty {
 			ks.merge()
 		}
+		ks.sealRewrites(infoDone)
 		t := &ks.slots
 		for s := int32(0); s < t.len(); s++ {
 			f := t.at(s).flags
@@ -213,7 +223,7 @@ func (c *collector) seal() []string {
 			if t.at(s).writer < 0 {
 				unwritten++
 			}
-			if f&multiWrite != 0 {
+			if f&multiWrite != 0 && !ks.isRecopy(s) {
 				multi++
 			}
 		}
@@ -227,7 +237,7 @@ func (c *collector) seal() []string {
 		warns = append(warns, fmt.Sprintf("%d values were read that no completed op sent (invoke-only writes or foreign data); they are not judged as writes", unwritten))
 	}
 	if multi > 0 {
-		warns = append(warns, fmt.Sprintf("%d values were sent by more than one op; values should be unique per key, the last sender is taken as the writer", multi))
+		warns = append(warns, fmt.Sprintf("%d values were sent by more than one op; values should be unique per key, the last sender that took effect is taken as the writer", multi))
 	}
 	fs := make([]string, 0, len(c.unknownF))
 	for f := range c.unknownF {

@@ -76,7 +76,13 @@
 //
 // # Transactions
 //
-//   - G1a: an ok op read a value whose txn or send failed.
+//   - G1a: an ok op read a value whose txn or send failed. When a failed op
+//     and another op both sent the value (a copier re-copying after an
+//     abort, a rebalance or fencing), the read counts only if it was at an
+//     offset the failed send reported, or at none where a send that took
+//     effect (ok, or info proven by a read) landed; a send that took effect
+//     without a known offset leaves only the failed send's own offset as
+//     proof. Such a value's writer is its ok (else info) sender.
 //   - precommitted-read (Jepsen's definition): an op read a value it sent
 //     itself; Kafka hides a transaction's records from every poller until it
 //     commits.

@@ -201,6 +201,10 @@ type keyState struct {
 	conflicts map[int64][]int64 // offset -> values other than the first seen there
 	dups      map[int32][]int64 // slot -> offsets besides slots.offset
 	dirty     bool              // slots added since the last merge
+	// rewrites: canonical slot -> sends of a value both a failed op and
+	// another op sent (rewrites.go); nil in most histories.
+	rewrites     map[int32]*rewrite
+	preferWriter []writerOf // merge scratch
 	// bound is the furthest dense index an ok op read (Jepsen: the maximum,
 	// over values read by ok ops, of their first index); -1 when none.
 	bound int32
@@ -261,18 +265,25 @@ func (ks *keyState) merge() {
 	for i := 0; i < len(pairs); {
 		canon := pairs[i].slot
 		j := i + 1
-		for ; j < len(pairs) && pairs[j].value == pairs[i].value; j++ {
-			ks.absorb(canon, pairs[j].slot)
+		for j < len(pairs) && pairs[j].value == pairs[i].value {
+			j++
+		}
+		if j-i > 1 {
+			ks.noteRewrite(pairs[i:j])
+		}
+		for k := i + 1; k < j; k++ {
+			ks.absorb(canon, pairs[k].slot)
 			if remap == nil {
 				remap = map[int32]int32{}
 			}
-			remap[pairs[j].slot] = canon
+			remap[pairs[k].slot] = canon
 		}
 		out = append(out, valueSlot{value: pairs[i].value, slot: canon})
 		i = j
 	}
 	t.sorted = out
 	ks.log.remap(remap)
+	ks.applyPreferred()
 }
 
 // absorb folds slot other into slot canon, which holds the same value.

@@ -220,6 +220,9 @@ func (c *collector) seal() []string {
 			if f&wOK != 0 || (f&wInfo != 0 && infoDone[t.at(s).writer]) {
 				t.at(s).flags |= committed
 			}
+			if f&wFail != 0 && t.at(s).offset != histories.NoOffset {
+				ks.maybeAborted = true
+			}
 			if t.at(s).writer < 0 {
 				unwritten++
 			}

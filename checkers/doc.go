@@ -61,6 +61,12 @@
 //   - int-poll-skip / int-nonmonotonic-poll: the same inside one op, except for
 //     keys rebalanced during it.
 //
+// Records a failed op wrote are never skipped (skipped.go): a
+// read_uncommitted consumer puts aborted records into the version order, and
+// a read_committed consumer passes over them, as it must. Poll-skip,
+// int-poll-skip and lost-delivery discount them; transaction markers are not
+// records and are never in the version order.
+//
 // # Consumer side, per group
 //
 // A record is processed by a group when an ok op of a member (an op with that

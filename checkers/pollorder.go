@@ -113,10 +113,14 @@ func (p *pollOrder) internal(v *opView) {
 		d := delta(last.idx, r.idx)
 		switch {
 		case d > 1:
+			n := r.ks.skipped(last.idx, r.idx)
+			if n == 0 {
+				continue
+			}
 			p.sink.add(IntPollSkip, Case{
 				Key: ptr(k), Value: ptr(r.value), Offsets: []int64{last.offset, r.offset},
 				Ops: []int64{v.op.Index}, Process: ptr(v.op.Process),
-				Explanation: fmt.Sprintf("one poll read key %d at offset %d then at offset %d, skipping %d records of the log", k, last.offset, r.offset, d-1),
+				Explanation: fmt.Sprintf("one poll read key %d at offset %d then at offset %d, skipping %d records of the log", k, last.offset, r.offset, n),
 			})
 		case d < 1:
 			p.sink.add(IntNonmonotonicPoll, Case{
@@ -158,7 +162,7 @@ func (p *pollOrder) external(v *opView) {
 		if !ok || exempt || v.isRebalanced(k) {
 			continue
 		}
-		p.compare(op, k, last, r)
+		p.compare(op, r.ks, last, r)
 	}
 	for _, k := range v.rebalanced {
 		delete(pp.last, k)
@@ -170,14 +174,19 @@ func (p *pollOrder) external(v *opView) {
 	}
 }
 
-func (p *pollOrder) compare(op *histories.Op, k int64, last pollPos, r readRef) {
+func (p *pollOrder) compare(op *histories.Op, ks *keyState, last pollPos, r readRef) {
+	k := ks.key
 	d := delta(last.idx, r.idx)
 	switch {
 	case d > 1:
+		n := ks.skipped(last.idx, r.idx)
+		if n == 0 {
+			return
+		}
 		p.sink.add(PollSkip, Case{
 			Key: ptr(k), Value: ptr(r.value), Offsets: []int64{last.offset, r.offset},
 			Ops: []int64{last.op, op.Index}, Process: ptr(op.Process), Group: op.Group,
-			Explanation: fmt.Sprintf("process %d last read key %d at offset %d, then its next poll began at offset %d, skipping %d records of the log", op.Process, k, last.offset, r.offset, d-1),
+			Explanation: fmt.Sprintf("process %d last read key %d at offset %d, then its next poll began at offset %d, skipping %d records of the log", op.Process, k, last.offset, r.offset, n),
 		})
 	case d < 1:
 		p.sink.add(NonmonotonicPoll, Case{

@@ -121,3 +121,28 @@ func assertCasesPointIntoHistory(t *rapid.T, res checkers.Result, n int) {
 		}
 	}
 }
+
+// TestPropertyReadUncommittedOnlyAddsG1a: a read_uncommitted consumer that
+// reads every record of each key, aborted ones included, puts aborted records
+// into the version order. Reading them is G1a; the read_committed consumers
+// of the same history, which passed over them, skipped and lost nothing.
+func TestPropertyReadUncommittedOnlyAddsG1a(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ops := sim.Gen(sim.SmallConfig(), minInjectSteps, maxSteps).Draw(t, "history")
+		ops, aborted, err := sim.ReadUncommitted(ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := check(t, ops, checkers.Options{})
+		var want []checkers.Anomaly
+		if aborted > 0 {
+			want = []checkers.Anomaly{checkers.G1a}
+		}
+		if !slices.Equal(res.AnomalyTypes, want) {
+			t.Fatalf("%d aborted records read: found %v, want %v\n%v", aborted, res.AnomalyTypes, want, res.Anomalies)
+		}
+		if n := res.Counts[checkers.G1a]; n != int64(aborted) {
+			t.Fatalf("%d G1a cases for %d aborted records read", n, aborted)
+		}
+	})
+}

@@ -205,6 +205,10 @@ type keyState struct {
 	// another op sent (rewrites.go); nil in most histories.
 	rewrites     map[int32]*rewrite
 	preferWriter []writerOf // merge scratch
+	// abortedBefore[i] is how many records at dense indexes below i a failed
+	// op wrote (skipped.go); nil when there are none.
+	abortedBefore []int32
+	maybeAborted  bool // a value a failed op sent was seen in the log
 	// bound is the furthest dense index an ok op read (Jepsen: the maximum,
 	// over values read by ok ops, of their first index); -1 when none.
 	bound int32
@@ -343,6 +347,7 @@ func (ks *keyState) idxRange(s int32) (first, last int32) {
 // seal numbers the log, places each value in it and computes the read bound.
 func (ks *keyState) seal() {
 	ks.log.seal()
+	ks.countAborted()
 	for i := range ks.slots.sorted {
 		e := &ks.slots.sorted[i]
 		_, e.idx = ks.idxRange(e.slot)

@@ -33,6 +33,8 @@
 //   - crash: a single `info crash` op; the process id never returns and a
 //     fresh process takes its place.
 //   - final reads: a fresh process assigns every key and polls to the end.
+//   - ReadUncommitted appends read_uncommitted consumers that return every
+//     record of each key, aborted ones included (markers are not records).
 //
 // Two front ends share the simulator: Gen, a rapid generator of small,
 // shrinkable histories for property tests, and Generate, which streams a large

@@ -130,9 +130,11 @@ func TestBadInputIsAnError(t *testing.T) {
 	}
 }
 
-// failingSource fails its second scan, as a file that vanished would.
+// failingSource fails after handing out its ops, as a file cut short by a
+// read error would, and counts its scans.
 type failingSource struct {
 	ops   Ops
+	fail  bool
 	scans int
 }
 
@@ -140,16 +142,27 @@ var errGone = errors.New("gone")
 
 func (s *failingSource) Scan(f func(*histories.Op) error) error {
 	s.scans++
-	if s.scans > 1 {
+	if err := s.ops.Scan(f); err != nil {
+		return err
+	}
+	if s.fail {
 		return errGone
 	}
-	return s.ops.Scan(f)
+	return nil
 }
 
 func TestSourceErrorsPropagate(t *testing.T) {
-	_, err := Check(&failingSource{ops: Ops{{Index: 0, Type: ok, F: "crash"}}}, Options{})
+	_, err := Check(&failingSource{ops: Ops{{Index: 0, Type: ok, F: "crash"}}, fail: true}, Options{})
 	if !errors.Is(err, errGone) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Pass 2 replays what pass 1 kept: the history is read once.
+func TestSourceScannedOnce(t *testing.T) {
+	src := &failingSource{ops: Ops{{Index: 0, Type: ok, F: "crash"}}}
+	if _, err := Check(src, Options{}); err != nil || src.scans != 1 {
+		t.Fatalf("err %v, %d scans", err, src.scans)
 	}
 }
 

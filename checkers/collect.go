@@ -23,6 +23,7 @@ type collector struct {
 	keyList  []*keyState // sorted by key after seal
 	nodeOps  []int64     // graph node -> op index (ok ops that send)
 	pending  []pendingSend
+	replay   *replay       // the ops pass 2 judges
 	failedAt []pendingSend // failed sends with a known offset
 	stats    Stats
 	unknownF map[string]int64
@@ -39,6 +40,7 @@ type fType struct {
 func newCollector() *collector {
 	return &collector{
 		keys:     map[int64]*keyState{},
+		replay:   newReplay(),
 		stats:    Stats{OpsByType: map[string]int64{}},
 		unknownF: map[string]int64{},
 		byType:   map[fType]int64{},
@@ -121,6 +123,7 @@ func (c *collector) visit(op *histories.Op) error {
 			return err
 		}
 	}
+	c.replay.add(op) // validated: pass 2 judges it
 	return nil
 }
 

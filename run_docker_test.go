@@ -42,33 +42,37 @@ func dockerScenario(name string, p localProfile) generators.Scenario {
 }
 
 // acks=0 and kill -9 of the leader: acknowledged sends in flight are lost.
+// One kill, not run_local_test.go's two: a container's JVM takes 10-30s to
+// listen again on two loaded cores, so a second kill in a 25s run lands
+// after the deadline and the attempt proves nothing.
 func TestChaosDockerAcks0KillLoses(t *testing.T) {
 	p := requireDocker(t)
 	s := dockerScenario("docker-acks0-kill", p)
 	s.Producer.ProducerConfig = model.ProducerConfig{Acks: model.AcksNone, Retries: 0, MaxInFlight: 5}
 	s.Workload.Rate = 1000
-	s.Nemesis = []generators.Fault{
-		faultAt(s, generators.KindKill, "leader", 0.15, 0.35),
-		faultAt(s, generators.KindKill, "leader", 0.5, 0.7),
-	}
+	s.Nemesis = []generators.Fault{faultAt(s, generators.KindKill, "leader", 0.15, 0.45)}
 	expectAnomaly(t, p, s, "acks=0 + kill -9 of the leader loses acknowledged sends", func(o runner.Outcome) bool { return lost(o) > 0 })
 }
 
 // Retries without idempotence: a frozen leader or dropped packets lose
-// acknowledgements, and the retry writes a second copy.
+// acknowledgements, and the retry writes a second copy. Whether a given
+// freeze catches a request between the broker's append and its answer is
+// timing, so there are four short freezes and a long spell of loss (three
+// freezes and 40% loss showed it in one run of two on two loaded cores;
+// this schedule in three of three), and a second attempt when the first
+// shows nothing.
 func TestChaosDockerRetriesDuplicate(t *testing.T) {
 	p := requireDocker(t)
+	p.attempts = max(p.attempts, 2)
 	s := dockerScenario("docker-retries-no-idempotence", p)
 	s.Producer.EnableIdempotence = false
 	s.Producer.MaxInFlight = 1
 	s.Producer.RequestTimeout = d(1 * time.Second)
-	s.Nemesis = []generators.Fault{
-		faultAt(s, generators.KindPause, "leader", 0.1, 0.2),
-		faultAt(s, generators.KindPause, "leader", 0.3, 0.4),
-		faultAt(s, generators.KindPause, "leader", 0.5, 0.6),
-		{Kind: generators.KindPacketLoss, Start: s.TimeLimit * 7 / 10, Duration: s.TimeLimit * 2 / 10,
-			Params: generators.FaultParams{Target: "leader", Percent: 40}},
+	for _, at := range []float64{0.1, 0.25, 0.4, 0.55} {
+		s.Nemesis = append(s.Nemesis, faultAt(s, generators.KindPause, "leader", at, at+0.08))
 	}
+	s.Nemesis = append(s.Nemesis, generators.Fault{Kind: generators.KindPacketLoss, Start: s.TimeLimit * 7 / 10,
+		Duration: s.TimeLimit * 25 / 100, Params: generators.FaultParams{Target: "leader", Percent: 50}})
 	expectAnomaly(t, p, s, "retries without idempotence + lost acks -> duplicate", func(o runner.Outcome) bool {
 		return o.Result.Counts[checkers.Duplicate] > 0
 	})

@@ -8,11 +8,11 @@ import (
 )
 
 // Check judges a history: one pass over src, which also keeps a compact
-// replay of the ops to judge (replay.go), decoded ahead on a second goroutine
-// (pipeline.go); a second pass over the replay; then the final verdicts.
+// replay of the ops to judge (replay.go); a second pass over the replay; then
+// the final verdicts.
 func Check(src Source, opts Options) (Result, error) {
 	col := newCollector()
-	if err := scanAhead(src, col.visit); err != nil {
+	if err := src.Scan(col.visit); err != nil {
 		return Result{}, err
 	}
 	warns := col.seal()

@@ -14,12 +14,17 @@
 // are sorted by value and merged (one value seen at two offsets is a
 // duplicate), info ops proven to have taken effect add their offsets, and
 // each log is numbered densely: gaps left by transaction markers are not
-// records, so "adjacent" and "skip" are judged on dense indexes. Pass 2 (check.go) replays the
-// history, resolves each op's sends and reads against the sealed orders once
-// (opview.go) and hands the op to every per-op detector. Final verdicts that
-// need the whole history (lost writes, unseen, lost deliveries, cycles) are
-// computed after pass 2 from compact state. Nothing is kept per op except
-// graph nodes for ok ops that send.
+// records, so "adjacent" and "skip" are judged on dense indexes.
+//
+// Parsing costs more than judging, so the history is parsed once: pass 1
+// also keeps a compact varint replay (replay.go) of the ops pass 2 judges
+// (client completions; invokes and nemesis ops are left out), about a tenth
+// of the JSONL's size. Pass 2 (check.go) decodes the replay, resolves each
+// op's sends and reads against the sealed orders once (opview.go) and hands
+// the op to every per-op detector. Final verdicts that need the whole history
+// (lost writes, unseen, lost deliveries, cycles) are computed after pass 2
+// from compact state. Nothing else is kept per op except graph nodes for ok
+// ops that send.
 //
 // # Version orders
 //

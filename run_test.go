@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -85,6 +86,7 @@ func window(s generators.Scenario) (start, dur generators.Duration) {
 // directory is and what was found.
 func run(t *testing.T, s generators.Scenario) runner.Outcome {
 	t.Helper()
+	skipUninjectable(t, s)
 	out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: *flagKeep,
 		Replay: func(path string) string { return "go run ./cmd/kafkachaos run --scenario " + path }})
 	where := out.Dir
@@ -102,6 +104,26 @@ func run(t *testing.T, s generators.Scenario) runner.Outcome {
 		t.Errorf("observed %s does not satisfy expected %s; replay: %s", out.Observed.EndToEnd, out.Expected.EndToEnd, out.Scenario.Replay)
 	}
 	return out
+}
+
+// skipUninjectable skips a test whose faults the selected cluster cannot
+// inject: request faults (a write applied, then its acknowledgement lost) and
+// leader moves exist only where the harness answers the requests itself, in
+// the embedded cluster. Real brokers get their own experiments
+// (run_local_test.go, run_docker_test.go). These capabilities do not depend
+// on how a provider starts, so they are asked before it does.
+func skipUninjectable(t *testing.T, s generators.Scenario) {
+	t.Helper()
+	prov, err := runner.DefaultProviders().New(s.Cluster.Provider)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range s.Nemesis {
+		c := cluster.Capability(generators.KindCapability(f.Kind))
+		if (c == cluster.CapRequestFaults || c == cluster.CapLeaderMove) && !cluster.Supports(prov, c) {
+			t.Skipf("fault %s needs %s, which the %s cluster cannot inject", f.Kind, c, prov.Name())
+		}
+	}
 }
 
 // runKept is run with the run directory kept for the test to read; it is

@@ -3,10 +3,13 @@ package kafkachaos_test
 import (
 	"context"
 	"flag"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/cluster/docker"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/model"
 	"github.com/kafkachaos/kafkachaos/runner"
@@ -25,11 +28,19 @@ import (
 // answer: scripts/dockerd.sh start (the provider finds its socket when
 // DOCKER_HOST is unset). Every run directory is kept as evidence.
 
-// requireDocker skips unless the docker cluster is selected.
+// requireDocker skips unless the docker cluster is selected, and when this
+// machine cannot run it — except under CI=true, where that is a failure.
 func requireDocker(t *testing.T) localProfile {
 	t.Helper()
 	if *flagCluster != "docker" {
-		t.Skip("containerized real-Kafka experiment: select it with KAFKACHAOS_CLUSTER=docker (make test-docker)")
+		t.Skip("containerized real-Kafka experiment: select it with KAFKACHAOS_CLUSTER=docker")
+	}
+	if missing := docker.Missing(t.Context()); len(missing) > 0 {
+		msg := "containerized real-Kafka experiment needs " + strings.Join(missing, ", ")
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + " (CI=true: not skipping)")
+		}
+		t.Skip(msg)
 	}
 	return profileOf()
 }

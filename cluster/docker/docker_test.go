@@ -21,14 +21,13 @@ func needDocker(t *testing.T) {
 	if os.Getenv("KAFKACHAOS_DOCKER") != "1" {
 		t.Skip("container tests are opt-in: set KAFKACHAOS_DOCKER=1 (and start an engine with scripts/dockerd.sh start)")
 	}
-	missing := ""
-	if os.Geteuid() != 0 {
-		missing = "root (faults enter the containers' network namespaces)"
-	} else if _, err := Image(t.Context(), "", "", func(string, ...any) {}); err != nil {
-		missing = err.Error()
-	}
+	missing := strings.Join(Missing(t.Context()), "; ")
 	if missing == "" {
-		return
+		_, err := Image(t.Context(), "", "", func(string, ...any) {})
+		if err == nil {
+			return
+		}
+		missing = err.Error()
 	}
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("KAFKACHAOS_DOCKER=1 under CI but missing: %s", missing)

@@ -163,4 +163,7 @@ func TestNoEngineIsErrNoEngine(t *testing.T) {
 	if !errors.Is(err, ErrNoEngine) || !strings.Contains(err.Error(), "scripts/dockerd.sh start") {
 		t.Errorf("err %v, want ErrNoEngine saying how to start one", err)
 	}
+	if m := strings.Join(Missing(t.Context()), "; "); !strings.Contains(m, "no Docker engine answers") {
+		t.Errorf("Missing() = %q, want the absent engine named", m)
+	}
 }

@@ -77,19 +77,11 @@ func (f *targetFault) Stop(ctx context.Context) error {
 	if !f.active {
 		return nil
 	}
-	// A heal is not cut short by the run's deadline: a broker restart
-	// takes seconds, and a run ending mid-restart must still get its
-	// cluster back.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RealHealTimeout)
-	defer cancel()
+	// The runner gives heals a context of their own (HealTimeout).
 	err := f.heal(ctx, f.applied)
 	f.active, f.applied = false, nil
 	return err
 }
-
-// RealHealTimeout bounds one heal of a real-broker fault: restarting JVMs
-// on two shared cores has taken half a minute.
-const RealHealTimeout = 2 * time.Minute
 
 // eachNode applies down to every node in turn and returns those it
 // succeeded on, so that a fault failing on its second node still heals the

@@ -10,9 +10,10 @@ import (
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// HealTimeout bounds how long healing may take once the run's context is
-// gone.
-const HealTimeout = 30 * time.Second
+// HealTimeout bounds one heal. A heal never inherits the run's deadline or
+// cancellation (a run ending mid-restart must still get its cluster back),
+// and restarting JVMs on two shared cores has taken half a minute.
+const HealTimeout = 2 * time.Minute
 
 // Run walks schedule against the clock, starting and stopping faults and
 // recording each as a nemesis op. Whatever happens (the schedule ends, ctx
@@ -89,7 +90,9 @@ func (r *runner) stop(ctx context.Context, step int, f Fault) error {
 		return nil
 	}
 	delete(r.active, step)
-	err := f.Stop(ctx)
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), HealTimeout)
+	defer cancel()
+	err := f.Stop(hctx)
 	_, stopF := events(f)
 	r.record(stopF, f, err)
 	if err != nil {
@@ -98,14 +101,12 @@ func (r *runner) stop(ctx context.Context, step int, f Fault) error {
 	return nil
 }
 
-// healAll stops every active fault with a fresh context: the run's may be
-// the reason we are healing.
+// healAll stops every active fault; stop detaches each heal from the
+// run's context, which may be the reason we are healing.
 func (r *runner) healAll() error {
-	ctx, cancel := context.WithTimeout(context.Background(), HealTimeout)
-	defer cancel()
 	var errs []error
 	for step, f := range r.active {
-		errs = append(errs, r.stop(ctx, step, f))
+		errs = append(errs, r.stop(context.Background(), step, f))
 	}
 	return errors.Join(errs...)
 }

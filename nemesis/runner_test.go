@@ -43,6 +43,7 @@ type fakeFault struct {
 	startErr      error
 	panicOnStart  bool
 	on            bool
+	healCtxErr    error // ctx.Err() as Stop saw it
 }
 
 func (f *fakeFault) Name() string { return f.name }
@@ -54,7 +55,12 @@ func (f *fakeFault) Start(context.Context) error {
 	}
 	return f.startErr
 }
-func (f *fakeFault) Stop(context.Context) error { f.stops++; f.on = false; return nil }
+func (f *fakeFault) Stop(ctx context.Context) error {
+	f.stops++
+	f.on = false
+	f.healCtxErr = ctx.Err()
+	return nil
+}
 
 func TestRunFollowsTheSchedule(t *testing.T) {
 	a, b := &fakeFault{name: "a"}, &fakeFault{name: "b"}
@@ -87,6 +93,9 @@ func TestRunHealsOnCancel(t *testing.T) {
 	}
 	if a.on || a.stops != 1 {
 		t.Fatalf("fault not healed on cancel: %+v", a)
+	}
+	if a.healCtxErr != nil {
+		t.Fatalf("the heal got the run's dead context (%v): a restart would be cut short", a.healCtxErr)
 	}
 	if got := rec.fs(); len(got) != 2 || got[1] != "a-stop" {
 		t.Fatalf("ops %v", got)
@@ -124,5 +133,23 @@ func TestScheduleValidate(t *testing.T) {
 		if err := Run(context.Background(), s, &memRecorder{}); err == nil {
 			t.Errorf("schedule %d ran", i)
 		}
+	}
+}
+
+// slowHeal takes a while to heal, like a broker restart.
+type slowHeal struct{ fakeFault }
+
+func (f *slowHeal) Stop(ctx context.Context) error {
+	time.Sleep(50 * time.Millisecond)
+	return f.fakeFault.Stop(ctx)
+}
+
+func TestScheduledHealOutlivesTheRunDeadline(t *testing.T) {
+	f := &slowHeal{fakeFault{name: "restart-slowly"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Millisecond)
+	defer cancel()
+	Run(ctx, Schedule{{At: 0, Duration: 20 * time.Millisecond, Fault: f}}, &memRecorder{})
+	if f.stops != 1 || f.healCtxErr != nil {
+		t.Fatalf("heal cut short by the run's deadline: stops %d, ctx err %v", f.stops, f.healCtxErr)
 	}
 }

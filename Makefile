@@ -7,7 +7,7 @@ CLUSTER   ?= embedded
 TIMEOUT   ?= 20m
 RUNS_DIR  ?= $(CURDIR)/runs
 
-.PHONY: build test chaos chaos-local bench fuzz clean vet kafka
+.PHONY: build test chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka
 
 build:
 	$(GO) build -o bin/kafkachaos ./cmd/kafkachaos
@@ -16,11 +16,13 @@ vet:
 	$(GO) vet ./...
 
 # test runs every package's tests, then the seed text's claims on real
-# Kafka brokers (short profile: one attempt per claim). Real-Kafka tests
-# skip on a machine without root, Java or Maven, and fail under CI=true.
+# Kafka brokers, as local processes and in containers (short profiles: one
+# attempt per claim). Real-Kafka tests skip on a machine without root, Java,
+# Maven or a Docker engine (make docker-engine), and fail under CI=true.
 test:
 	$(GO) test -timeout $(TIMEOUT) ./...
 	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=short $(GO) test -count=1 -timeout 20m -run ChaosLocal .
+	KAFKACHAOS_CLUSTER=docker KAFKACHAOS_PROFILE=short $(GO) test -count=1 -timeout 20m -run ChaosDocker .
 
 chaos: build
 	mkdir -p $(RUNS_DIR)
@@ -37,6 +39,24 @@ chaos-local: build kafka
 		$(GO) test -timeout 60m -count=1 -run 'ChaosLocal' -v . 2>&1 | tee $(RUNS_DIR)/chaos-local.log | \
 		grep -E '^(=== RUN|--- |ok|FAIL|PASS)|CLAIM|THROUGHPUT|TIME TO|MIN.ISR|attempt|run dir' ; \
 		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR) (full log: $(RUNS_DIR)/chaos-local.log)"; exit $$status
+
+# The docker provider's engine (its own socket and data root) and the Kafka
+# image, built locally from the same jars when apache/kafka cannot be pulled.
+KAFKACHAOS_DOCKER_HOST ?= unix:///run/kafkachaos-docker.sock
+docker-engine:
+	scripts/dockerd.sh start
+docker-engine-stop:
+	scripts/dockerd.sh stop
+docker-image: docker-engine kafka
+	DOCKER_HOST=$(KAFKACHAOS_DOCKER_HOST) $(GO) run ./cluster/docker/buildimage
+
+# chaos-docker builds (or pulls) the image and runs the chaos suite on a
+# 3-broker containerized cluster, then removes what the runs left.
+chaos-docker: docker-image build
+	mkdir -p $(RUNS_DIR)
+	DOCKER_HOST=$(KAFKACHAOS_DOCKER_HOST) KAFKACHAOS_CLUSTER=docker KAFKACHAOS_PROFILE=$(PROFILE) \
+		KAFKACHAOS_RUNS=$(RUNS_DIR) KAFKACHAOS_KEEP=1 $(GO) test -count=1 -timeout 60m -run ChaosDocker -v . ; \
+		status=$$?; DOCKER_HOST=$(KAFKACHAOS_DOCKER_HOST) bin/kafkachaos clean; echo "reports: $(RUNS_DIR)"; exit $$status
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -15,7 +15,8 @@
 # container here talks to the outside. Without them containers on one
 # network still talk to each other, the host reaches container addresses
 # directly on the network's bridge, and the host firewall is left exactly as
-# it was. cluster/docker adds its own tagged FORWARD accept rule per network
+# it was. --bridge=none: runs use networks of their own, never docker0, so
+# none is made and none stays behind after stop. cluster/docker adds its own tagged FORWARD accept rule per network
 # in case something else made the policy DROP.
 set -euo pipefail
 
@@ -66,6 +67,7 @@ start() {
 		--exec-root "$EXEC_ROOT" \
 		--pidfile "$PIDFILE" \
 		--iptables=false --ip6tables=false --ip-masq=false \
+		--bridge=none \
 		--userland-proxy=true \
 		>>"$LOG" 2>&1 </dev/null &
 	local waited=0

@@ -79,23 +79,10 @@ func (d *decoder) decode(line []byte, op *Op) error {
 	d.reset(op)
 	s := &d.s
 	s.b, s.i = line, 0
-	empty, err := s.open('{', '}')
-	if err != nil {
-		return err
-	}
-	if empty {
-		return &fieldError{field: "index", msg: "missing"}
-	}
 	seen := 0
 	valStart, valEnd := -1, -1
-	for {
-		key, err := s.str()
-		if err != nil {
-			return err
-		}
-		if err := s.expect(':'); err != nil {
-			return err
-		}
+	err := s.object(func(key []byte) error {
+		var err error
 		switch string(key) {
 		case "index":
 			op.Index, err = s.int()
@@ -134,13 +121,10 @@ func (d *decoder) decode(line []byte, op *Op) error {
 		if err != nil {
 			return inField(string(key), err)
 		}
-		more, err := s.more('}')
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if s.peek() != 0 {
 		return s.errorf("trailing data after the op")
@@ -221,24 +205,18 @@ func (d *decoder) keyList(dst []Key) ([]Key, error) {
 	if s.null() {
 		return nil, nil
 	}
-	empty, err := s.open('[', ']')
-	if err != nil || empty {
-		return nil, err
-	}
-	for {
+	err := s.array(func(int) error {
 		k, err := s.int()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		dst = append(dst, k)
-		more, err := s.more(']')
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			return dst, nil
-		}
+		return nil
+	})
+	if err != nil || len(dst) == 0 {
+		return nil, err
 	}
+	return dst, nil
 }
 
 func (d *decoder) rebalance() (*Rebalance, error) {
@@ -247,18 +225,8 @@ func (d *decoder) rebalance() (*Rebalance, error) {
 		return nil, nil
 	}
 	r := &Rebalance{}
-	empty, err := s.open('{', '}')
-	if err != nil || empty {
-		return r, err
-	}
-	for {
-		key, err := s.str()
-		if err != nil {
-			return nil, err
-		}
-		if err := s.expect(':'); err != nil {
-			return nil, err
-		}
+	err := s.object(func(key []byte) error {
+		var err error
 		switch string(key) {
 		case "revoked":
 			r.Revoked, err = d.keyList(nil)
@@ -267,17 +235,12 @@ func (d *decoder) rebalance() (*Rebalance, error) {
 		default:
 			err = s.errorf("unknown rebalance field %q", key)
 		}
-		if err != nil {
-			return nil, err
-		}
-		more, err := s.more('}')
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			return r, nil
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return r, nil
 }
 
 // mops reads the array of micro-ops into op.Mops, reusing its capacity.
@@ -286,27 +249,20 @@ func (d *decoder) mops(op *Op) error {
 	if s.null() {
 		return nil
 	}
-	empty, err := s.open('[', ']')
-	if err != nil || empty {
-		return err
-	}
 	op.Mops = d.mopBuf[:0]
-	for i := 0; ; i++ {
-		m := d.nextMop(op)
-		if err := d.mop(m); err != nil {
+	err := s.array(func(i int) error {
+		if err := d.mop(d.nextMop(op)); err != nil {
 			return inField("value["+strconv.Itoa(i)+"]", err)
 		}
-		more, err := s.more(']')
-		if err != nil {
-			return err
-		}
-		if !more {
-			if d.reuse {
-				d.mopBuf = op.Mops
-			}
-			return nil
-		}
+		return nil
+	})
+	if len(op.Mops) == 0 {
+		op.Mops = nil // [] decodes as no micro-ops, like null
 	}
+	if err == nil && d.reuse && op.Mops != nil {
+		d.mopBuf = op.Mops
+	}
+	return err
 }
 
 // nextMop appends a zeroed mop to op.Mops.
@@ -347,22 +303,9 @@ func (d *decoder) offsetsMap() map[Key]int64 {
 // mop reads one micro-op object.
 func (d *decoder) mop(m *Mop) error {
 	s := &d.s
-	empty, err := s.open('{', '}')
-	if err != nil {
-		return err
-	}
-	if empty {
-		return s.errorf("micro-op without f")
-	}
 	var hasKey, hasValue bool
-	for {
-		key, err := s.str()
-		if err != nil {
-			return err
-		}
-		if err := s.expect(':'); err != nil {
-			return err
-		}
+	err := s.object(func(key []byte) error {
+		var err error
 		switch string(key) {
 		case "f":
 			err = d.mopF(m)
@@ -381,16 +324,10 @@ func (d *decoder) mop(m *Mop) error {
 		default:
 			err = s.errorf("unknown micro-op field %q", key)
 		}
-		if err != nil {
-			return err
-		}
-		more, err := s.more('}')
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	return checkMop(m, hasKey, hasValue)
 }
@@ -437,54 +374,37 @@ func (d *decoder) mopF(m *Mop) error {
 	return nil
 }
 
-// mapKey reads an object key that must be a decimal integer.
-func (d *decoder) mapKey() (Key, error) {
-	b, err := d.s.str()
-	if err != nil {
-		return 0, err
-	}
-	k, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return 0, d.s.errorf("key %q is not an integer", b)
-	}
-	return k, nil
+// keyed reads {"k": value, ...}, the map shape of records and offsets:
+// each name must be a decimal integer key, given once; value reads its
+// value. what names the map in the error for a repeated key.
+func (d *decoder) keyed(what string, has func(Key) bool, value func(Key) error) error {
+	return d.s.object(func(name []byte) error {
+		k, err := strconv.ParseInt(string(name), 10, 64)
+		if err != nil {
+			return d.s.errorf("key %q is not an integer", name)
+		}
+		if has(k) {
+			return d.s.errorf("key %d twice in %s", k, what)
+		}
+		return value(k)
+	})
 }
 
 // records reads {"k": [[offset, value], ...], ...}.
 func (d *decoder) records() (map[Key][]Record, error) {
-	s := &d.s
-	if s.null() {
+	if d.s.null() {
 		return nil, nil
 	}
 	m := d.recordsMap()
-	empty, err := s.open('{', '}')
-	if err != nil || empty {
-		return m, err
-	}
-	for {
-		k, err := d.mapKey()
-		if err != nil {
-			return nil, err
-		}
-		if err := s.expect(':'); err != nil {
-			return nil, err
-		}
-		if _, dup := m[k]; dup {
-			return nil, s.errorf("key %d twice in records", k)
-		}
+	err := d.keyed("records", func(k Key) bool { _, ok := m[k]; return ok }, func(k Key) error {
 		recs, err := d.recordList()
-		if err != nil {
-			return nil, err
-		}
 		m[k] = recs
-		more, err := s.more('}')
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			return m, nil
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return m, nil
 }
 
 // recordList reads [[offset, value], ...] into the slab and returns its
@@ -492,71 +412,53 @@ func (d *decoder) records() (map[Key][]Record, error) {
 // the next key's records). An empty list gives nil.
 func (d *decoder) recordList() ([]Record, error) {
 	s := &d.s
-	empty, err := s.open('[', ']')
-	if err != nil || empty {
+	start := len(d.slab)
+	err := s.array(func(int) error {
+		r, err := d.record()
+		if err != nil {
+			return err
+		}
+		d.slab = append(d.slab, r)
+		return nil
+	})
+	if err != nil || len(d.slab) == start {
 		return nil, err
 	}
-	start := len(d.slab)
-	for {
-		if err := s.expect('['); err != nil {
-			return nil, err
-		}
-		off, err := s.intOrNull()
-		if err != nil {
-			return nil, err
-		}
-		if err := s.expect(','); err != nil {
-			return nil, err
-		}
-		v, err := s.int()
-		if err != nil {
-			return nil, err
-		}
-		if err := s.expect(']'); err != nil {
-			return nil, err
-		}
-		d.slab = append(d.slab, Record{Offset: off, Value: v})
-		more, err := s.more(']')
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			return d.slab[start:len(d.slab):len(d.slab)], nil
-		}
+	return d.slab[start:len(d.slab):len(d.slab)], nil
+}
+
+// record reads one [offset, value] pair.
+func (d *decoder) record() (Record, error) {
+	s := &d.s
+	if err := s.expect('['); err != nil {
+		return Record{}, err
 	}
+	off, err := s.intOrNull()
+	if err != nil {
+		return Record{}, err
+	}
+	if err := s.expect(','); err != nil {
+		return Record{}, err
+	}
+	v, err := s.int()
+	if err != nil {
+		return Record{}, err
+	}
+	return Record{Offset: off, Value: v}, s.expect(']')
 }
 
 // offsets reads {"k": offset, ...}.
 func (d *decoder) offsets() (map[Key]int64, error) {
-	s := &d.s
-	if s.null() {
+	if d.s.null() {
 		return nil, nil
 	}
 	m := d.offsetsMap()
-	empty, err := s.open('{', '}')
-	if err != nil || empty {
-		return m, err
+	err := d.keyed("offsets", func(k Key) bool { _, ok := m[k]; return ok }, func(k Key) (err error) {
+		m[k], err = d.s.int()
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	for {
-		k, err := d.mapKey()
-		if err != nil {
-			return nil, err
-		}
-		if err := s.expect(':'); err != nil {
-			return nil, err
-		}
-		if _, dup := m[k]; dup {
-			return nil, s.errorf("key %d twice in offsets", k)
-		}
-		if m[k], err = s.int(); err != nil {
-			return nil, err
-		}
-		more, err := s.more('}')
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			return m, nil
-		}
-	}
+	return m, nil
 }

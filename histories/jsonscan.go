@@ -88,6 +88,50 @@ func (s *jscan) open(opening, closing byte) (empty bool, err error) {
 	return false, nil
 }
 
+// object reads {"name": value, ...}, calling field with each name once its
+// colon is consumed, to read the value. It is the one loop every object of
+// the format goes through; field's errors come back as they are.
+func (s *jscan) object(field func(name []byte) error) error {
+	empty, err := s.open('{', '}')
+	if err != nil || empty {
+		return err
+	}
+	for {
+		name, err := s.str()
+		if err != nil {
+			return err
+		}
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		if err := field(name); err != nil {
+			return err
+		}
+		more, err := s.more('}')
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// array reads [elem, ...], calling elem with each element's index to read
+// it.
+func (s *jscan) array(elem func(i int) error) error {
+	empty, err := s.open('[', ']')
+	if err != nil || empty {
+		return err
+	}
+	for i := 0; ; i++ {
+		if err := elem(i); err != nil {
+			return err
+		}
+		more, err := s.more(']')
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
 // null consumes a JSON null if one is next.
 func (s *jscan) null() bool {
 	s.ws()
@@ -219,39 +263,9 @@ func (s *jscan) skip(depth int) error {
 	case 0:
 		return errEOL
 	case '{':
-		empty, err := s.open('{', '}')
-		if err != nil || empty {
-			return err
-		}
-		for {
-			if _, err := s.str(); err != nil {
-				return err
-			}
-			if err := s.expect(':'); err != nil {
-				return err
-			}
-			if err := s.skip(depth + 1); err != nil {
-				return err
-			}
-			more, err := s.more('}')
-			if err != nil || !more {
-				return err
-			}
-		}
+		return s.object(func([]byte) error { return s.skip(depth + 1) })
 	case '[':
-		empty, err := s.open('[', ']')
-		if err != nil || empty {
-			return err
-		}
-		for {
-			if err := s.skip(depth + 1); err != nil {
-				return err
-			}
-			more, err := s.more(']')
-			if err != nil || !more {
-				return err
-			}
-		}
+		return s.array(func(int) error { return s.skip(depth + 1) })
 	case '"':
 		_, err := s.str()
 		return err

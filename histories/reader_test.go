@@ -66,7 +66,7 @@ func TestReaderErrors(t *testing.T) {
 		{"unknown mop", `{"index":0,"process":1,"type":"ok","f":"txn","value":[{"f":"read"}]}` + "\n",
 			`history.jsonl:1: field "value[0]": column 66: unknown micro-op "read"`},
 		{"bad record key", `{"index":0,"process":1,"type":"ok","f":"poll","value":[{"f":"poll","records":{"x":[]}}]}` + "\n",
-			`history.jsonl:1: field "value[0]": column 82: key "x" is not an integer`},
+			`history.jsonl:1: field "value[0]": column 83: key "x" is not an integer`},
 		{"broken middle line", okLine0 + "\n" + okLine1[:40] + "\n" + okLine1 + "\n",
 			`history.jsonl:2: field "type": unexpected end of line`},
 		{"trailing garbage", okLine0 + " x\n", `history.jsonl:1: column 103: trailing data after the op`},

@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/internal/flock"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
-	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 	"github.com/moby/moby/client"
 )
 
@@ -117,7 +117,7 @@ func BuildImage(ctx context.Context, cli *client.Client, version, ref string, lo
 	if err := os.MkdirAll(filepath.Join(cache, "debootstrap-debs"), 0o755); err != nil {
 		return fmt.Errorf("cluster/docker: %w", err)
 	}
-	unlock, err := realbroker.Flock(filepath.Join(cache, "image-build.lock"))
+	unlock, err := flock.Lock(filepath.Join(cache, "image-build.lock"))
 	if err != nil {
 		return fmt.Errorf("cluster/docker: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kafkachaos/kafkachaos/internal/realbroker"
+	"github.com/kafkachaos/kafkachaos/internal/flock"
 )
 
 // subnetBase is the private /16 runs take a /24 from. Addresses in it exist
@@ -20,12 +20,15 @@ const hostOctet = 254
 
 // nsTable is the nftables table each node's namespace gets at setup. The
 // blocked set drives partitions (replaced as a whole, so heals are
-// idempotent), the loss chain packet loss.
+// idempotent), the loss chain packet loss, the replication chains cuts of
+// the broker listener alone (realbroker.ReplicationRules rewrites them).
 const nsTable = `table inet kafkachaos {
 	set blocked { type ipv4_addr; }
 	chain loss { }
-	chain input { type filter hook input priority 0; policy accept; iifname "lo" accept; ip saddr @blocked drop; jump loss; }
-	chain output { type filter hook output priority 0; policy accept; oifname "lo" accept; ip daddr @blocked drop; }
+	chain replication_in { }
+	chain replication_out { }
+	chain input { type filter hook input priority 0; policy accept; iifname "lo" accept; ip saddr @blocked drop; jump replication_in; jump loss; }
+	chain output { type filter hook output priority 0; policy accept; oifname "lo" accept; ip daddr @blocked drop; jump replication_out; }
 }
 `
 
@@ -45,7 +48,7 @@ func setupNetwork(ctx context.Context, id string) (*network, error) {
 	if err := os.MkdirAll(registryDir(), 0o755); err != nil {
 		return nil, err
 	}
-	unlock, err := realbroker.Flock(filepath.Join(registryDir(), ".net.lock"))
+	unlock, err := flock.Lock(filepath.Join(registryDir(), ".net.lock"))
 	if err != nil {
 		return nil, fmt.Errorf("cluster/local: %w", err)
 	}

@@ -2,13 +2,13 @@ package kafkadist
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
+
+	"github.com/kafkachaos/kafkachaos/internal/flock"
 )
 
 // DefaultVersion is the pinned Kafka release: the newest 4.x whose server,
@@ -74,9 +74,9 @@ func Ensure(ctx context.Context, version string) (Dist, error) {
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return Dist{}, fmt.Errorf("kafkadist: %w", err)
 	}
-	unlock, err := lockFile(filepath.Join(cache, "kafka-"+version+".lock"))
+	unlock, err := flock.Lock(filepath.Join(cache, "kafka-"+version+".lock"))
 	if err != nil {
-		return Dist{}, err
+		return Dist{}, fmt.Errorf("kafkadist: %w", err)
 	}
 	defer unlock()
 	if complete(d) { // another process fetched it while we waited
@@ -120,23 +120,4 @@ func fetch(ctx context.Context, d Dist) error {
 		return fmt.Errorf("kafkadist: writing marker: %w", err)
 	}
 	return nil
-}
-
-// lockFile takes an exclusive advisory lock, released by the returned func.
-func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("kafkadist: lock %s: %w", path, err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("kafkadist: lock %s: %w", path, err)
-	}
-	return func() { f.Close() }, nil
 }

@@ -2,7 +2,7 @@
 // (cluster/local: JVM processes in network namespaces; cluster/docker:
 // containers) share: the KRaft broker configuration of a small test cluster,
 // the admin requests behind readiness, topic creation, leaders and the
-// active controller, the topology of network cuts, and the tc/flock
+// active controller, the topology of network cuts, and the tc
 // helpers both use the same way.
 //
 // It must not know how a node runs (process or container), how a fault is

@@ -1,11 +1,8 @@
 package realbroker
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"strings"
-	"syscall"
 )
 
 // TBF is the tc arguments after "qdisc replace dev DEV" that cap a link at
@@ -22,25 +19,4 @@ func IgnoreNoQdisc(out string, err error) error {
 		return nil
 	}
 	return err
-}
-
-// Flock takes an exclusive advisory lock on path (created if missing),
-// released by the returned func: it serialises runs of several processes
-// on one machine (image builds, bridge set-up).
-func Flock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	return func() { f.Close() }, nil
 }

@@ -32,6 +32,10 @@ type Embedded struct {
 	addrs   []string // every broker's address at start, for Bootstrap
 }
 
+// errNotStarted is what every call that needs a running cluster returns
+// before Start and after Stop.
+var errNotStarted = errors.New("embedded cluster: not started")
+
 type embeddedNode struct {
 	addr   string
 	port   int
@@ -194,7 +198,7 @@ func (e *Embedded) Nodes() []Node {
 func (e *Embedded) Leader(_ context.Context, topic string, partition int32) (int32, error) {
 	fake := e.Fake()
 	if fake == nil {
-		return -1, errors.New("embedded cluster: not started")
+		return -1, errNotStarted
 	}
 	n := fake.LeaderFor(topic, partition)
 	if n < 0 {
@@ -212,7 +216,7 @@ func (e *Embedded) CreateTopics(ctx context.Context, topics ...TopicSpec) error 
 
 func (e *Embedded) createTopics(ctx context.Context, topics ...TopicSpec) error {
 	if e.admin == nil {
-		return errors.New("embedded cluster: not started")
+		return errNotStarted
 	}
 	if len(topics) == 0 {
 		return nil

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -21,7 +20,7 @@ func (e *Embedded) FenceClient(ctx context.Context, group, clientID string) erro
 	admin, fake := e.admin, e.fake
 	e.mu.Unlock()
 	if fake == nil || admin == nil {
-		return errors.New("embedded cluster: not started")
+		return errNotStarted
 	}
 	req := kmsg.NewPtrDescribeGroupsRequest()
 	req.Groups = []string{group}

@@ -75,7 +75,7 @@ func (f *controlFault) install(act func() (kmsg.Response, error, bool)) {
 func (e *Embedded) newControl(sel RequestFault) (*controlFault, error) {
 	fake := e.Fake()
 	if fake == nil {
-		return nil, errors.New("embedded cluster: not started")
+		return nil, errNotStarted
 	}
 	return &controlFault{fake: fake, sel: sel}, nil
 }
@@ -121,7 +121,7 @@ func (e *Embedded) ErrorAfterApply(sel RequestFault, errCode int16) (Installed, 
 	}
 	fake := e.Fake()
 	if fake == nil {
-		return nil, errors.New("embedded cluster: not started")
+		return nil, errNotStarted
 	}
 	kf := kfake.Fault{
 		Keys:  []kmsg.Key{kmsg.Produce},
@@ -136,6 +136,25 @@ func (e *Embedded) ErrorAfterApply(sel RequestFault, errCode int16) (Installed, 
 	return faultHandle{fake.Fault(kf)}, nil
 }
 
+// nodeLocked finds node for hook, with e.mu held: the cluster must be
+// started and have the node.
+func (e *Embedded) nodeLocked(hook string, node int32) (*embeddedNode, error) {
+	n, ok := e.nodes[node]
+	switch {
+	case e.fake == nil:
+		return nil, errNotStarted
+	case !ok:
+		return nil, fmt.Errorf("embedded cluster: %s: no node %d", hook, node)
+	}
+	return n, nil
+}
+
+// nodeControlLocked is a control fault on every request to node, with e.mu
+// held (so it cannot go through newControl, which takes it).
+func (e *Embedded) nodeControlLocked(node int32) *controlFault {
+	return &controlFault{fake: e.fake, sel: RequestFault{Nodes: []int32{node}}}
+}
+
 // Kill implements NodeKiller: the node stops listening and every request
 // that reaches it over an open connection closes that connection, as if its
 // process died. Its log survives (kfake keeps one log per partition), so a
@@ -143,19 +162,14 @@ func (e *Embedded) ErrorAfterApply(sel RequestFault, errCode int16) (Installed, 
 func (e *Embedded) Kill(_ context.Context, node int32) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	n, ok := e.nodes[node]
-	switch {
-	case e.fake == nil:
-		return errors.New("embedded cluster: not started")
-	case !ok:
-		return fmt.Errorf("embedded cluster: kill: no node %d", node)
-	case n.down != nil:
-		return nil
+	n, err := e.nodeLocked("kill", node)
+	if err != nil || n.down != nil {
+		return err
 	}
 	if err := e.fake.RemoveNode(node); err != nil {
 		return fmt.Errorf("embedded cluster: kill node %d: %w", node, err)
 	}
-	f := &controlFault{fake: e.fake, sel: RequestFault{Nodes: []int32{node}}}
+	f := e.nodeControlLocked(node)
 	f.install(func() (kmsg.Response, error, bool) { return nil, errDropped, true })
 	n.down = f
 	return nil
@@ -165,14 +179,9 @@ func (e *Embedded) Kill(_ context.Context, node int32) error {
 func (e *Embedded) Restart(_ context.Context, node int32) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	n, ok := e.nodes[node]
-	switch {
-	case e.fake == nil:
-		return errors.New("embedded cluster: not started")
-	case !ok:
-		return fmt.Errorf("embedded cluster: restart: no node %d", node)
-	case n.down == nil:
-		return nil
+	n, err := e.nodeLocked("restart", node)
+	if err != nil || n.down == nil {
+		return err
 	}
 	n.down.Remove()
 	if _, _, err := e.fake.AddNode(node, n.port); err != nil {
@@ -199,19 +208,11 @@ func (p *pauseFault) Remove() {
 func (e *Embedded) Pause(_ context.Context, node int32) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	n, ok := e.nodes[node]
-	switch {
-	case e.fake == nil:
-		return errors.New("embedded cluster: not started")
-	case !ok:
-		return fmt.Errorf("embedded cluster: pause: no node %d", node)
-	case n.paused != nil:
-		return nil
+	n, err := e.nodeLocked("pause", node)
+	if err != nil || n.paused != nil {
+		return err
 	}
-	p := &pauseFault{
-		controlFault: &controlFault{fake: e.fake, sel: RequestFault{Nodes: []int32{node}}},
-		resumed:      make(chan struct{}),
-	}
+	p := &pauseFault{controlFault: e.nodeControlLocked(node), resumed: make(chan struct{})}
 	p.install(func() (kmsg.Response, error, bool) {
 		p.fake.SleepControl(func() { <-p.resumed })
 		return nil, nil, false
@@ -239,7 +240,7 @@ func (e *Embedded) Resume(_ context.Context, node int32) error {
 func (e *Embedded) MoveLeader(_ context.Context, topic string, partition, node int32) error {
 	fake := e.Fake()
 	if fake == nil {
-		return errors.New("embedded cluster: not started")
+		return errNotStarted
 	}
 	if err := fake.MoveTopicPartition(topic, partition, node); err != nil {
 		return fmt.Errorf("embedded cluster: move %s/%d to node %d: %w", topic, partition, node, err)
@@ -251,7 +252,7 @@ func (e *Embedded) MoveLeader(_ context.Context, topic string, partition, node i
 func (e *Embedded) ShuffleLeaders(context.Context) error {
 	fake := e.Fake()
 	if fake == nil {
-		return errors.New("embedded cluster: not started")
+		return errNotStarted
 	}
 	fake.ShufflePartitionLeaders()
 	return nil

@@ -138,3 +138,38 @@ func TestKillRestartAndPause(t *testing.T) {
 		t.Fatal("kill of a missing node: no error")
 	}
 }
+
+// The node hooks refuse before Start, name the hook and the node when it is
+// not one of the cluster's, and are idempotent on a node already in the
+// state asked for.
+func TestNodeHooksRefuseAndRepeat(t *testing.T) {
+	ctx := context.Background()
+	hooks := map[string]func(*Embedded, int32) error{
+		"kill":    func(e *Embedded, n int32) error { return e.Kill(ctx, n) },
+		"restart": func(e *Embedded, n int32) error { return e.Restart(ctx, n) },
+		"pause":   func(e *Embedded, n int32) error { return e.Pause(ctx, n) },
+	}
+	for name, hook := range hooks {
+		if err := hook(NewEmbedded(), 0); err != errNotStarted {
+			t.Errorf("%s before Start: %v, want %v", name, err, errNotStarted)
+		}
+	}
+	e := startEmbedded(t, TopicSpec{Name: "t", Partitions: 1})
+	for name, hook := range hooks {
+		want := "embedded cluster: " + name + ": no node 9"
+		if err := hook(e, 9); err == nil || err.Error() != want {
+			t.Errorf("%s of node 9: %v, want %q", name, err, want)
+		}
+	}
+	for _, step := range []string{"restart", "kill", "kill", "restart", "restart", "pause", "pause"} {
+		if err := hooks[step](e, 1); err != nil {
+			t.Fatalf("%s of node 1: %v", step, err)
+		}
+	}
+	if err := e.Resume(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Nodes()[1]; !n.Up {
+		t.Errorf("node 1 after kill, restart, pause, resume: %+v, want up", n)
+	}
+}

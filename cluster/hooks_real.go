@@ -25,6 +25,19 @@ type LinkCutter interface {
 	CutLinks(ctx context.Context, links [][2]int32) error
 }
 
+// ReplicationCutter cuts only the replication traffic between pairs of
+// brokers — their broker listener, both ways — keeping existing cuts, while
+// the controller listener and the clients' connections stay up. With
+// combined broker+controller nodes a full cut of a leader from its
+// followers also cuts it from the quorum (it is fenced); this one leaves it
+// leader, so its ISR shrinks. Partitioner.Heal removes it.
+type ReplicationCutter interface {
+	CutReplication(ctx context.Context, links [][2]int32) error
+	// ReplicationPorts names the ports a cut drops and those it leaves up,
+	// for the nemesis op.
+	ReplicationPorts() (cut, kept []int)
+}
+
 // PacketLoser drops a percentage (0..100) of the packets a node receives, at
 // random; 0 removes the loss.
 type PacketLoser interface {

@@ -86,8 +86,14 @@ func (p *Provider) CutLinks(ctx context.Context, links [][2]int32) error {
 	return p.setCuts(ctx, all)
 }
 
-// Heal removes every cut. It is idempotent.
-func (p *Provider) Heal(ctx context.Context) error { return p.setCuts(ctx, nil) }
+// Heal removes every cut, replication cuts included. It is idempotent.
+func (p *Provider) Heal(ctx context.Context) error {
+	err := p.setCuts(ctx, nil)
+	if errors.Is(err, ErrNoNetworkFaults) {
+		return err
+	}
+	return errors.Join(err, p.setReplicationCuts(ctx, nil))
+}
 
 // setCuts makes each namespace's blocked set exactly the peers it is cut
 // from; the host side is enforced in the broker's namespace (the host's own

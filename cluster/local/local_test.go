@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -200,6 +202,10 @@ func TestLocalClusterFaults(t *testing.T) {
 		}
 	})
 
+	t.Run("replication cut shrinks the ISR to the leader", func(t *testing.T) {
+		testReplicationCut(ctx, t, p)
+	})
+
 	t.Run("packet loss and slow link", func(t *testing.T) {
 		if err := p.PacketLoss(ctx, 2, 100); err != nil {
 			t.Fatal(err)
@@ -227,4 +233,72 @@ func TestLocalClusterFaults(t *testing.T) {
 			t.Errorf("HealAll left tbf on node 2: %s", out)
 		}
 	})
+}
+
+// testReplicationCut cuts the broker listener between t's leader and its
+// followers: the followers can neither fetch from it nor it from them, yet
+// every node still reaches the controller listeners and the clients reach
+// every node; the leader, still in the quorum, stays leader and shrinks
+// the ISR to itself (replica.lag.time.max.ms, 10s here). Heal lets the
+// followers back in.
+func testReplicationCut(ctx context.Context, t *testing.T, p *Provider) {
+	leader, err := p.Leader(ctx, "t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var links [][2]int32
+	for _, id := range p.ids() {
+		if id != leader {
+			links = append(links, [2]int32{leader, id})
+		}
+	}
+	if err := p.CutReplication(ctx, links); err != nil {
+		t.Fatal(err)
+	}
+	l, f := p.nodes[leader-1], p.nodes[links[0][1]-1]
+	other := p.nodes[links[1][1]-1]
+	ctrl := func(n *node) string { return net.JoinHostPort(n.ip, strconv.Itoa(n.ctrlPort)) }
+	if reachable(f.ns, l.addr()) || reachable(l.ns, f.addr()) {
+		t.Error("leader and follower still reach each other's broker listener")
+	}
+	if !reachable(f.ns, ctrl(l)) || !reachable(l.ns, ctrl(f)) || !reachable("", l.addr()) || !reachable(f.ns, other.addr()) {
+		t.Error("replication cut dropped controller, client or follower-follower traffic")
+	}
+	cut, kept := p.ReplicationPorts()
+	if !slices.Equal(cut, []int{l.port}) || !slices.Equal(kept, []int{l.ctrlPort}) {
+		t.Errorf("ReplicationPorts = %v, %v; want [%d], [%d]", cut, kept, l.port, l.ctrlPort)
+	}
+	if err := waitISR(ctx, p, leader, 1, 40*time.Second); err != nil {
+		t.Error(err)
+	}
+	for range 2 { // heal is idempotent
+		if err := p.Heal(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reachable(f.ns, l.addr()) {
+		t.Error("heal left the replication cut")
+	}
+	if err := waitISR(ctx, p, -1, len(p.nodes), 60*time.Second); err != nil {
+		t.Error(err)
+	}
+}
+
+// waitISR waits until partition t-0 has an ISR of size want, led by leader
+// (-1: any leader).
+func waitISR(ctx context.Context, p *Provider, leader int32, want int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	var last string
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		md, err := p.admin.Metadata(ctx, []string{"t"})
+		if err == nil && len(md.Topics) == 1 && len(md.Topics[0].Partitions) == 1 {
+			pt := md.Topics[0].Partitions[0]
+			last = fmt.Sprintf("leader %d, ISR %v", pt.Leader, pt.ISR)
+			if len(pt.ISR) == want && (leader < 0 || pt.Leader == leader) {
+				return nil
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return fmt.Errorf("t-0 never had an ISR of %d led by %d within %s: last %s", want, leader, limit, last)
 }

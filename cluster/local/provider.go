@@ -48,6 +48,8 @@ type Provider struct {
 	nft   bool     // namespaces have the kafkachaos nftables table
 	netMu sync.Mutex
 	cuts  [][2]int32
+	// replCuts are links whose broker-listener traffic alone is cut.
+	replCuts [][2]int32
 }
 
 var (

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 func TestServerPropertiesOverridesAllButIdentity(t *testing.T) {
@@ -125,5 +127,20 @@ func TestCleanLeftoversKillsOrphanedMarkedProcess(t *testing.T) {
 	}
 	if left, _ := Leftovers(t.Context(), id); len(left) > 0 {
 		t.Errorf("still left: %v", left)
+	}
+}
+
+// TestReplicationRulesLoadIntoNsTable asks the kernel (nft -c: check, never
+// commit) whether the replication rules load into the table namespaces get:
+// the chains they rewrite must exist there under the names they use.
+func TestReplicationRulesLoadIntoNsTable(t *testing.T) {
+	if os.Geteuid() != 0 || !have("nft") {
+		t.Skip("needs root and nft")
+	}
+	for _, peers := range [][]string{{"10.213.9.2", "10.213.9.3"}, nil} {
+		script := nsTable + realbroker.ReplicationRules("kafkachaos", peers, 9092)
+		if out, err := run(context.Background(), script, "nft", "-c", "-f", "-"); err != nil {
+			t.Errorf("nft rejects the replication rules (peers %v): %v\n%s\n%s", peers, err, out, script)
+		}
 	}
 }

@@ -1,0 +1,71 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
+)
+
+var _ cluster.ReplicationCutter = (*Provider)(nil)
+
+// CutReplication adds cuts of the broker listener alone between pairs of
+// brokers, keeping existing ones: the two cannot replicate from each other
+// (either way), yet both still reach the controller quorum on the
+// controller listener and the clients still reach both. Heal removes them.
+func (p *Provider) CutReplication(ctx context.Context, links [][2]int32) error {
+	if err := realbroker.CheckBrokerLinks(links, p.ids()); err != nil {
+		return fmt.Errorf("cluster/local: %w", err)
+	}
+	p.netMu.Lock()
+	all := append(slices.Clone(p.replCuts), links...)
+	p.netMu.Unlock()
+	return p.setReplicationCuts(ctx, all)
+}
+
+// ReplicationPorts names the ports a replication cut drops (the broker
+// listeners) and those it leaves up (the controller listeners), for the
+// nemesis op.
+func (p *Provider) ReplicationPorts() (cut, kept []int) {
+	for _, n := range p.nodes {
+		if !slices.Contains(cut, n.port) {
+			cut = append(cut, n.port)
+		}
+		if !slices.Contains(kept, n.ctrlPort) {
+			kept = append(kept, n.ctrlPort)
+		}
+	}
+	return cut, kept
+}
+
+// setReplicationCuts makes each namespace's replication chains drop exactly
+// the broker-listener traffic of links; nil heals. Each node's rule names
+// its own listener port: a peer fetching from it hits it as dport, its
+// fetches from a peer come back from the peer's listener as sport (every
+// namespaced node listens on the same port).
+func (p *Provider) setReplicationCuts(ctx context.Context, links [][2]int32) error {
+	if p.net == nil || !p.nft {
+		return ErrNoNetworkFaults
+	}
+	p.netMu.Lock()
+	defer p.netMu.Unlock()
+	var errs []error
+	for _, n := range p.nodes {
+		var ips []string
+		for _, peer := range realbroker.CutFrom(links, n.id) {
+			ips = append(ips, p.ipOf(peer))
+		}
+		script := realbroker.ReplicationRules("kafkachaos", ips, n.port)
+		if _, err := runIn(ctx, n.ns, script, "nft", "-f", "-"); err != nil {
+			errs = append(errs, fmt.Errorf("node %d: %w", n.id, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("cluster/local: setting replication cuts: %w", err)
+	}
+	p.replCuts = links
+	return nil
+}

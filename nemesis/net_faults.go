@@ -116,3 +116,34 @@ func SlowLink(ls cluster.LinkSlower, tg Targeting, target Target, bitsPerSecond 
 func badFault(name string, err error) Fault {
 	return &instantFault{name: name, move: func(context.Context) (any, error) { return nil, err }}
 }
+
+// IsolateLeaderReplication cuts only the replication traffic between the
+// watched partition's leader and every other broker (their broker listener,
+// both ways). The leader still reaches the controller quorum and the
+// clients still reach it, so it stays leader and, after
+// replica.lag.time.max.ms, shrinks its ISR to itself: the state in which
+// min.insync.replicas=1 acknowledges acks=all writes with one copy. (A full
+// partition would fence it instead, as combined broker+controller nodes
+// lose the quorum with their peers.) The op names the links and the ports
+// cut and kept.
+func IsolateLeaderReplication(rc cluster.ReplicationCutter, p cluster.Partitioner, tg Targeting) Fault {
+	links := func(leader []int32) [][2]int32 {
+		var out [][2]int32
+		for _, f := range tg.others(leader) {
+			out = append(out, [2]int32{leader[0], f})
+		}
+		return out
+	}
+	return &targetFault{name: "isolate-leader-replication", startF: "partition", stopF: "heal", tg: tg,
+		pick: tg.Pick(TargetLeader), target: string(TargetLeader),
+		mechanism: map[string]any{"topology": "leader's replication cut from followers; controller quorum and clients reach it",
+			"mechanism": "tcp drops on the broker listener port between broker pairs"},
+		describe: func(leader []int32) map[string]any {
+			cut, kept := rc.ReplicationPorts()
+			return map[string]any{"links": links(leader), "ports-cut": cut, "ports-kept": kept}
+		},
+		apply: func(ctx context.Context, leader []int32) (any, error) {
+			return nil, rc.CutReplication(ctx, links(leader))
+		},
+		heal: func(ctx context.Context, _ any) error { return p.Heal(ctx) }}
+}

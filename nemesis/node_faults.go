@@ -26,6 +26,9 @@ type targetFault struct {
 	// is in place (what heal must undo), even when it fails half way.
 	apply func(ctx context.Context, nodes []int32) (any, error)
 	heal  func(ctx context.Context, applied any) error
+	// describe, if set, adds facts that depend on the picked nodes (the
+	// links a cut names) to the op's detail.
+	describe func(nodes []int32) map[string]any
 
 	mu      sync.Mutex
 	active  bool
@@ -57,6 +60,9 @@ func (f *targetFault) Start(ctx context.Context) error {
 		return fmt.Errorf("picking %s: %w", f.target, err)
 	}
 	d["nodes"] = nodes
+	if f.describe != nil {
+		maps.Copy(d, f.describe(nodes))
+	}
 	// Brokers' metadata can disagree for a moment (a healed ex-leader still
 	// names itself): the op names the leader or controller the fault hit.
 	switch Target(f.target) {

@@ -20,12 +20,16 @@ const (
 	RealCutClients     = "cut-clients"     // clients cut from the target
 	RealPacketLoss     = "packet-loss"     // random drops on the target
 	RealSlowLink       = "slow-link"       // bandwidth cap on the target
+
+	// RealIsolateLeaderReplication cuts the leader's replication from its
+	// followers; the controller quorum and the clients still reach it.
+	RealIsolateLeaderReplication = "isolate-leader-replication"
 )
 
 // RealKinds lists the kinds Real builds, in a fixed order.
 func RealKinds() []string {
 	return []string{RealKill, RealPause, RealCleanRestart, RealRollingRestart, RealIsolate, RealHalves,
-		RealIsolateLeader, RealBridge, RealCutClients, RealPacketLoss, RealSlowLink}
+		RealIsolateLeader, RealIsolateLeaderReplication, RealBridge, RealCutClients, RealPacketLoss, RealSlowLink}
 }
 
 // RealSpec describes one real-broker fault.
@@ -101,6 +105,12 @@ func partition(tg Targeting, kind string, target Target, missing func(string) er
 		return Halves(p, tg), nil
 	case RealIsolateLeader:
 		return IsolateLeader(p, tg), nil
+	case RealIsolateLeaderReplication:
+		rc, ok := tg.Provider.(cluster.ReplicationCutter)
+		if !ok {
+			return nil, missing("ReplicationCutter")
+		}
+		return IsolateLeaderReplication(rc, p, tg), nil
 	case RealBridge, RealCutClients:
 		if !lcOK {
 			return nil, missing("LinkCutter")

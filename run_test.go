@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
-	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -110,19 +109,16 @@ func run(t *testing.T, s generators.Scenario) runner.Outcome {
 // inject: request faults (a write applied, then its acknowledgement lost) and
 // leader moves exist only where the harness answers the requests itself, in
 // the embedded cluster. Real brokers get their own experiments
-// (run_local_test.go, run_docker_test.go). These capabilities do not depend
-// on how a provider starts, so they are asked before it does.
+// (run_local_test.go, run_docker_test.go). runner.Injectable asks before the
+// cluster starts, as runner.Run does.
 func skipUninjectable(t *testing.T, s generators.Scenario) {
 	t.Helper()
 	prov, err := runner.DefaultProviders().New(s.Cluster.Provider)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range s.Nemesis {
-		c := cluster.Capability(generators.KindCapability(f.Kind))
-		if (c == cluster.CapRequestFaults || c == cluster.CapLeaderMove) && !cluster.Supports(prov, c) {
-			t.Skipf("fault %s needs %s, which the %s cluster cannot inject", f.Kind, c, prov.Name())
-		}
+	if err := runner.Injectable(prov, s); err != nil {
+		t.Skipf("%v: the %s cluster cannot inject it", err, prov.Name())
 	}
 }
 

@@ -7,7 +7,8 @@ import "context"
 // Start must be called once before anything else; Stop releases everything
 // Start created (processes, listeners, namespaces, containers) and may be
 // called more than once. Bootstrap, Nodes and Capabilities are valid between
-// Start and Stop.
+// Start and Stop; before Start, Capabilities already answers for the
+// capabilities KnownBeforeStart names.
 type Provider interface {
 	// Name is the provider's short name, as a user selects it ("embedded").
 	Name() string
@@ -53,6 +54,15 @@ const (
 	// connections and errors answered after a write was applied).
 	CapRequestFaults Capability = "request-faults"
 )
+
+// KnownBeforeStart reports whether a provider's support of c is fixed by what
+// kind of provider it is, so that it can be asked before Start: request
+// faults and leader moves exist only where the harness answers the requests
+// itself (the embedded cluster), whatever the machine. Kill, pause and
+// partition depend on what Start finds (root, nftables, a container engine).
+func KnownBeforeStart(c Capability) bool {
+	return c == CapRequestFaults || c == CapLeaderMove
+}
 
 // Supports reports whether p lists capability c.
 func Supports(p Provider, c Capability) bool {

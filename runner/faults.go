@@ -38,11 +38,11 @@ const kafkaRequestTimedOut = 7
 // newSchedule builds the schedule, failing on faults the provider cannot
 // inject: a run without the faults its scenario names would prove nothing.
 func newSchedule(prov cluster.Provider, w *workload, s generators.Scenario) (*schedule, error) {
+	if err := unsupported(prov, s, func(cluster.Capability) bool { return true }); err != nil {
+		return nil, err
+	}
 	sc := &schedule{prov: prov, w: w, rng: rand.New(rand.NewPCG(uint64(s.Seed), 2))}
 	for i, f := range s.Nemesis {
-		if c := generators.KindCapability(f.Kind); c != "" && !cluster.Supports(prov, cluster.Capability(c)) {
-			return nil, fmt.Errorf("nemesis[%d]: %s needs capability %q, which cluster provider %q lacks", i, f.Kind, c, prov.Name())
-		}
 		inner, err := sc.realFault(s, f)
 		if inner == nil && err == nil {
 			inner, err = sc.fault(f)

@@ -74,6 +74,10 @@ func Run(ctx context.Context, s generators.Scenario, opts Options) (out Outcome,
 	if err != nil {
 		return out, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
+	prov, err := newProvider(s, opts.Providers)
+	if err != nil {
+		return out, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
 	test := opts.TestName
 	if test == "" {
 		test = s.Name
@@ -99,7 +103,7 @@ func Run(ctx context.Context, s generators.Scenario, opts Options) (out Outcome,
 	if err := generators.Save(dir, s); err != nil {
 		return out, err
 	}
-	elapsed, faults, m, herr := record(ctx, s, dir, opts)
+	elapsed, faults, m, herr := record(ctx, s, prov, dir, opts)
 	if herr != nil && ctx.Err() != nil {
 		return out, fmt.Errorf("run interrupted, history kept unchecked in %s: %w", dir, herr)
 	}
@@ -163,18 +167,23 @@ const linTimeout = 10 * time.Second
 // exact.
 const maxCases = 200
 
-// record runs the cluster, workload, nemesis and final reads, and closes
-// the history. It returns how long the workload ran and what the faults did.
-func record(ctx context.Context, s generators.Scenario, dir string, opts Options) (time.Duration, []FaultStat, *meter, error) {
-	m := newMeter()
-	provs := opts.Providers
+// newProvider makes the scenario's provider from provs (nil: the default
+// ones) and checks, before it starts, the faults it can be asked about then.
+func newProvider(s generators.Scenario, provs Providers) (cluster.Provider, error) {
 	if provs == nil {
 		provs = DefaultProviders()
 	}
 	prov, err := provs.New(s.Cluster.Provider)
 	if err != nil {
-		return 0, nil, m, err
+		return nil, err
 	}
+	return prov, Injectable(prov, s)
+}
+
+// record runs the cluster, workload, nemesis and final reads, and closes
+// the history. It returns how long the workload ran and what the faults did.
+func record(ctx context.Context, s generators.Scenario, prov cluster.Provider, dir string, opts Options) (time.Duration, []FaultStat, *meter, error) {
+	m := newMeter()
 	if err := prov.Start(ctx, clusterSpec(s, dir)); err != nil {
 		return 0, nil, m, fmt.Errorf("starting cluster %s: %w", prov.Name(), err)
 	}

@@ -66,6 +66,37 @@ func (c Cluster) validate() error {
 	return nil
 }
 
+// nodeIDs is the range of broker ids provider gives a cluster of brokers:
+// the embedded cluster (kfake) numbers them from 0, the real KRaft clusters
+// (local, docker) from 1, as their node.id. known is false where the ids
+// are not the harness's to choose (an external cluster, a provider
+// registered elsewhere).
+func nodeIDs(provider string, brokers int) (first, last int32, known bool) {
+	switch provider {
+	case "embedded":
+		return 0, int32(brokers) - 1, true
+	case "local", "docker":
+		return 1, int32(brokers), true
+	}
+	return 0, 0, false
+}
+
+// validateNodes checks a fault's nodes against the ids the provider gives
+// its brokers; where those are unknown, only that they are ids at all.
+func (c Cluster) validateNodes(field string, nodes []int32) error {
+	first, last, known := nodeIDs(c.Provider, c.Brokers)
+	for i, n := range nodes {
+		f := fmt.Sprintf("%s.params.nodes[%d]", field, i)
+		switch {
+		case n < 0:
+			return bad(f, "node %d: broker ids are not negative", n)
+		case known && (n < first || n > last):
+			return bad(f, "node %d is not one of the %d brokers (%s numbers them %d..%d)", n, c.Brokers, c.Provider, first, last)
+		}
+	}
+	return nil
+}
+
 func (k Keys) validate() error {
 	switch {
 	case k.Count < 1:
@@ -171,10 +202,8 @@ func (f Fault) validate(field string, s *Scenario) error {
 	case f.Params.Every < 0 || f.Params.Delay < 0:
 		return bad(field+".params", "every %s, delay %s: must not be negative", f.Params.Every, f.Params.Delay)
 	}
-	for i, n := range f.Params.Nodes {
-		if n < 0 || int(n) >= s.Cluster.Brokers {
-			return bad(fmt.Sprintf("%s.params.nodes[%d]", field, i), "node %d is not one of the %d brokers", n, s.Cluster.Brokers)
-		}
+	if err := s.Cluster.validateNodes(field, f.Params.Nodes); err != nil {
+		return err
 	}
 	switch f.Params.Point {
 	case "", CrashAnywhere, CrashAfterCommit, CrashBeforeCommit:

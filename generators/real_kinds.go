@@ -12,6 +12,11 @@ const (
 	// KindIsolateLeader cuts the leader of key 0 from its followers; the
 	// clients still reach it.
 	KindIsolateLeader = "isolate-leader"
+	// KindIsolateLeaderReplication cuts only the replication traffic (the
+	// broker listener) between the leader of key 0 and its followers; the
+	// controller quorum and the clients still reach it, so it stays leader
+	// and shrinks its ISR to itself.
+	KindIsolateLeaderReplication = "isolate-leader-replication"
 	// KindBridge joins two sides of the cluster through one node only.
 	KindBridge = "bridge"
 	// KindCutClients cuts the clients from Params.Target.
@@ -31,7 +36,7 @@ func realCapability(kind string) string {
 	switch kind {
 	case KindCleanRestart, KindRollingRestart:
 		return "kill" // a provider that restarts nodes; the hook is checked when the schedule is built
-	case KindIsolateLeader, KindBridge, KindCutClients, KindPacketLoss, KindSlowLink:
+	case KindIsolateLeader, KindIsolateLeaderReplication, KindBridge, KindCutClients, KindPacketLoss, KindSlowLink:
 		return "partition"
 	}
 	return ""

@@ -27,7 +27,8 @@ func (sc *schedule) realFault(s generators.Scenario, f generators.Fault) (nemesi
 			spec.Kind = nemesis.RealIsolate
 		}
 	case generators.KindCleanRestart, generators.KindRollingRestart, generators.KindIsolateLeader,
-		generators.KindBridge, generators.KindCutClients, generators.KindPacketLoss, generators.KindSlowLink:
+		generators.KindBridge, generators.KindCutClients, generators.KindPacketLoss, generators.KindSlowLink,
+		generators.KindIsolateLeaderReplication:
 		spec.Kind = f.Kind // generators spells these as nemesis does
 	default:
 		return nil, nil

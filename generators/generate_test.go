@@ -4,6 +4,7 @@ import (
 	"flag"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -122,4 +123,44 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			t.Fatalf("round trip changed the scenario:\n got %+v\nwant %+v", got, s)
 		}
 	})
+}
+
+// Each provider's kinds draw valid scenarios, and a real or external
+// cluster is never asked for what only the embedded one has.
+func TestKindsForEachProvider(t *testing.T) {
+	embeddedOnly := map[string]bool{"request-faults": true, "leader-move": true}
+	for _, provider := range []string{"embedded", "local", "docker", "external"} {
+		kinds := KindsFor(provider)
+		if len(kinds) == 0 {
+			t.Fatalf("%s: no kinds", provider)
+		}
+		for _, k := range kinds {
+			c := KindCapability(k)
+			switch {
+			case !knownKind(k):
+				t.Errorf("%s: unknown kind %q", provider, k)
+			case provider != "embedded" && embeddedOnly[c]:
+				t.Errorf("%s: kind %s needs %s, which only the embedded cluster has", provider, k, c)
+			case provider == "external" && c != "":
+				t.Errorf("external: kind %s needs the cluster's %s", k, c)
+			}
+		}
+		sp := ShortSpace()
+		sp.Provider, sp.Kinds = provider, kinds
+		for seed := range int64(20) {
+			s := RandomIn(sp, seed)
+			if err := s.Validate(); err != nil {
+				t.Fatalf("%s seed %d: %v", provider, seed, err)
+			}
+			for _, f := range s.Nemesis {
+				if !slices.Contains(kinds, f.Kind) {
+					t.Fatalf("%s seed %d: drew %s, not one of %v", provider, seed, f.Kind, kinds)
+				}
+			}
+		}
+	}
+	KindsFor("embedded")[0] = "changed"
+	if KindsFor("embedded")[0] == "changed" {
+		t.Error("KindsFor hands out its own list")
+	}
 }

@@ -1,6 +1,9 @@
 package generators
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Space bounds what a generator draws: the cluster it targets, the fault
 // kinds that cluster supports, and how big and long a scenario may be.
@@ -25,18 +28,42 @@ type Space struct {
 var embeddedKinds = []string{KindLostAck, KindCrashConsumer, KindCrashProducer, KindDelay, KindDrop,
 	KindLeaderShuffle, KindKill, KindChurn}
 
+// realKinds are the kinds drawn for real brokers (local, docker): the
+// broker faults they have everywhere the harness runs them (the local
+// provider's partitions need root, as its experiments do) and the client
+// crashes every provider has. The kinds of real_kinds.go take parameters
+// a draw does not make, so they are scheduled by hand.
+var realKinds = []string{KindKill, KindPause, KindPartition, KindCrashConsumer, KindCrashProducer}
+
+// clientKinds are the faults on the harness's own clients, which need
+// nothing of the cluster.
+var clientKinds = []string{KindCrashConsumer, KindCrashProducer, KindChurn}
+
+// KindsFor is the fault kinds a random scenario on provider draws from:
+// the embedded cluster's own, the real brokers' (local, docker), and for
+// any other provider (external) only client faults.
+func KindsFor(provider string) []string {
+	switch provider {
+	case "embedded":
+		return slices.Clone(embeddedKinds)
+	case "local", "docker":
+		return slices.Clone(realKinds)
+	}
+	return slices.Clone(clientKinds)
+}
+
 // ShortSpace is for property tests: embedded cluster, a few seconds, a
 // handful of keys, clients and faults, so a failure shrinks to something a
 // person can read.
 func ShortSpace() Space {
-	return Space{Provider: "embedded", Brokers: 3, Kinds: embeddedKinds,
+	return Space{Provider: "embedded", Brokers: 3, Kinds: KindsFor("embedded"),
 		MinTime: 2 * time.Second, MaxTime: 4 * time.Second,
 		MaxKeys: 3, MaxProducers: 2, MaxConsumers: 2, MaxCopiers: 1, MaxFaults: 3, MaxRate: 400}
 }
 
 // LongSpace is for long seeded runs: minutes, more keys, clients and faults.
 func LongSpace() Space {
-	return Space{Provider: "embedded", Brokers: 3, Kinds: embeddedKinds,
+	return Space{Provider: "embedded", Brokers: 3, Kinds: KindsFor("embedded"),
 		MinTime: 30 * time.Second, MaxTime: 3 * time.Minute,
 		MaxKeys: 8, MaxProducers: 4, MaxConsumers: 4, MaxCopiers: 2, MaxFaults: 20, MaxRate: 2000}
 }

@@ -113,3 +113,29 @@ func TestInjectableAsksOnlyWhatIsKnownBeforeStart(t *testing.T) {
 		t.Errorf("embedded cluster refused its own request faults before Start: %v", err)
 	}
 }
+
+// What a random scenario draws for a provider (generators.KindsFor) is
+// never refused before Start, and on the providers whose capabilities are
+// fixed (embedded, docker) never refused at all.
+func TestKindsForAreInjectable(t *testing.T) {
+	for _, name := range []string{"embedded", "local", "docker"} {
+		prov, err := DefaultProviders().New(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := smallScenario()
+		s.Cluster.Provider = name
+		for _, k := range generators.KindsFor(name) {
+			s = withFault(s, k)
+		}
+		if err := Injectable(prov, s); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if name == "local" {
+			continue // partitions depend on what Start finds (root, nftables)
+		}
+		if err := unsupported(prov, s, func(cluster.Capability) bool { return true }); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

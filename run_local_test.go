@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/cluster/docker"
 	"github.com/kafkachaos/kafkachaos/cluster/local"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -19,8 +20,9 @@ import (
 	"github.com/kafkachaos/kafkachaos/runner"
 )
 
-// The seed text's claims as bounded experiments on real Kafka (the local
-// provider: KRaft JVMs in network namespaces). They run only with
+// The seed text's claims as bounded experiments on real Kafka: the local
+// provider here (KRaft JVMs in network namespaces), the docker provider in
+// run_docker_test.go (the same brokers in containers). They run only with
 // KAFKACHAOS_CLUSTER=local (or -kafkachaos.cluster=local); `make
 // chaos-local` selects it. Each claim is a few attempts of a bounded run;
 // a claim that predicts an anomaly passes on the first attempt that shows
@@ -30,42 +32,57 @@ import (
 // KAFKACHAOS_PROFILE=short (CI) makes one attempt of ~25s per claim;
 // the default, full, makes up to three of ~60s.
 
-// localProfile bounds the experiments.
-type localProfile struct {
+// realProfile bounds the experiments on one real provider.
+type realProfile struct {
+	provider string
 	name     string
 	attempts int
 	limit    time.Duration
 }
 
-func profileOf() localProfile {
+func profileOf(provider string) realProfile {
 	if os.Getenv("KAFKACHAOS_PROFILE") == "short" {
-		return localProfile{"short", 1, 25 * time.Second}
+		return realProfile{provider, "short", 1, 25 * time.Second}
 	}
-	return localProfile{"full", 3, 60 * time.Second}
+	return realProfile{provider, "full", 3, 60 * time.Second}
 }
 
-// requireLocal skips unless the local cluster is selected, and when this
-// machine cannot run it — except under CI=true, where that is a failure.
-func requireLocal(t *testing.T) localProfile {
+// requireReal skips unless provider (local or docker) is the selected
+// cluster, and when this machine cannot run it — except under CI=true,
+// where that is a failure.
+func requireReal(t *testing.T, provider string) realProfile {
 	t.Helper()
-	if *flagCluster != "local" {
-		t.Skip("real-Kafka experiment: select it with KAFKACHAOS_CLUSTER=local (make chaos-local)")
+	if *flagCluster != provider {
+		t.Skipf("real-Kafka experiment on %s: select it with KAFKACHAOS_CLUSTER=%s (make chaos-%s)", provider, provider, provider)
 	}
-	if missing := local.Missing(true); len(missing) > 0 {
-		msg := "real-Kafka experiment needs " + strings.Join(missing, ", ")
+	if missing := missingFor(t.Context(), provider); len(missing) > 0 {
+		msg := "real-Kafka experiment on " + provider + " needs " + strings.Join(missing, ", ")
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg + " (CI=true: not skipping)")
 		}
 		t.Skip(msg)
 	}
-	return profileOf()
+	return profileOf(provider)
 }
 
-// localScenario is base() on the local cluster with one key, so that the
-// faults aimed at "the leader" hit the one partition every write goes to.
-func localScenario(name string, p localProfile) generators.Scenario {
+// missingFor is what this machine lacks to run provider: the local
+// provider needs root, Java and Maven for namespaced brokers, the docker
+// provider an answering engine (scripts/dockerd.sh start).
+func missingFor(ctx context.Context, provider string) []string {
+	switch provider {
+	case "local":
+		return local.Missing(true)
+	case "docker":
+		return docker.Missing(ctx)
+	}
+	return nil
+}
+
+// realScenario is base() on p's cluster with one key, so that the faults
+// aimed at "the leader" hit the one partition every write goes to.
+func realScenario(name string, p realProfile) generators.Scenario {
 	s := base(name, p.limit)
-	s.Cluster.Provider = "local"
+	s.Cluster.Provider = p.provider
 	s.Keys = generators.SequentialKeys(1, "in", "")
 	s.Workload.Rate = 300
 	s.Producer.DeliveryTimeout = d(15 * time.Second)
@@ -107,12 +124,12 @@ func faultSummary(o runner.Outcome) string {
 	return strings.Join(parts, ", ")
 }
 
-func runLocal(t *testing.T, s generators.Scenario, i int) attempt {
+func runReal(t *testing.T, s generators.Scenario, i int) attempt {
 	t.Helper()
 	s.Seed = *flagSeed + int64(i)
 	began := time.Now()
 	out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: true,
-		Replay: func(path string) string { return "go run ./cmd/kafkachaos run --scenario " + path }})
+		Replay: replay})
 	a := attempt{out, err}
 	t.Logf("attempt %d (%s wall): %s", i+1, time.Since(began).Round(time.Second), a)
 	return a
@@ -140,11 +157,11 @@ func worked(a attempt, minSends int64) string {
 
 // expectAnomaly runs s up to p.attempts times and passes on the first run
 // that worked and satisfies shows; otherwise it fails with every attempt.
-func expectAnomaly(t *testing.T, p localProfile, s generators.Scenario, claim string, shows func(runner.Outcome) bool) runner.Outcome {
+func expectAnomaly(t *testing.T, p realProfile, s generators.Scenario, claim string, shows func(runner.Outcome) bool) runner.Outcome {
 	t.Helper()
 	var seen []string
 	for i := range p.attempts {
-		a := runLocal(t, s, i)
+		a := runReal(t, s, i)
 		if why := worked(a, 50); why != "" {
 			seen = append(seen, fmt.Sprintf("attempt %d proves nothing: %s; %s", i+1, why, a))
 			continue
@@ -164,11 +181,11 @@ func expectAnomaly(t *testing.T, p localProfile, s generators.Scenario, claim st
 
 // expectSafe runs s p.attempts times (at least one); every run must work
 // and show none of bad.
-func expectSafe(t *testing.T, p localProfile, s generators.Scenario, claim string, minSends int64, bad ...checkers.Anomaly) {
+func expectSafe(t *testing.T, p realProfile, s generators.Scenario, claim string, minSends int64, bad ...checkers.Anomaly) {
 	t.Helper()
 	n := max(1, p.attempts-1)
 	for i := range n {
-		a := runLocal(t, s, i)
+		a := runReal(t, s, i)
 		if why := worked(a, minSends); why != "" {
 			t.Errorf("attempt %d proves nothing: %s; %s", i+1, why, a)
 			continue
@@ -195,8 +212,8 @@ func lost(o runner.Outcome) int64 {
 // message can be lost (at most once). Killing the leader with -9 while
 // acks=0 sends stream in loses the ones in flight.
 func TestChaosLocalAcks0KillLoses(t *testing.T) {
-	p := requireLocal(t)
-	s := localScenario("local-acks0-kill", p)
+	p := requireReal(t, "local")
+	s := realScenario("local-acks0-kill", p)
 	s.Producer.ProducerConfig = model.ProducerConfig{Acks: model.AcksNone, Retries: 0, MaxInFlight: 5}
 	s.Workload.Rate = 1000
 	s.Nemesis = []generators.Fault{
@@ -213,8 +230,8 @@ func TestChaosLocalAcks0KillLoses(t *testing.T) {
 // -9, or cut from its followers while clients still reach it), writes it
 // acknowledged but had not replicated are truncated away: lost-write.
 func TestChaosLocalAcks1LeaderLossLostWrite(t *testing.T) {
-	p := requireLocal(t)
-	s := localScenario("local-acks1-leader-loss", p)
+	p := requireReal(t, "local")
+	s := realScenario("local-acks1-leader-loss", p)
 	s.Producer.ProducerConfig = model.LegacyDefaultProducer() // acks=1, retries, no idempotence
 	s.Workload.Consumers = 1
 	s.Nemesis = []generators.Fault{
@@ -233,8 +250,8 @@ func TestChaosLocalAcks1LeaderLossLostWrite(t *testing.T) {
 // replicas and an idempotent producer loses nothing and writes nothing
 // twice, whatever single-node fault the brokers suffer.
 func TestChaosLocalAcksAllIdempotentSafe(t *testing.T) {
-	p := requireLocal(t)
-	s := localScenario("local-acksall-idempotent", p)
+	p := requireReal(t, "local")
+	s := realScenario("local-acksall-idempotent", p)
 	s.Workload.Consumers = 1
 	s.Nemesis = []generators.Fault{
 		faultAt(s, generators.KindKill, "leader", 0.05, 0.25),
@@ -253,8 +270,8 @@ func TestChaosLocalAcksAllIdempotentSafe(t *testing.T) {
 // verdict is consistent with what the model expects of this configuration
 // (it expects no more than at-most-once) and reports what happened.
 func TestChaosLocalMinISR1(t *testing.T) {
-	p := requireLocal(t)
-	s := localScenario("local-acksall-minisr1", p)
+	p := requireReal(t, "local")
+	s := realScenario("local-acksall-minisr1", p)
 	s.Topic.MinInsyncReplicas = 1
 	s.Workload.Consumers = 1
 	s.Nemesis = []generators.Fault{
@@ -266,7 +283,7 @@ func TestChaosLocalMinISR1(t *testing.T) {
 	}
 	var found []string
 	for i := range p.attempts {
-		a := runLocal(t, s, i)
+		a := runReal(t, s, i)
 		if why := worked(a, 50); why != "" {
 			t.Errorf("attempt %d proves nothing: %s", i+1, why)
 			continue
@@ -286,8 +303,8 @@ func TestChaosLocalMinISR1(t *testing.T) {
 // when the leader is frozen past the request timeout after the request
 // reached it, or when its packets are dropped.
 func TestChaosLocalRetriesDuplicate(t *testing.T) {
-	p := requireLocal(t)
-	s := localScenario("local-retries-no-idempotence", p)
+	p := requireReal(t, "local")
+	s := realScenario("local-retries-no-idempotence", p)
 	s.Producer.EnableIdempotence = false
 	s.Producer.MaxInFlight = 1
 	s.Producer.RequestTimeout = d(1 * time.Second)
@@ -310,8 +327,8 @@ func TestChaosLocalRetriesDuplicate(t *testing.T) {
 // dies between processing and commit makes its successor process the same
 // records again — and broker faults underneath do not make it lose any.
 func TestChaosLocalCommitAfterProcessingUnderBrokerFaults(t *testing.T) {
-	p := requireLocal(t)
-	s := localScenario("local-commit-after", p)
+	p := requireReal(t, "local")
+	s := realScenario("local-commit-after", p)
 	s.Consumer.CommitStrategy = model.CommitAfterProcessing
 	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
 	s.Nemesis = []generators.Fault{
@@ -332,8 +349,8 @@ func TestChaosLocalCommitAfterProcessingUnderBrokerFaults(t *testing.T) {
 // offsets sent to the transaction — and it must hold under broker kills
 // and pauses too.
 func TestChaosLocalTransactionalCopyExactlyOnce(t *testing.T) {
-	p := requireLocal(t)
-	s := localScenario("local-copy-transactional", p)
+	p := requireReal(t, "local")
+	s := realScenario("local-copy-transactional", p)
 	s.Keys = generators.SequentialKeys(1, "in", "out")
 	s.Producer.TransactionalID = "chaos-copier"
 	s.Consumer.CommitStrategy = model.CommitTransactional
@@ -351,14 +368,14 @@ func TestChaosLocalTransactionalCopyExactlyOnce(t *testing.T) {
 // TestChaosLocalThroughput measures the workload against the 3-broker
 // cluster without faults (full profile only): producers unthrottled.
 func TestChaosLocalThroughput(t *testing.T) {
-	p := requireLocal(t)
+	p := requireReal(t, "local")
 	if p.name == "short" {
 		t.Skip("measurement: full profile only")
 	}
-	s := localScenario("local-throughput", p)
+	s := realScenario("local-throughput", p)
 	s.TimeLimit = d(20 * time.Second)
 	s.Workload.Rate, s.Workload.Producers, s.Workload.Lanes, s.Workload.Consumers = 0, 2, 8, 1
-	a := runLocal(t, s, 0)
+	a := runReal(t, s, 0)
 	if a.err != nil {
 		t.Fatal(a)
 	}
@@ -374,18 +391,18 @@ func TestChaosLocalThroughput(t *testing.T) {
 // appears (full profile only). It also checks the claim once more: some run
 // must show a lost write.
 func TestChaosLocalAcks1KillTimeToLostWrite(t *testing.T) {
-	p := requireLocal(t)
+	p := requireReal(t, "local")
 	if p.name == "short" {
 		t.Skip("measurement: full profile only")
 	}
-	s := localScenario("local-acks1-kill-timing", p)
+	s := realScenario("local-acks1-kill-timing", p)
 	s.TimeLimit = d(30 * time.Second)
 	s.Producer.ProducerConfig = model.LegacyDefaultProducer()
 	s.Workload.Rate = 1000
 	s.Nemesis = []generators.Fault{faultAt(s, generators.KindKill, "leader", 0.3, 0.6)}
 	var sinceStart, sinceKill []time.Duration
 	for i := range 5 {
-		a := runLocal(t, s, i)
+		a := runReal(t, s, i)
 		if why := worked(a, 50); why != "" {
 			t.Errorf("run %d proves nothing: %s", i+1, why)
 			continue

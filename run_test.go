@@ -76,6 +76,11 @@ func base(name string, limit time.Duration) generators.Scenario {
 	}
 }
 
+// replay is the command that replays a saved scenario from this directory.
+func replay(scenarioPath string) string {
+	return "go run ./cmd/kafkachaos run --scenario " + scenarioPath
+}
+
 // window is the part of the run a fault covers: from 10% to 90% of it.
 func window(s generators.Scenario) (start, dur generators.Duration) {
 	return s.TimeLimit / 10, s.TimeLimit * 8 / 10
@@ -87,7 +92,7 @@ func run(t *testing.T, s generators.Scenario) runner.Outcome {
 	t.Helper()
 	skipUninjectable(t, s)
 	out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: *flagKeep,
-		Replay: func(path string) string { return "go run ./cmd/kafkachaos run --scenario " + path }})
+		Replay: replay})
 	where := out.Dir
 	if !out.Kept {
 		where += " (removed: the guarantee held; -kafkachaos.keep or KAFKACHAOS_KEEP=1 keeps it)"
@@ -368,31 +373,64 @@ func TestChaosTransactionalCopyExactlyOnce(t *testing.T) {
 		out.Stats.OpsByType["txn ok"], out.Stats.OpsByType["txn fail"], out.Stats.Crashes, copied)
 }
 
-// TestChaosRandom draws a few short scenarios; each must show a guarantee
-// at least as strong as the one Kafka documents for its configuration. A
-// failure shrinks to a small schedule, keeps its run directory and prints
-// the replay command. -rapid.checks sets how many (default here: 3).
+// TestChaosRandom draws a few short scenarios on the selected cluster, from
+// the fault kinds it supports; each must show a guarantee at least as
+// strong as the one Kafka documents for its configuration. A failure
+// shrinks to a small schedule, keeps its run directory and prints the
+// replay command. -rapid.checks sets how many (default: the profile's).
+// The docker profile's draw is TestChaosDockerRandom, which make's -run
+// ChaosDocker selects.
 func TestChaosRandom(t *testing.T) {
+	if *flagCluster == "docker" {
+		t.Skip("on docker the random draw is TestChaosDockerRandom")
+	}
+	chaosRandom(t, randomProfileFor(t, *flagCluster))
+}
+
+// randomProfile is how TestChaosRandom draws on one provider.
+type randomProfile struct {
+	space generators.Space
+	draws int  // the default of -rapid.checks
+	keep  bool // every run directory, not only failed ones
+}
+
+// randomProfileFor is the embedded cluster's three short draws, or on a
+// real cluster (skipped unless selected and runnable, see requireReal) one
+// draw of 8-15s: every draw starts a cluster, which takes up to a minute
+// on two loaded cores, and its directory is kept as evidence.
+// -kafkachaos.time-limit caps the draws' time limits.
+func randomProfileFor(t *testing.T, provider string) randomProfile {
+	t.Helper()
+	sp := generators.ShortSpace()
+	sp.Provider, sp.Kinds = provider, generators.KindsFor(provider)
+	p := randomProfile{space: sp, draws: 3, keep: *flagKeep}
+	if provider != "embedded" {
+		requireReal(t, provider)
+		p.space.MinTime, p.space.MaxTime = 8*time.Second, 15*time.Second
+		p.draws, p.keep = 1, true
+	}
+	if *flagTimeLimit > 0 {
+		p.space.MaxTime = min(p.space.MaxTime, *flagTimeLimit)
+		p.space.MinTime = min(p.space.MinTime, p.space.MaxTime)
+	}
+	return p
+}
+
+func chaosRandom(t *testing.T, p randomProfile) {
 	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() == f.DefValue {
-		if err := flag.Set("rapid.checks", "3"); err != nil {
+		if err := flag.Set("rapid.checks", strconv.Itoa(p.draws)); err != nil {
 			t.Fatal(err)
 		}
 		defer flag.Set("rapid.checks", f.DefValue)
 	}
-	sp := generators.ShortSpace()
-	sp.Provider = *flagCluster
 	rapid.Check(t, func(rt *rapid.T) {
-		s := generators.ScenarioGenIn(sp).Draw(rt, "scenario")
-		if *flagTimeLimit > 0 {
-			s.TimeLimit = min(s.TimeLimit, d(*flagTimeLimit))
-		}
-		out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: *flagKeep,
-			Replay: func(path string) string { return "go run ./cmd/kafkachaos run --scenario " + path }})
+		s := generators.ScenarioGenIn(p.space).Draw(rt, "scenario")
+		out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: p.keep, Replay: replay})
 		if err != nil {
 			rt.Fatalf("run dir %s: %v; replay: %s", out.Dir, err, out.Scenario.Replay)
 		}
-		t.Logf("%s: %d faults, expected %s, observed %s, anomalies %v, run dir %s (kept %v)", s.Name, len(s.Nemesis),
-			out.Expected.EndToEnd, out.Observed.EndToEnd, out.Result.Counts, out.Dir, out.Kept)
+		t.Logf("%s: faults %s (fired %d), expected %s, observed %s, anomalies %v, run dir %s (kept %v)", s.Name, faultSummary(out),
+			out.Stats.FaultsFired, out.Expected.EndToEnd, out.Observed.EndToEnd, out.Result.Counts, out.Dir, out.Kept)
 		if !out.Held {
 			rt.Fatalf("observed %s does not satisfy expected %s (anomalies %v)\nrun dir: %s\nreplay: %s",
 				out.Observed.EndToEnd, out.Expected.EndToEnd, out.Result.Counts, out.Dir, out.Scenario.Replay)

@@ -240,93 +240,91 @@ func lostAcks(s generators.Scenario) []generators.Fault {
 		Params: generators.FaultParams{Probability: 0.3}}}
 }
 
+// runLosingAcks runs s under lostAcks and fails a run that lost no
+// acknowledgement or completed too few sends.
+func runLosingAcks(t *testing.T, s generators.Scenario) runner.Outcome {
+	t.Helper()
+	s.Nemesis = lostAcks(s)
+	out := run(t, s)
+	mustHaveWorked(t, out, 50, "send")
+	if hits(out) == 0 {
+		t.Errorf("no acknowledgement was lost")
+	}
+	return out
+}
+
+// wantHop fails the test when a hop showed another guarantee than want.
+func wantHop(t *testing.T, hop string, got, want model.Guarantee) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s hop observed %s, want %s", hop, got, want)
+	}
+}
+
 func TestChaosProducerRetriesWithoutIdempotenceDuplicate(t *testing.T) {
 	s := base("producer-retries-no-idempotence", 3*time.Second)
 	s.Producer.EnableIdempotence = false
 	s.Producer.MaxInFlight = 1 // duplicates, not reordering, are the point
-	s.Nemesis = lostAcks(s)
-	out := run(t, s)
-	mustHaveWorked(t, out, 50, "send")
-	if hits(out) == 0 {
-		t.Errorf("no acknowledgement was lost")
-	}
+	out := runLosingAcks(t, s)
 	if out.Result.Counts[checkers.Duplicate] == 0 {
 		t.Errorf("no duplicate found after %d lost acknowledgements", hits(out))
 	}
-	if out.Observed.Producer != model.AtLeastOnce {
-		t.Errorf("producer hop observed %s, want at-least-once", out.Observed.Producer)
-	}
+	wantHop(t, "producer", out.Observed.Producer, model.AtLeastOnce)
 	t.Logf("%d lost acknowledgements -> %d duplicates", hits(out), out.Result.Counts[checkers.Duplicate])
 }
 
 func TestChaosProducerIdempotentNoDuplicates(t *testing.T) {
-	s := base("producer-idempotent", 3*time.Second)
-	s.Nemesis = lostAcks(s)
-	out := run(t, s)
-	mustHaveWorked(t, out, 50, "send")
-	if hits(out) == 0 {
-		t.Errorf("no acknowledgement was lost")
-	}
+	out := runLosingAcks(t, base("producer-idempotent", 3*time.Second))
 	if n := out.Result.Counts[checkers.Duplicate]; n != 0 {
 		t.Errorf("idempotent producer wrote %d duplicates", n)
 	}
-	if out.Observed.Producer != model.ExactlyOnce {
-		t.Errorf("producer hop observed %s, want exactly-once", out.Observed.Producer)
-	}
+	wantHop(t, "producer", out.Observed.Producer, model.ExactlyOnce)
 	t.Logf("%d lost acknowledgements -> no duplicates", hits(out))
 }
 
-// consumerCrashes is a group of consumers whose members crash at point
-// every 400ms: a new member (new process) replaces each.
-func consumerCrashes(strategy model.CommitStrategy, point string, limit time.Duration) generators.Scenario {
-	s := base("consumer-"+string(strategy), limit)
+// runCrashingConsumers runs a 5s group of consumers committing by strategy
+// whose members crash at point every 400ms (a new member, new process,
+// replaces each), and fails a run in which none crashed or too few polls
+// completed.
+func runCrashingConsumers(t *testing.T, strategy model.CommitStrategy, point string) runner.Outcome {
+	t.Helper()
+	s := base("consumer-"+string(strategy), 5*time.Second)
 	s.Consumer.CommitStrategy = strategy
 	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
 	s.Workload.Rate = 300
 	start, dur := window(s)
 	s.Nemesis = []generators.Fault{{Kind: generators.KindCrashConsumer, Start: start, Duration: dur,
 		Params: generators.FaultParams{Point: point, Every: d(400 * time.Millisecond)}}}
-	return s
-}
-
-func TestChaosConsumerCommitBeforeProcessingLoses(t *testing.T) {
-	out := run(t, consumerCrashes(model.CommitBeforeProcessing, generators.CrashAfterCommit, 5*time.Second))
+	out := run(t, s)
 	mustHaveWorked(t, out, 5, "poll")
 	if out.Stats.Crashes == 0 {
 		t.Errorf("no consumer crashed")
 	}
+	return out
+}
+
+func TestChaosConsumerCommitBeforeProcessingLoses(t *testing.T) {
+	out := runCrashingConsumers(t, model.CommitBeforeProcessing, generators.CrashAfterCommit)
 	if out.Result.Counts[checkers.LostDelivery] == 0 {
 		t.Errorf("no lost delivery after %d crashes between commit and processing", out.Stats.Crashes)
 	}
-	if out.Observed.Consumer != model.AtMostOnce {
-		t.Errorf("consumer hop observed %s, want at-most-once", out.Observed.Consumer)
-	}
+	wantHop(t, "consumer", out.Observed.Consumer, model.AtMostOnce)
 	t.Logf("%d crashes -> %d lost deliveries", out.Stats.Crashes, out.Result.Counts[checkers.LostDelivery])
 }
 
 func TestChaosConsumerCommitAfterProcessingRedelivers(t *testing.T) {
-	out := run(t, consumerCrashes(model.CommitAfterProcessing, generators.CrashBeforeCommit, 5*time.Second))
-	mustHaveWorked(t, out, 5, "poll")
-	if out.Stats.Crashes == 0 {
-		t.Errorf("no consumer crashed")
-	}
+	out := runCrashingConsumers(t, model.CommitAfterProcessing, generators.CrashBeforeCommit)
 	if out.Result.Counts[checkers.DuplicateDelivery] == 0 {
 		t.Errorf("no duplicate delivery after %d crashes between processing and commit", out.Stats.Crashes)
 	}
-	if out.Observed.Consumer != model.AtLeastOnce {
-		t.Errorf("consumer hop observed %s, want at-least-once", out.Observed.Consumer)
-	}
+	wantHop(t, "consumer", out.Observed.Consumer, model.AtLeastOnce)
 	t.Logf("%d crashes -> %d duplicate deliveries", out.Stats.Crashes, out.Result.Counts[checkers.DuplicateDelivery])
 }
 
 // Auto-commit promises nothing (expected none); the test measures what it
 // does under crashes anywhere and reports it.
 func TestChaosConsumerAutoCommitMeasured(t *testing.T) {
-	out := run(t, consumerCrashes(model.CommitAuto, generators.CrashAnywhere, 5*time.Second))
-	mustHaveWorked(t, out, 5, "poll")
-	if out.Stats.Crashes == 0 {
-		t.Errorf("no consumer crashed")
-	}
+	out := runCrashingConsumers(t, model.CommitAuto, generators.CrashAnywhere)
 	if out.Stats.OpsByType["commit ok"] == 0 {
 		t.Errorf("no auto-commit was recorded")
 	}

@@ -43,11 +43,8 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scenario.json and history.jsonl: results.json and index.html are rewritten.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitError
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
+	path, ok := parseOneArg(fs, args)
+	if !ok {
 		return exitError
 	}
 	f, err := histories.ParseFormat(*format)
@@ -55,7 +52,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kafkachaos check:", err)
 		return exitError
 	}
-	out, err := check(fs.Arg(0), f, *opts)
+	out, err := check(path, f, *opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "kafkachaos check:", err)
 		return exitError

@@ -25,14 +25,11 @@ func convert(name, what string, from histories.Format, write func(io.Writer, his
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: kafkachaos %s FILE   (reads an %s, writes to stdout)\n", name, what)
 	}
-	if err := fs.Parse(args); err != nil {
+	path, ok := parseOneArg(fs, args)
+	if !ok {
 		return exitError
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitError
-	}
-	src, err := histories.Open(fs.Arg(0), from)
+	src, err := histories.Open(path, from)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkachaos %s: %v\n", name, err)
 		return exitError

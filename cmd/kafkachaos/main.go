@@ -3,6 +3,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,6 +52,19 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "kafkachaos: unknown command %q\n", args[0])
 	usage(stderr)
 	return exitError
+}
+
+// parseOneArg parses a subcommand's flags and its one argument (a path); on
+// a mistake it prints what is wrong or the usage and reports false.
+func parseOneArg(fs *flag.FlagSet, args []string) (string, bool) {
+	if err := fs.Parse(args); err != nil {
+		return "", false
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return "", false
+	}
+	return fs.Arg(0), true
 }
 
 func usage(w io.Writer) {

@@ -168,3 +168,16 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// Every subcommand that takes one path refuses none or two with its usage
+// and exit 2, and a bad flag with exit 2.
+func TestOnePathCommandsRefuseOtherArgCounts(t *testing.T) {
+	for _, name := range []string{"check", "view", "import", "export"} {
+		for _, args := range [][]string{{name}, {name, "a", "b"}, {name, "--no-such-flag", "a"}} {
+			code, _, errs := cli(t, args...)
+			if code != exitError || !strings.Contains(errs, "kafkachaos "+name) && !strings.Contains(errs, "no-such-flag") {
+				t.Errorf("%v: exit %d, stderr %q; want 2 and the usage or the bad flag named", args, code, errs)
+			}
+		}
+	}
+}

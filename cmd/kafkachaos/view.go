@@ -17,14 +17,10 @@ func viewCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       kafkachaos view --serve ADDR RUNS_DIR")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	dir, ok := parseOneArg(fs, args)
+	if !ok {
 		return exitError
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitError
-	}
-	dir := fs.Arg(0)
 	if *serve != "" {
 		fmt.Fprintf(stdout, "serving %s on http://%s/\n", dir, *serve)
 		if err := report.Serve(dir, *serve, report.Options{}); err != nil {

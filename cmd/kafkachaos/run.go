@@ -139,8 +139,9 @@ func scenarioOf(rf runFlags, set map[string]bool, file string) (generators.Scena
 		return generators.Load(file)
 	}
 	if rf.workload == "random" {
-		s := generators.RandomIn(generators.LongSpace(), rf.seed)
-		s.Cluster.Provider = rf.cluster
+		sp := generators.LongSpace()
+		sp.Provider, sp.Kinds = rf.cluster, generators.KindsFor(rf.cluster)
+		s := generators.RandomIn(sp, rf.seed)
 		if set["time-limit"] {
 			s.TimeLimit = generators.Duration(rf.timeLimit)
 			s.Nemesis = fitFaults(s.Nemesis, s.TimeLimit)

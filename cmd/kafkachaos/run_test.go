@@ -5,9 +5,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/generators"
 )
 
 func TestRunRefusesBadFlagsWithExit2(t *testing.T) {
@@ -79,5 +83,30 @@ func TestRunRandomWorkloadFitsTheTimeLimit(t *testing.T) {
 	again, _ := scenarioOf(rf, set, "")
 	if again.Name != s.Name || len(again.Nemesis) != len(s.Nemesis) {
 		t.Fatal("the same seed drew two scenarios")
+	}
+}
+
+// A random scenario on a real cluster draws only the faults real brokers
+// have: never the embedded cluster's request faults.
+func TestRunRandomWorkloadDrawsTheClustersKinds(t *testing.T) {
+	for seed := range 20 {
+		var rf runFlags
+		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		rf.register(fs)
+		if err := fs.Parse([]string{"--workload", "random", "--cluster", "docker", "--seed", strconv.Itoa(seed)}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := scenarioOf(rf, map[string]bool{"workload": true, "cluster": true, "seed": true}, "")
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if s.Cluster.Provider != "docker" {
+			t.Fatalf("seed %d: provider %q", seed, s.Cluster.Provider)
+		}
+		for _, f := range s.Nemesis {
+			if !slices.Contains(generators.KindsFor("docker"), f.Kind) {
+				t.Fatalf("seed %d: drew %s, which docker does not have", seed, f.Kind)
+			}
+		}
 	}
 }

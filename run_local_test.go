@@ -263,41 +263,6 @@ func TestChaosLocalAcksAllIdempotentSafe(t *testing.T) {
 		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
 }
 
-// Jepsen 2013: with min.insync.replicas=1 the ISR may shrink to the leader
-// alone, and acks=all then means acks=1. Whether acknowledged writes are
-// lost depends on the timing of the ISR shrink and the election, so the
-// outcome is genuinely uncertain: the test asserts that the checker's
-// verdict is consistent with what the model expects of this configuration
-// (it expects no more than at-most-once) and reports what happened.
-func TestChaosLocalMinISR1(t *testing.T) {
-	p := requireReal(t, "local")
-	s := realScenario("local-acksall-minisr1", p)
-	s.Topic.MinInsyncReplicas = 1
-	s.Workload.Consumers = 1
-	s.Nemesis = []generators.Fault{
-		// A follower lags out of the ISR, then the leader is cut off and
-		// killed while the ISR may be just itself.
-		faultAt(s, generators.KindPause, "one", 0.05, 0.4),
-		faultAt(s, generators.KindIsolateLeader, "", 0.42, 0.65),
-		faultAt(s, generators.KindKill, "leader", 0.7, 0.85),
-	}
-	var found []string
-	for i := range p.attempts {
-		a := runReal(t, s, i)
-		if why := worked(a, 50); why != "" {
-			t.Errorf("attempt %d proves nothing: %s", i+1, why)
-			continue
-		}
-		if !a.out.Held {
-			t.Errorf("attempt %d: observed %s is weaker than the model's expected %s: %s", i+1, a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
-		}
-		found = append(found, fmt.Sprintf("attempt %d: %d acked writes lost (%d lost-write, %d unseen), expected %s, observed producer %s, dir %s",
-			i+1, lost(a.out), a.out.Result.Counts[checkers.LostWrite], a.out.Result.Counts[checkers.Unseen],
-			a.out.Expected.Producer, a.out.Observed.Producer, a.out.Dir))
-	}
-	t.Logf("MIN.ISR=1 OUTCOME:\n  %s", strings.Join(found, "\n  "))
-}
-
 // Seed: retries without idempotence turn a lost acknowledgement into a
 // second copy (at least once). On real brokers an acknowledgement is lost
 // when the leader is frozen past the request timeout after the request

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // maxCasesShown bounds the cases listed per anomaly; the count is exact.
@@ -130,17 +131,14 @@ func evidenceOps(views []anomalyView) (map[int64]bool, map[int64]int) {
 	return set, first
 }
 
-// guaranteeRank orders guarantees; at-most-once and at-least-once are
-// incomparable, so each has its own bit.
-var guaranteeRank = map[string]int{"none": 0, "at-most-once": 1, "at-least-once": 2, "exactly-once": 3}
-
-// guaranteeHeld reports whether observed is at least expected; known is
-// false when either name is not one of the four.
+// guaranteeHeld reports whether observed satisfies expected (model's
+// lattice: at-most-once and at-least-once are incomparable); known is false
+// when either name is not a guarantee.
 func guaranteeHeld(observed, expected string) (held, known bool) {
-	o, ok1 := guaranteeRank[observed]
-	e, ok2 := guaranteeRank[expected]
-	if !ok1 || !ok2 {
+	o, err1 := model.ParseGuarantee(observed)
+	e, err2 := model.ParseGuarantee(expected)
+	if err1 != nil || err2 != nil {
 		return false, false
 	}
-	return o&e == e, true
+	return model.Satisfies(o, e), true
 }

@@ -268,6 +268,17 @@ func testReplicationCut(ctx context.Context, t *testing.T, p *Provider) {
 	if !slices.Equal(cut, []int{l.port}) || !slices.Equal(kept, []int{l.ctrlPort}) {
 		t.Errorf("ReplicationPorts = %v, %v; want [%d], [%d]", cut, kept, l.port, l.ctrlPort)
 	}
+	// A follower whose log ends where the leader's does counts as caught
+	// up however long it has not fetched: the ISR shrinks only once the
+	// leader has a record the followers lack (acks=1: min ISR is 2 here).
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.seeds()...), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "t", Value: []byte("past the followers")}).FirstErr(); err != nil {
+		t.Fatalf("acks=1 produce to the cut leader: %v", err)
+	}
 	if err := waitISR(ctx, p, leader, 1, 40*time.Second); err != nil {
 		t.Error(err)
 	}

@@ -13,6 +13,9 @@ const (
 	NonmonotonicSend    Anomaly = "nonmonotonic-send"
 	IntNonmonotonicSend Anomaly = "int-nonmonotonic-send"
 	IntSendSkip         Anomaly = "int-send-skip"
+	// LostAfterRead: a record an ok op read that the final reads, from the
+	// beginning of its key to the end, no longer contain (lostafterread.go).
+	LostAfterRead Anomaly = "lost-after-read"
 )
 
 // Consumer side, per consumer process.

@@ -56,6 +56,7 @@ type judge struct {
 	graph    *depGraph
 	delivery *delivery
 	evidence *evidence
+	early    *earlyReaders
 }
 
 func newJudge(col *collector, opts Options) *judge {
@@ -69,6 +70,7 @@ func newJudge(col *collector, opts Options) *judge {
 		graph:    newDepGraph(col, opts),
 		delivery: newDelivery(sink),
 		evidence: newEvidence(),
+		early:    newEarlyReaders(),
 	}
 }
 
@@ -95,6 +97,7 @@ func (j *judge) visit(op *histories.Op) error {
 	j.graph.visit(v)
 	j.delivery.visit(v)
 	j.evidence.visit(v)
+	j.early.visit(v)
 	return nil
 }
 
@@ -110,6 +113,7 @@ func (j *judge) warnings() []string {
 func (j *judge) finish() {
 	reportLogCases(j.col, j.evidence, j.sink)
 	reportLostWrites(j.col, j.evidence, j.sink)
+	reportLostAfterRead(j.col, j.early, j.sink)
 	j.delivery.finish(j.col)
 	j.graph.finish(j.sink)
 }

@@ -106,6 +106,10 @@ func (c *collector) visit(op *histories.Op) error {
 		node = int32(len(c.nodeOps))
 		c.nodeOps = append(c.nodeOps, op.Index)
 	}
+	final := isFinal(op)
+	if final && op.F == histories.FAssign && op.Type == histories.OK {
+		c.coverFinal(op)
+	}
 	for i := range op.Mops {
 		m := &op.Mops[i]
 		var err error
@@ -115,7 +119,7 @@ func (c *collector) visit(op *histories.Op) error {
 				c.send(op, m, node)
 			}
 		case m.F == histories.MPoll && readsOf(op):
-			err = c.poll(op, i, m)
+			err = c.poll(op, i, m, final)
 		default:
 			err = checkOtherMop(op, i, m)
 		}
@@ -142,6 +146,9 @@ func (c *collector) send(op *histories.Op, m *histories.Mop, node int32) {
 	}
 	t.at(s).writer = op.Index
 	t.at(s).node = node
+	if op.F == histories.FTxn {
+		t.at(s).flags |= wTxn
+	}
 	switch op.Type {
 	case histories.OK:
 		c.stats.AckedWrite++
@@ -159,10 +166,11 @@ func (c *collector) send(op *histories.Op, m *histories.Mop, node int32) {
 	}
 }
 
-func (c *collector) poll(op *histories.Op, i int, m *histories.Mop) error {
+func (c *collector) poll(op *histories.Op, i int, m *histories.Mop, final bool) error {
 	ok := op.Type == histories.OK
 	for k, recs := range m.Records {
 		ks := c.key(k)
+		read := readFlags(ks, op, final)
 		for _, r := range recs {
 			if err := checkRecord(op, i, k, r); err != nil {
 				return err
@@ -170,7 +178,7 @@ func (c *collector) poll(op *histories.Op, i int, m *histories.Mop) error {
 			c.stats.Reads++
 			s := ks.observe(r.Offset, r.Value)
 			if ok {
-				ks.slots.at(s).flags |= readOK
+				ks.slots.at(s).flags |= read
 			}
 		}
 	}

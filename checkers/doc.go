@@ -45,6 +45,12 @@
 //   - unseen: an ok send that no ok op ever read. After final reads to the end
 //     of every partition it means loss; before, it may be lag. Counts per
 //     anomaly are in Result.Counts.
+//   - lost-after-read (lostafterread.go): on a key an ok final assign named,
+//     a value an ok op read before that assign, whose writer is ok (or an
+//     info send, not txn), that the final reads do not contain: the log
+//     truncated it after it was read (an unclean election). The final reads
+//     are the ops with Extra "final": true, reading every key from its
+//     beginning to its end after healing.
 //   - nonmonotonic-send: a process's ok send, or info send that the version
 //     order places, landed before its previous ok send to that key. Info
 //     sends do not move the position: a timed-out send may be retried into

@@ -34,7 +34,7 @@ type atOp struct {
 // explanations name the copy that counts.
 func (ks *keyState) noteRewrite(group []valueSlot) {
 	t := &ks.slots
-	var all uint8
+	var all slotFlags
 	for _, p := range group {
 		all |= t.at(p.slot).flags
 	}

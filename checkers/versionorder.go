@@ -135,15 +135,22 @@ func (l *offsetLog) valueAt(i int32) (int64, int32) {
 	return e.val, e.slot
 }
 
+// slotFlags say what is known of a value; 16 bits still fit slotRec's
+// padding, so a slot stays 32 bytes.
+type slotFlags uint16
+
 // Slot flags.
 const (
-	wOK        uint8 = 1 << iota // written by an ok op
-	wInfo                        // written by an info op
-	wFail                        // written by a fail op
-	readOK                       // returned by a poll of an ok poll/txn op
-	committed                    // written by an op known to have taken effect
-	multiWrite                   // sent by more than one op
-	merged                       // merged into another slot of the same value at seal
+	wOK        slotFlags = 1 << iota // written by an ok op
+	wInfo                            // written by an info op
+	wFail                            // written by a fail op
+	readOK                           // returned by a poll of an ok poll/txn op
+	committed                        // written by an op known to have taken effect
+	multiWrite                       // sent by more than one op
+	merged                           // merged into another slot of the same value at seal
+	wTxn                             // sent by a txn op (an info txn may have aborted)
+	readEarly                        // returned by an ok non-final op before the key's final reads began
+	readFinal                        // returned by an ok final read (lostafterread.go)
 )
 
 // slotTable holds what is known of each value of one key: 32 bytes a value,
@@ -163,7 +170,7 @@ type slotRec struct {
 	writer int64 // op index of the completion that sent it; -1 unknown
 	offset int64 // first offset it was observed at; NoOffset unknown
 	node   int32 // dependency-graph node of an ok writer; -1 none
-	flags  uint8
+	flags  slotFlags
 }
 
 func (t *slotTable) len() int32 { return int32(t.recs.len()) }
@@ -212,9 +219,13 @@ type keyState struct {
 	// bound is the furthest dense index an ok op read (Jepsen: the maximum,
 	// over values read by ok ops, of their first index); -1 when none.
 	bound int32
+	// finalFrom is the index of the ok final assign that first named the
+	// key, -1 when final reads never covered it; finalOp the last final op
+	// that read it (else finalFrom). See lostafterread.go.
+	finalFrom, finalOp int64
 }
 
-func newKeyState(k int64) *keyState { return &keyState{key: k, bound: -1} }
+func newKeyState(k int64) *keyState { return &keyState{key: k, bound: -1, finalFrom: -1, finalOp: -1} }
 
 // observe records that value v sits at offset o and returns v's slot for
 // this sighting. A value first seen at a new offset gets a new slot; seal

@@ -23,8 +23,10 @@ const (
 // effects classifies every anomaly the checkers report. An anomaly missing
 // here is reported as Unclassified rather than guessed at.
 //
-// Loss: lost-write and unseen (an acknowledged send that no read, not even the
-// final reads to the end of the log, ever returned) lose on the producer hop;
+// Loss: lost-write, unseen (an acknowledged send that no read, not even the
+// final reads to the end of the log, ever returned) and lost-after-read (a
+// record an ok op read that the final reads no longer contain: the log
+// truncated it, as after an unclean election) lose on the producer hop;
 // lost-delivery (a record below the group's committed offset that no member
 // processed) loses on the consumer hop.
 //
@@ -39,6 +41,7 @@ const (
 var effects = map[checkers.Anomaly]effect{
 	checkers.LostWrite:           producerLoss,
 	checkers.Unseen:              producerLoss,
+	checkers.LostAfterRead:       producerLoss,
 	checkers.Duplicate:           producerDup,
 	checkers.LostDelivery:        consumerLoss,
 	checkers.DuplicateDelivery:   consumerDup,

@@ -26,6 +26,7 @@ func TestObserved(t *testing.T) {
 		{"clean run is exactly-once", nil, ExactlyOnce},
 		{"lost-write is loss", []checkers.Anomaly{checkers.LostWrite}, AtMostOnce},
 		{"unseen after final reads is loss", []checkers.Anomaly{checkers.Unseen}, AtMostOnce},
+		{"lost-after-read is loss", []checkers.Anomaly{checkers.LostAfterRead}, AtMostOnce},
 		{"lost-delivery is loss", []checkers.Anomaly{checkers.LostDelivery}, AtMostOnce},
 		{"duplicate is duplication", []checkers.Anomaly{checkers.Duplicate}, AtLeastOnce},
 		{"duplicate-delivery is duplication", []checkers.Anomaly{checkers.DuplicateDelivery}, AtLeastOnce},
@@ -81,7 +82,7 @@ func TestObservedReadsCasesWithoutTypes(t *testing.T) {
 // name being added to checkers without a decision here.
 func TestEveryKnownAnomalyIsClassified(t *testing.T) {
 	known := []checkers.Anomaly{
-		checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets,
+		checkers.LostWrite, checkers.Unseen, checkers.LostAfterRead, checkers.Duplicate, checkers.InconsistentOffsets,
 		checkers.NonmonotonicSend, checkers.IntNonmonotonicSend, checkers.IntSendSkip,
 		checkers.PollSkip, checkers.NonmonotonicPoll, checkers.IntPollSkip, checkers.IntNonmonotonicPoll,
 		checkers.DuplicateDelivery, checkers.LostDelivery,

@@ -19,6 +19,7 @@ const maxEvidenceOps = 600
 var descriptions = map[checkers.Anomaly]string{
 	checkers.LostWrite:           "An acknowledged send that no ok op ever read, though later reads went past its offset.",
 	checkers.Unseen:              "An acknowledged send never read, even by the final reads to the end of the log.",
+	checkers.LostAfterRead:       "A record a consumer read that the final reads from the beginning of its key no longer contain: the log lost it.",
 	checkers.Duplicate:           "One value stored at two offsets of the same key.",
 	checkers.InconsistentOffsets: "Two different values observed at the same offset.",
 	checkers.NonmonotonicSend:    "A producer's later send landed at a lower offset than an earlier one.",

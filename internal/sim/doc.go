@@ -32,7 +32,8 @@
 //     correct group neither re-delivers nor loses.
 //   - crash: a single `info crash` op; the process id never returns and a
 //     fresh process takes its place.
-//   - final reads: a fresh process assigns every key and polls to the end.
+//   - final reads: a fresh process assigns every key and polls to the end;
+//     its ops carry Extra "final": true, as the client's final reads do.
 //   - ReadUncommitted appends read_uncommitted consumers that return every
 //     record of each key, aborted ones included (markers are not records).
 //

@@ -69,7 +69,7 @@ func sortedReadKeys(op *histories.Op) []int64 {
 func injectPollSkip(ops []histories.Op, f *facts, ch Chooser) (Injection, error) {
 	var cands []consumerRead
 	for _, cr := range consumerReads(ops, f) {
-		if cr.prev >= 0 && len(cr.refs) >= 2 && readElsewhere(ops, f, cr.k, cr.refs[0]) {
+		if cr.prev >= 0 && len(cr.refs) >= 2 && f.droppable(ops, cr, cr.refs[0]) {
 			cands = append(cands, cr)
 		}
 	}
@@ -77,15 +77,14 @@ func injectPollSkip(ops []histories.Op, f *facts, ch Chooser) (Injection, error)
 	if err != nil {
 		return Injection{}, err
 	}
-	removeRead(ops, cands[i].k, cands[i].refs[0])
-	return just(ops, PollSkip)
+	return just(f.dropRead(ops, cands[i], cands[i].refs[0]), PollSkip)
 }
 
 // injectIntPollSkip drops a record from the middle of one poll.
 func injectIntPollSkip(ops []histories.Op, f *facts, ch Chooser) (Injection, error) {
 	var cands []consumerRead
 	for _, cr := range consumerReads(ops, f) {
-		if len(cr.refs) >= 3 && readElsewhere(ops, f, cr.k, cr.refs[1]) {
+		if len(cr.refs) >= 3 && f.droppable(ops, cr, cr.refs[1]) {
 			cands = append(cands, cr)
 		}
 	}
@@ -93,8 +92,7 @@ func injectIntPollSkip(ops []histories.Op, f *facts, ch Chooser) (Injection, err
 	if err != nil {
 		return Injection{}, err
 	}
-	removeRead(ops, cands[i].k, cands[i].refs[1])
-	return just(ops, IntPollSkip)
+	return just(f.dropRead(ops, cands[i], cands[i].refs[1]), IntPollSkip)
 }
 
 // injectNonmonotonicPoll makes a consumer's poll start with the last record
@@ -228,6 +226,31 @@ func injectLostDelivery(ops []histories.Op, f *facts, ch Chooser) (Injection, er
 		}
 	}
 	return just(ops, LostDelivery)
+}
+
+// droppable reports whether dropping read r of cr makes a skip and nothing
+// else. Outside the final reads the record must be read elsewhere too, or it
+// becomes a lost write. In the final reads it must be read nowhere else: a
+// record an earlier op read that the final reads lack is lost-after-read.
+func (f *facts) droppable(ops []histories.Op, cr consumerRead, r ref) bool {
+	if ops[cr.op].Process != f.finalProc {
+		return readElsewhere(ops, f, cr.k, r)
+	}
+	return f.okReads[kv{cr.k, r.record(ops, cr.k).Value}] == 1
+}
+
+// dropRead drops read r of cr. A record dropped from the final reads is
+// then read by a fresh consumer after them, which proves it in the log (it
+// is not unseen) without being an earlier read (it is not lost-after-read).
+func (f *facts) dropRead(ops []histories.Op, cr consumerRead, r ref) []histories.Op {
+	rec := *r.record(ops, cr.k)
+	removeRead(ops, cr.k, r)
+	if ops[cr.op].Process != f.finalProc {
+		return ops
+	}
+	a := &appender{ops: ops, next: f.maxProc}
+	a.read("", cr.k, rec)
+	return a.ops
 }
 
 // readElsewhere reports whether some other ok op also read the record at r.

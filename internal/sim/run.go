@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"pgregory.net/rapid"
@@ -90,21 +91,22 @@ func (s *sim) finish() error {
 }
 
 // finalReads assigns every key to a fresh process and polls until no key
-// has a visible record left.
+// has a visible record left. Its ops carry Extra "final": true, the mark by
+// which checkers know the final reads.
 func (s *sim) finalReads() error {
 	p := s.newProc(producer)
 	ks := make([]histories.Key, s.cfg.Keys)
 	for k := range ks {
 		ks[k] = histories.Key(k)
 	}
-	if err := s.invoke(p, &histories.Op{F: histories.FAssign, Keys: ks}); err != nil {
+	if err := s.invoke(p, &histories.Op{F: histories.FAssign, Keys: ks, Extra: finalMark()}); err != nil {
 		return err
 	}
 	if err := s.completeAssign(p); err != nil {
 		return err
 	}
 	for s.unread(p) {
-		if err := s.invoke(p, &histories.Op{F: histories.FPoll, Mops: []histories.Mop{{F: histories.MPoll}}}); err != nil {
+		if err := s.invoke(p, &histories.Op{F: histories.FPoll, Mops: []histories.Mop{{F: histories.MPoll}}, Extra: finalMark()}); err != nil {
 			return err
 		}
 		recs := s.readAssigned(p, p.pos, func() int { return s.cfg.FinalBatch })
@@ -124,4 +126,9 @@ func (s *sim) unread(p *proc) bool {
 		}
 	}
 	return false
+}
+
+// finalMark is the Extra of a final read's op.
+func finalMark() map[string]json.RawMessage {
+	return map[string]json.RawMessage{"final": json.RawMessage("true")}
 }

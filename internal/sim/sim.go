@@ -1,6 +1,11 @@
 package sim
 
-import "github.com/kafkachaos/kafkachaos/histories"
+import (
+	"encoding/json"
+	"maps"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
 
 // role is what a client process does.
 type role int
@@ -89,7 +94,16 @@ func (s *sim) invoke(p *proc, op *histories.Op) error {
 func (s *sim) completion(p *proc, t histories.Type) *histories.Op {
 	inv := p.pending
 	p.pending = nil
-	return &histories.Op{Process: p.id, Type: t, F: inv.F, Keys: inv.Keys, Group: inv.Group}
+	return &histories.Op{Process: p.id, Type: t, F: inv.F, Keys: inv.Keys, Group: inv.Group, Extra: copyExtra(inv.Extra)}
+}
+
+// copyExtra gives a completion its invocation's extra fields (the final
+// reads' marker) in a map of its own.
+func copyExtra(x map[string]json.RawMessage) map[string]json.RawMessage {
+	if x == nil {
+		return nil
+	}
+	return maps.Clone(x)
 }
 
 // step schedules one process: it completes its op in flight, crashes, or

@@ -22,10 +22,19 @@ import (
 // finalExtra is the Extra field that marks the ops of the final reads.
 const finalExtra = "final"
 
-// isFinal reports whether op belongs to the final reads.
+// isFinal reports whether op belongs to the final reads. The EDN importer
+// keeps an extra value as its EDN text in a JSON string, so a history that
+// went through EDN carries "true" instead of true.
 func isFinal(op *histories.Op) bool {
 	v, ok := op.Extra[finalExtra]
-	return ok && string(bytes.TrimSpace(v)) == "true"
+	if !ok {
+		return false
+	}
+	switch string(bytes.TrimSpace(v)) {
+	case "true", `"true"`:
+		return true
+	}
+	return false
 }
 
 // coverFinal notes the keys an ok final assign names.

@@ -1,7 +1,9 @@
 package checkers
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -175,5 +177,56 @@ func TestLostAfterReadDoesNotRepeatUnseen(t *testing.T) {
 	want := "value 11 of key 1 was acknowledged at offset 1 and read by op 2, but the final reads of key 1 (op 5) no longer contain it"
 	if !strings.Contains(c.Explanation, want) {
 		t.Fatalf("explanation %q, want it to contain %q", c.Explanation, want)
+	}
+}
+
+// The final marker survives both codecs: JSONL and EDN round trips of a
+// history still show its lost-after-read.
+func TestLostAfterReadSurvivesRoundTrips(t *testing.T) {
+	h := &hist{}
+	twoAcked(h)
+	h.finalAssign(9, 1)
+	h.finalPoll(9, pl(1, 0, 10))
+
+	var jl bytes.Buffer
+	w := histories.NewWriter(&jl)
+	for i := range h.ops {
+		if err := w.Append(&h.ops[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var edn bytes.Buffer
+	if err := histories.ExportEDN(&edn, histories.FromOps(h.ops)); err != nil {
+		t.Fatal(err)
+	}
+	fromEDN, warns, err := histories.ReadEDN(&edn, "h.edn")
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("EDN import: %v %v", err, warns)
+	}
+	for name, ops := range map[string][]histories.Op{"jsonl": readJSONL(t, jl.Bytes()), "edn": fromEDN} {
+		res, err := Check(Ops(ops), Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		expectOnly(t, res, LostAfterRead)
+	}
+}
+
+func readJSONL(t *testing.T, data []byte) []histories.Op {
+	t.Helper()
+	r := histories.NewReader(bytes.NewReader(data), "h.jsonl")
+	var ops []histories.Op
+	for {
+		op, err := r.Next()
+		if err == io.EOF {
+			return ops
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, *op.Clone())
 	}
 }

@@ -89,6 +89,11 @@ func TestAssignAndFinalReads(t *testing.T) {
 	if opsOf(ops, p)[0].F != histories.FAssign {
 		t.Fatalf("final reads did not start with an assign op: %+v", opsOf(ops, p)[0])
 	}
+	for _, o := range ops {
+		if final := string(o.Extra[FinalExtra]) == "true"; final != (o.Process == p) {
+			t.Fatalf("op %d of process %d: final marker %v, want it on the final reads' ops (process %d) only", o.Index, o.Process, final, p)
+		}
+	}
 }
 
 func TestFinalReadsNameWhatIsMissingOnTimeout(t *testing.T) {

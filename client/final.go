@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -24,23 +25,29 @@ type FinalReadOptions struct {
 // reported its end at or past the high watermark it had when the reads
 // began. It fails when ctx expires first, naming the keys not read to the
 // end: a partial final read must not pass for a complete one.
+//
+// Its ops carry Extra "final": true, so that checkers know the final reads
+// from the history alone. The assign op is recorded before the high
+// watermarks are asked for: every record an op read before it was below the
+// high watermark then, so the final reads must return it unless the log lost
+// it (checkers' lost-after-read).
 func FinalReads(ctx context.Context, opts FinalReadOptions) error {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 1000
 	}
-	c, err := NewConsumer(ConsumerOptions{Bootstrap: opts.Bootstrap, Keys: opts.Keys, Recorder: opts.Recorder,
+	c, err := NewConsumer(ConsumerOptions{Bootstrap: opts.Bootstrap, Keys: opts.Keys, Recorder: finalRecorder{opts.Recorder},
 		Process: opts.Process, Config: ConsumerConfig{ReadCommitted: opts.ReadCommitted}})
 	if err != nil {
 		return fmt.Errorf("final reads: %w", err)
 	}
 	defer c.Close()
-	high, err := c.highWatermarks(ctx)
-	if err != nil {
-		return fmt.Errorf("final reads: %w", err)
-	}
 	keys := opts.Keys.Keys()
 	if err := c.Assign(keys); err != nil {
 		return fmt.Errorf("final reads: assign: %w", err)
+	}
+	high, err := c.highWatermarks(ctx)
+	if err != nil {
+		return fmt.Errorf("final reads: %w", err)
 	}
 	pending := make(map[histories.Key]int64, len(high))
 	for k, h := range high {
@@ -99,4 +106,19 @@ func sortedKeys(m map[histories.Key]int64) []histories.Key {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// FinalExtra is the Extra field that marks the ops of the final reads; its
+// value is JSON true.
+const FinalExtra = "final"
+
+// finalRecorder marks every op it records as one of the final reads.
+type finalRecorder struct{ Recorder }
+
+func (r finalRecorder) Record(op *histories.Op) *histories.Op {
+	if op.Extra == nil {
+		op.Extra = map[string]json.RawMessage{}
+	}
+	op.Extra[FinalExtra] = json.RawMessage("true")
+	return r.Recorder.Record(op)
 }

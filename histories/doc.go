@@ -15,6 +15,11 @@
 // they keep. EDNReader and AppendEDN/ExportEDN convert Jepsen kafka-workload
 // histories; export then import gives back the same ops.
 //
+// Convention: the ops of the final reads (one process assigns every key
+// from its beginning and reads to the end after healing) carry Extra
+// "final": true, which both codecs keep (EDN import gives it back as the
+// string "true"); checkers judge lost-after-read by it.
+//
 // The JSONL codec is hand-written (jsonscan.go, jsonl_*.go) because
 // encoding/json is several times slower and allocates per field; see the
 // Benchmark* functions.

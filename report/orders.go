@@ -51,7 +51,7 @@ func focusKeys(res runResults, order []checkers.Anomaly) ([]int64, map[int64]*ke
 			for _, o := range c.Ops {
 				kf.Evidence[o] = true
 			}
-			if c.Value != nil && (a == checkers.LostWrite || a == checkers.Unseen || a == checkers.LostDelivery) {
+			if c.Value != nil && (a == checkers.LostWrite || a == checkers.Unseen || a == checkers.LostDelivery || a == checkers.LostAfterRead) {
 				kf.Lost[*c.Value] = true
 			}
 		}

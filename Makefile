@@ -15,12 +15,13 @@ build:
 vet:
 	$(GO) vet ./...
 
-# test runs every package's tests, then the seed text's claims on real
+# test runs every package's tests (never from the test cache: the chaos
+# tests talk to real clusters), then the seed text's claims on real
 # Kafka brokers, as local processes and in containers (short profiles: one
 # attempt per claim). Real-Kafka tests skip on a machine without root, Java,
 # Maven or a Docker engine (make docker-engine), and fail under CI=true.
 test:
-	$(GO) test -timeout $(TIMEOUT) ./...
+	$(GO) test -count=1 -timeout $(TIMEOUT) ./...
 	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=short $(GO) test -count=1 -timeout 20m -run ChaosLocal .
 	KAFKACHAOS_CLUSTER=docker KAFKACHAOS_PROFILE=short $(GO) test -count=1 -timeout 20m -run ChaosDocker .
 

@@ -128,8 +128,17 @@ func runReal(t *testing.T, s generators.Scenario, i int) attempt {
 	t.Helper()
 	s.Seed = *flagSeed + int64(i)
 	began := time.Now()
-	out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: true,
-		Replay: replay})
+	run := func() (runner.Outcome, error) {
+		return runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: true,
+			Replay: replay})
+	}
+	out, err := run()
+	if err != nil && strings.Contains(err.Error(), "recorded nothing") {
+		// The cluster did not come up: that is no evidence either way, so
+		// the attempt gets one more cluster (its run dir keeps the error).
+		t.Logf("attempt %d: the cluster did not start (%v); starting another", i+1, err)
+		out, err = run()
+	}
 	a := attempt{out, err}
 	t.Logf("attempt %d (%s wall): %s", i+1, time.Since(began).Round(time.Second), a)
 	return a

@@ -107,6 +107,11 @@ func Run(ctx context.Context, s generators.Scenario, opts Options) (out Outcome,
 	if herr != nil && ctx.Err() != nil {
 		return out, fmt.Errorf("run interrupted, history kept unchecked in %s: %w", dir, herr)
 	}
+	if _, serr := os.Stat(filepath.Join(dir, report.HistoryFile)); herr != nil && serr != nil {
+		// Nothing was recorded (the cluster never came up): there is no
+		// history to judge, and the harness error is the whole story.
+		return out, fmt.Errorf("run %s recorded nothing: %w", dir, herr)
+	}
 	if err := out.judge(dir, elapsed, faults, m, herr); err != nil {
 		return out, err
 	}

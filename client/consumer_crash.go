@@ -2,24 +2,65 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
+// ErrUnreachableCrashPoint is returned by Crash for a point the consumer's
+// commit strategy never passes: such a crash could never take effect.
+var ErrUnreachableCrashPoint = errors.New("client: the consumer's commit strategy never reaches this crash point")
+
 // Crash requests a crash at point. A crash at CrashAnywhere of an idle
 // consumer happens at once; otherwise the worker crashes when its poll
-// reaches the point (a point the strategy never reaches never fires: see
-// CrashPoint). After the crash the process id is dead.
-func (c *Consumer) Crash(point CrashPoint) {
-	c.crashAt.CompareAndSwap(int32(noCrash), int32(point))
+// reaches the point. A later request replaces an earlier one that has not
+// fired yet. A point the commit strategy never reaches is refused
+// (ErrUnreachableCrashPoint). After the crash the process id is dead;
+// Crashed tells whether the crash has taken effect.
+func (c *Consumer) Crash(point CrashPoint) error {
+	if !c.reaches(point) {
+		return fmt.Errorf("%w: %v with commit %q", ErrUnreachableCrashPoint, point, c.opts.Config.Commit)
+	}
+	c.crashAt.Store(int32(point))
 	if point == CrashAnywhere && c.opMu.TryLock() {
 		defer c.opMu.Unlock()
 		if !c.crashed.Load() {
 			c.crashIn(nil, nil)
 		}
 	}
+	return nil
+}
+
+// reaches reports whether a poll of this consumer passes point.
+func (c *Consumer) reaches(point CrashPoint) bool {
+	switch point {
+	case CrashAnywhere:
+		return true
+	case CrashAfterCommit:
+		return c.opts.Config.Commit == CommitBeforeProcessing
+	case CrashBeforeCommit:
+		return c.opts.Config.Commit == CommitAfterProcessing
+	case crashInCopy:
+		return true
+	}
+	return false
+}
+
+// String names the point as scenario.json does.
+func (p CrashPoint) String() string {
+	switch p {
+	case CrashAnywhere:
+		return "anywhere"
+	case CrashAfterCommit:
+		return "after-commit"
+	case CrashBeforeCommit:
+		return "before-commit"
+	case crashInCopy:
+		return "in-copy"
+	}
+	return fmt.Sprintf("CrashPoint(%d)", int32(p))
 }
 
 // Crashed reports whether the consumer has crashed.

@@ -78,6 +78,47 @@ func definite(code kafka.ErrorCode) bool {
 	return false
 }
 
+// SendOutcome is the type of a send that ended with err. mayRetry says
+// whether the client could have sent the record more than once (retries >
+// 0, or idempotence): then an earlier attempt may have been appended before
+// a later one failed, and a broker error on the last attempt proves nothing
+// about the first. Only errors raised before anything was sent stay Fail.
+func SendOutcome(err error, mayRetry bool) histories.Type {
+	t := completion(err)
+	if t == histories.Fail && mayRetry && !errors.Is(err, errNotSent) && !localBeforeSend(err) {
+		return histories.Info
+	}
+	return t
+}
+
+// CommitOutcome is the type of an offset commit that ended with err.
+// librdkafka retries commits internally, so a broker error on the last
+// attempt does not prove an earlier one was not stored: only errors raised
+// before a request was sent are Fail.
+func CommitOutcome(err error) histories.Type {
+	t := completion(err)
+	if t == histories.Fail && !localBeforeSend(err) {
+		return histories.Info
+	}
+	return t
+}
+
+// localBeforeSend reports whether err was raised by librdkafka before any
+// request left the client.
+func localBeforeSend(err error) bool {
+	var kerr kafka.Error
+	if !errors.As(err, &kerr) {
+		return false
+	}
+	switch kerr.Code() {
+	case kafka.ErrQueueFull, kafka.ErrMsgSizeTooLarge, kafka.ErrInvalidArg, kafka.ErrUnknownTopic,
+		kafka.ErrUnknownPartition, kafka.ErrState, kafka.ErrKeySerialization, kafka.ErrValueSerialization,
+		kafka.ErrNoOffset:
+		return true
+	}
+	return false
+}
+
 // completion maps an error to the op type, treating context cancellation
 // of a worker that is being shut down as unknown.
 func completion(err error) histories.Type {

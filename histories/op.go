@@ -31,6 +31,11 @@ const (
 	FSubscribe = "subscribe"
 	FCommit    = "commit"
 	FCrash     = "crash"
+	// FClientHang is a liveness finding, not an operation: a client call
+	// outlived its timeout by a grace. Its Value names the call, the
+	// timeout and how long it had blocked when the harness abandoned the
+	// client; the process records nothing after it (like a crash).
+	FClientHang = "client-hang"
 )
 
 // NemesisProcess is the process id of fault events.

@@ -168,8 +168,8 @@ func (sc *schedule) crashConsumer(point client.CrashPoint) (any, error) {
 	if c == nil {
 		return nil, errNothingToCrash
 	}
-	slot.crash(point)
-	return map[string]any{"process": c.Process(), "point": point}, nil
+	err := slot.crash(point)
+	return map[string]any{"process": c.Process(), "point": point.String()}, err
 }
 
 func (sc *schedule) churn() (any, error) {

@@ -321,10 +321,11 @@ func (s *consumerSlot) run(ctx context.Context, every time.Duration) {
 }
 
 // crash asks the consumer to crash at point; the poll loop replaces it.
-func (s *consumerSlot) crash(point client.CrashPoint) {
+func (s *consumerSlot) crash(point client.CrashPoint) error {
 	if c := s.current(); c != nil {
-		c.Crash(point)
+		return c.Crash(point)
 	}
+	return errNothingToCrash
 }
 
 // churn makes the member leave cleanly; a new member joins in its place.

@@ -126,6 +126,7 @@ func (j *judge) result(warns []string) Result {
 		Anomalies:    j.sink.cases,
 		Counts:       j.sink.counts,
 		Stats:        j.col.stats,
+		Liveness:     j.col.liveness(),
 		Warnings:     warns,
 	}
 }

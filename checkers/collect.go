@@ -27,6 +27,7 @@ type collector struct {
 	failedAt []pendingSend // failed sends with a known offset
 	stats    Stats
 	unknownF map[string]int64
+	hangs    []ClientHang
 	byType   map[fType]int64 // keyed by struct: no string built per op
 	prev     int64
 }
@@ -94,6 +95,10 @@ func (c *collector) visit(op *histories.Op) error {
 	c.prev = op.Index
 	c.stats.Ops++
 	c.byType[fType{op.F, op.Type}]++
+	if op.F == histories.FClientHang {
+		// A liveness finding, not an operation: no detector judges it.
+		return c.hang(op)
+	}
 	if op.IsClient() && !isClientF(op.F) {
 		c.unknownF[op.F]++
 		return nil

@@ -54,7 +54,8 @@
 //   - nonmonotonic-send: a process's ok send, or info send that the version
 //     order places, landed before its previous ok send to that key. Info
 //     sends do not move the position: a timed-out send may be retried into
-//     the log after later ones.
+//     the log after later ones. An ok or info assign or subscribe keeps only
+//     the positions of the keys it names, as Jepsen does.
 //   - int-send-skip / int-nonmonotonic-send: two sends of one op to one key
 //     with other records between them / out of order.
 //
@@ -110,6 +111,18 @@
 //     edge. Strongly connected components come from an iterative Tarjan; each
 //     yields one case with a shortest cycle (by BFS) through one of its nodes
 //     or wr edges.
+//
+// # Liveness
+//
+// A client-hang op (histories.FClientHang: a client call that outlived its
+// timeout by a grace) is a finding, not an operation: Check lists each in
+// Result.Liveness and no detector judges it, so it never changes Valid or
+// the anomalies. A malformed one is an error naming the op and field.
+//
+// # Op indexes
+//
+// Indexes must increase and may skip (Jepsen's own test histories and any
+// filtered history do); cases name the indexes the history gave.
 //
 // # Empty histories
 //

@@ -44,6 +44,9 @@ type Result struct {
 	// Options.MaxCases kept fewer in Anomalies.
 	Counts map[Anomaly]int64 `json:"counts"`
 	Stats  Stats             `json:"stats"`
+	// Liveness holds findings that are not anomalies (client hangs); they
+	// never change Valid. Nil when there are none.
+	Liveness *Liveness `json:"liveness,omitempty"`
 	// Warnings are things the checker wants a person to know that are not
 	// anomalies (e.g. a truncated last line, an unknown op f).
 	Warnings []string `json:"warnings,omitempty"`

@@ -94,6 +94,39 @@ func TestSendOrder(t *testing.T) {
 		},
 		want: []Anomaly{NonmonotonicSend},
 	}, {
+		// Jepsen's nonmonotonic-send-test: an assign or subscribe (ok or
+		// info) that no longer names the key forgets the send position.
+		name: "an assign naming the key keeps its send position",
+		bad: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.keys(0, ok, "assign", 1, 2)
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		good: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.keys(0, ok, "assign", 2)
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		want: []Anomaly{NonmonotonicSend},
+		ops:  []int64{0, 2},
+	}, {
+		name: "a failed subscribe keeps the send position; an info one does not",
+		bad: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.keys(0, fail, "subscribe", 2)
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		good: func(h *hist) {
+			h.op(0, ok, "send", snd(1, 11, 1))
+			h.keys(0, info, "subscribe", 2)
+			h.op(0, ok, "send", snd(1, 10, 0))
+			h.op(1, ok, "poll", pl(1, 0, 10, 1, 11))
+		},
+		want: []Anomaly{NonmonotonicSend},
+	}, {
 		name: "int-send-skip",
 		bad: func(h *hist) {
 			h.op(0, ok, "txn", snd(1, 10, 0), snd(1, 12, 2))

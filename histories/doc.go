@@ -15,6 +15,12 @@
 // they keep. EDNReader and AppendEDN/ExportEDN convert Jepsen kafka-workload
 // histories; export then import gives back the same ops.
 //
+// Indexes increase and may skip (Jepsen's own histories and filtered ones
+// do); a Recorder numbers densely from 0, so the JSONL reader warns once at
+// the first gap. A client-hang op (FClientHang, info, no invoke) carries a
+// ClientHang value; both readers check it and report a malformed one as a
+// *ParseError naming the field (value.call, value.timeout-ms, ...).
+//
 // Convention: the ops of the final reads (one process assigns every key
 // from its beginning and reads to the end after healing) carry Extra
 // "final": true, which both codecs keep (EDN import gives it back as the

@@ -85,7 +85,7 @@ func TestEDNErrors(t *testing.T) {
 		{"bad type", "{:index 0 :type :okk :f :poll :process 0}", `h.edn:1: field "type": unknown op type ":okk"`},
 		{"missing f", "{:index 0 :type :ok :process 0}", `h.edn:1: field "f": missing`},
 		{"bad process", "{:index 0 :type :ok :f :x :process :bob}", `h.edn:1: field "process": expected an integer or :nemesis`},
-		{"gap", "{:index 0 :type :ok :f :x :process 1}\n{:index 2 :type :ok :f :x :process 1}", `h.edn:2: field "index": expected index 1 (indexes are dense from 0), found 2`},
+		{"index back", "{:index 0 :type :ok :f :x :process 1}\n{:index 2 :type :ok :f :x :process 1}\n{:index 1 :type :ok :f :x :process 1}", `h.edn:3: field "index": index 1 does not follow 2 (indexes must increase)`},
 		{"mixed index", "{:index 0 :type :ok :f :x :process 1}\n{:type :ok :f :x :process 1}", `h.edn:2: field "index": some ops have an index and some do not`},
 		{"bad mop", "{:type :ok :f :send :process 1 :value [[:send 1]]}", `h.edn:1: field "value": unknown or malformed micro-op`},
 		{"bad pair", "{:type :ok :f :poll :process 1 :value [[:poll {1 [3]}]]}", `h.edn:1: field "value": expected [offset value]`},

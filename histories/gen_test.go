@@ -14,9 +14,14 @@ func genOp(t *rapid.T, index int64) Op {
 		Time:    rapid.Int64Range(0, 1<<50).Draw(t, "time"),
 		Process: rapid.Int64Range(-1, 50).Draw(t, "process"),
 		Type:    rapid.SampledFrom([]Type{Invoke, OK, Fail, Info}).Draw(t, "type"),
-		F:       rapid.SampledFrom([]string{FSend, FPoll, FTxn, FCommit, FAssign, FSubscribe, FCrash, "kill", "start-partition", "odd name"}).Draw(t, "f"),
+		F:       rapid.SampledFrom([]string{FSend, FPoll, FTxn, FCommit, FAssign, FSubscribe, FCrash, FClientHang, "kill", "start-partition", "odd name"}).Draw(t, "f"),
 	}
 	switch op.F {
+	case FClientHang:
+		op.Type = Info
+		op.Value = rapid.SampledFrom([]json.RawMessage{
+			json.RawMessage(`{"call":"SendOffsetsToTransaction","timeout-ms":9900,"grace-ms":5000,"blocked-ms":15000}`),
+			json.RawMessage(`{"call":"Flush","timeout-ms":0,"blocked-ms":1}`)}).Draw(t, "hang")
 	case FSend, FPoll, FTxn, FCommit:
 		op.Mops = rapid.SliceOfN(rapid.Custom(genMop), 0, 4).Draw(t, "mops")
 		if len(op.Mops) == 0 {
@@ -83,11 +88,15 @@ func genMop(t *rapid.T) Mop {
 	return m
 }
 
+// genHistory's indexes increase, and may skip as Jepsen's and filtered
+// histories do.
 func genHistory(t *rapid.T) []Op {
 	n := rapid.IntRange(0, 20).Draw(t, "n")
 	ops := make([]Op, n)
+	index := int64(rapid.IntRange(0, 2).Draw(t, "first"))
 	for i := range ops {
-		ops[i] = genOp(t, int64(i))
+		ops[i] = genOp(t, index)
+		index += int64(rapid.IntRange(1, 3).Draw(t, "step"))
 	}
 	return ops
 }

@@ -134,7 +134,13 @@ func (d *decoder) decode(line []byte, op *Op) error {
 	}
 	if valStart >= 0 {
 		s.i = valStart
-		return inField("value", d.value(op, line[valStart:valEnd]))
+		if err := d.value(op, line[valStart:valEnd]); err != nil {
+			return inField("value", err)
+		}
+	}
+	if op.F == FClientHang {
+		_, err := op.ClientHang()
+		return err
 	}
 	return nil
 }

@@ -9,15 +9,18 @@ import (
 )
 
 // Reader streams ops from a JSONL history. It checks every line as it goes:
-// the JSON shape, the op type, the micro-ops, and that indexes are dense
-// from 0. A last line that is cut off (no newline and unparsable, as a crash
+// the JSON shape, the op type, the micro-ops, and that indexes increase. A
+// Recorder numbers densely from 0, so the first gap is a warning (a filtered
+// or imported Jepsen history has gaps; a recorded one only if lines were
+// lost). A last line that is cut off (no newline and unparsable, as a crash
 // mid-write leaves it) ends the history with a warning; any other bad line
 // is a *ParseError naming the file, line and field.
 type Reader struct {
 	br       *bufio.Reader
 	name     string
 	line     int   // number of the last line read, 1-based
-	want     int64 // index the next op must have
+	prev     int64 // index of the previous op, -1 before the first
+	gap      bool  // a gap in the indexes was warned about
 	long     []byte
 	fresh    *decoder // for Next: ops own their memory
 	reusing  *decoder // for Scan: ops share memory with the reader
@@ -28,7 +31,7 @@ type Reader struct {
 // NewReader reads a JSONL history from r; name (usually the file name) is
 // used in errors and warnings.
 func NewReader(r io.Reader, name string) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 1<<20), name: name}
+	return &Reader{br: bufio.NewReaderSize(r, 1<<20), name: name, prev: -1}
 }
 
 // Warnings returns what was tolerated so far (e.g. a cut-off last line).
@@ -95,14 +98,24 @@ func (r *Reader) read(op *Op, d *decoder) error {
 			r.err = r.parseError(derr)
 			return r.err
 		}
-		if op.Index != r.want {
-			r.err = &ParseError{File: r.name, Line: r.line, Field: "index",
-				Msg: fmt.Sprintf("expected index %d (indexes are dense from 0), found %d", r.want, op.Index)}
-			return r.err
-		}
-		r.want++
-		return nil
+		r.err = r.number(op.Index)
+		return r.err
 	}
+}
+
+// number checks that index follows the previous op's and warns once about
+// the first gap.
+func (r *Reader) number(index int64) error {
+	if index <= r.prev {
+		return &ParseError{File: r.name, Line: r.line, Field: "index", Msg: indexOrder(index, r.prev)}
+	}
+	if index != r.prev+1 && !r.gap {
+		r.gap = true
+		r.warnings = append(r.warnings, Warning{File: r.name, Line: r.line,
+			Msg: fmt.Sprintf("op indexes are not dense from 0: %d after %d (a filtered or imported history; later gaps are not reported)", index, r.prev)})
+	}
+	r.prev = index
+	return nil
 }
 
 // readLine returns the next line without its newline, and whether it had

@@ -55,9 +55,10 @@ func TestReaderErrors(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"unknown type", okLine0 + "\n" + strings.Replace(okLine1, `"ok"`, `"okk"`, 1) + "\n",
 			`history.jsonl:2: field "type": unknown op type "okk"`},
-		{"index gap", okLine0 + "\n" + strings.Replace(okLine1, `"index":1`, `"index":3`, 1) + "\n",
-			`history.jsonl:2: field "index": expected index 1 (indexes are dense from 0), found 3`},
-		{"not from 0", okLine1 + "\n", `history.jsonl:1: field "index": expected index 0 (indexes are dense from 0), found 1`},
+		{"index repeated", okLine0 + "\n" + strings.Replace(okLine1, `"index":1`, `"index":0`, 1) + "\n",
+			`history.jsonl:2: field "index": index 0 does not follow 0 (indexes must increase)`},
+		{"negative index", strings.Replace(okLine0, `"index":0`, `"index":-2`, 1) + "\n",
+			`history.jsonl:1: field "index": index -2 is negative`},
 		{"process not int", strings.Replace(okLine0, `"process":3`, `"process":"a"`, 1) + "\n",
 			`history.jsonl:1: field "process": column 31: expected an integer, found '"'`},
 		{"missing f", `{"index":0,"process":1,"type":"ok"}` + "\n", `history.jsonl:1: field "f": missing`},

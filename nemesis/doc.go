@@ -4,7 +4,10 @@
 // A Fault starts and stops (heals); Stop is idempotent. The Runner walks a
 // Schedule and guarantees that every fault it started is healed when the
 // schedule ends, when the run's context is cancelled, when a fault fails,
-// and when anything panics (it heals, then re-panics).
+// and when anything panics (it heals, then re-panics). A heal that fails is
+// never dropped: Run's error then wraps ErrHeal once per fault, naming it,
+// joined with whatever else ended the run (its deadline at a normal end), so
+// the runner can tell an unhealed cluster from a schedule cut short.
 //
 // Faults reach the cluster only through the hook interfaces of cluster/
 // (NodeKiller, RequestFaulter, ...) and the clients only through the small

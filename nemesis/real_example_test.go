@@ -1,38 +1,47 @@
-package nemesis_test
+package nemesis
 
 import (
 	"context"
-	"log"
+	"fmt"
 	"time"
-
-	"github.com/kafkachaos/kafkachaos/cluster/local"
-	"github.com/kafkachaos/kafkachaos/histories"
-	"github.com/kafkachaos/kafkachaos/nemesis"
 )
 
-// Real-broker faults on a running local cluster: the leader of in/0 cut
-// from its followers (clients still reach it) for ten seconds, then killed
-// with -9 and restarted. Every start and stop becomes a nemesis op whose
-// value names the target, the nodes, the leader and controller seen at the
-// start, and the mechanism (signal, topology, tbf).
+// Real-broker faults: the leader of in/0 cut from its followers (clients
+// still reach it), then killed with -9 and restarted. Every start and stop
+// becomes a nemesis op whose value names the target, the nodes, the leader
+// and controller seen at the start, and the mechanism. The provider here is
+// a fake three-node cluster whose leader is 2 and controller 3; a run passes
+// its local.Provider (or any provider with the hooks) the same way.
 func ExampleReal() {
-	ctx := context.Background()
-	var prov *local.Provider // started elsewhere: local.New(...).Start(ctx, spec)
-	var rec *histories.Recorder
-	tg := nemesis.Targeting{Provider: prov, Topic: "in", Partition: 0}
-	isolate, err := nemesis.Real(tg, nemesis.RealSpec{Kind: nemesis.RealIsolateLeader})
+	prov := newFakeBrokers()
+	tg := Targeting{Provider: prov, Topic: "in", Partition: 0}
+	isolate, err := Real(tg, RealSpec{Kind: RealIsolateLeader})
 	if err != nil {
-		log.Fatal(err) // e.g. the provider has no Partitioner (loopback fallback)
+		fmt.Println(err) // e.g. the provider has no Partitioner (loopback fallback)
+		return
 	}
-	kill, err := nemesis.Real(tg, nemesis.RealSpec{Kind: nemesis.RealKill, Target: nemesis.TargetLeader})
+	kill, err := Real(tg, RealSpec{Kind: RealKill, Target: TargetLeader})
 	if err != nil {
-		log.Fatal(err)
+		fmt.Println(err)
+		return
 	}
-	err = nemesis.Run(ctx, nemesis.Schedule{
-		{At: 0, Duration: 10 * time.Second, Fault: isolate},
-		{At: 15 * time.Second, Duration: 10 * time.Second, Fault: kill},
+	rec := &memRecorder{}
+	err = Run(context.Background(), Schedule{
+		{At: 0, Duration: 10 * time.Millisecond, Fault: isolate},
+		{At: 20 * time.Millisecond, Duration: 10 * time.Millisecond, Fault: kill},
 	}, rec) // healed on every exit path, even a panic
 	if err != nil {
-		log.Fatal(err)
+		fmt.Println(err)
+		return
 	}
+	for _, op := range rec.ops {
+		fmt.Println(op.F, string(op.Value))
+	}
+	fmt.Println(prov.Calls())
+	// Output:
+	// partition {"fault":"isolate-leader","detail":{"controller":3,"leader":2,"nodes":[2],"target":"leader","topology":"leader | followers, clients reach both"}}
+	// heal {"fault":"isolate-leader","detail":{"controller":3,"leader":2,"nodes":[2],"target":"leader","topology":"leader | followers, clients reach both"}}
+	// kill {"fault":"kill","detail":{"controller":3,"leader":2,"nodes":[2],"signal":"SIGKILL","target":"leader"}}
+	// restart {"fault":"kill","detail":{"controller":3,"leader":2,"nodes":[2],"signal":"SIGKILL","target":"leader"}}
+	// [partition [[2] [1 3]] heal kill 2 restart 2]
 }

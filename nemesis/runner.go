@@ -15,11 +15,18 @@ import (
 // and restarting JVMs on two shared cores has taken half a minute.
 const HealTimeout = 2 * time.Minute
 
+// ErrHeal marks a fault whose Stop failed: the cluster may still be faulty,
+// so the run's final reads and verdict cannot be trusted. Run's error wraps
+// it once per fault that failed to heal, naming the fault.
+var ErrHeal = errors.New("nemesis: heal failed")
+
 // Run walks schedule against the clock, starting and stopping faults and
 // recording each as a nemesis op. Whatever happens (the schedule ends, ctx
 // is cancelled, a fault fails, a panic) every started fault is stopped
 // before Run returns; a panic is re-raised after healing. It returns the
-// first fault error, or ctx's error if the schedule was cut short.
+// first fault error, or ctx's error if the schedule was cut short, joined
+// with every heal failure (errors.Is(err, ErrHeal)): a heal failure must
+// never hide behind a deadline that a normal end of the run also reports.
 func Run(ctx context.Context, schedule Schedule, rec Recorder) (err error) {
 	if err := schedule.Validate(); err != nil {
 		return err
@@ -27,9 +34,7 @@ func Run(ctx context.Context, schedule Schedule, rec Recorder) (err error) {
 	r := &runner{rec: rec, active: map[int]Fault{}}
 	defer func() {
 		p := recover()
-		if herr := r.healAll(); err == nil {
-			err = herr
-		}
+		err = errors.Join(err, r.healAll())
 		if p != nil {
 			panic(p)
 		}
@@ -96,7 +101,7 @@ func (r *runner) stop(ctx context.Context, step int, f Fault) error {
 	_, stopF := events(f)
 	r.record(stopF, f, err)
 	if err != nil {
-		return fmt.Errorf("nemesis: stop %s: %w", f.Name(), err)
+		return fmt.Errorf("%w: %s: %w", ErrHeal, f.Name(), err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -36,11 +37,13 @@ func (m *memRecorder) fs() []string {
 	return out
 }
 
-// fakeFault counts starts and stops; it can fail or panic on start.
+// fakeFault counts starts and stops; it can fail or panic on start and
+// fail on stop.
 type fakeFault struct {
 	name          string
 	starts, stops int
 	startErr      error
+	stopErr       error
 	panicOnStart  bool
 	on            bool
 	healCtxErr    error // ctx.Err() as Stop saw it
@@ -59,7 +62,7 @@ func (f *fakeFault) Stop(ctx context.Context) error {
 	f.stops++
 	f.on = false
 	f.healCtxErr = ctx.Err()
-	return nil
+	return f.stopErr
 }
 
 func TestRunFollowsTheSchedule(t *testing.T) {
@@ -152,4 +155,71 @@ func TestScheduledHealOutlivesTheRunDeadline(t *testing.T) {
 	if f.stops != 1 || f.healCtxErr != nil {
 		t.Fatalf("heal cut short by the run's deadline: stops %d, ctx err %v", f.stops, f.healCtxErr)
 	}
+}
+
+// wantHealErr asserts that err reports fault name's failed heal and,
+// if also is set, still carries it.
+func wantHealErr(t *testing.T, err error, name string, also error) {
+	t.Helper()
+	if !errors.Is(err, ErrHeal) {
+		t.Fatalf("err = %v, want ErrHeal", err)
+	}
+	if !strings.Contains(err.Error(), "heal failed: "+name+": restart refused") {
+		t.Fatalf("err = %q does not name fault %s and its cause", err, name)
+	}
+	if also != nil && !errors.Is(err, also) {
+		t.Fatalf("err = %v lost %v", err, also)
+	}
+}
+
+func TestRunReportsAFailedHealAfterTheDeadline(t *testing.T) {
+	a := &fakeFault{name: "a", stopErr: errors.New("restart refused")}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	err := Run(ctx, Schedule{{At: 0, Duration: time.Hour, Fault: a}}, &memRecorder{})
+	wantHealErr(t, err, "a", context.DeadlineExceeded)
+}
+
+func TestRunReportsAFailedScheduledHeal(t *testing.T) {
+	a := &fakeFault{name: "a", stopErr: errors.New("restart refused")}
+	b := &fakeFault{name: "b"}
+	rec := &memRecorder{}
+	err := Run(context.Background(), Schedule{{At: 0, Duration: 10 * time.Millisecond, Fault: a},
+		{At: 0, Duration: time.Hour, Fault: b}}, rec)
+	wantHealErr(t, err, "a", nil)
+	if b.on {
+		t.Fatal("the schedule's other fault was left in place after a failed heal")
+	}
+	ops := rec.ops
+	if ops[2].F != "a-stop" || ops[2].Error != "restart refused" {
+		t.Fatalf("the failed heal is not in the history: %+v", ops[2])
+	}
+}
+
+func TestRunReportsEveryFailedHealAtTheEnd(t *testing.T) {
+	a := &fakeFault{name: "a", stopErr: errors.New("restart refused")}
+	b := &fakeFault{name: "b", stopErr: errors.New("restart refused")}
+	c := &fakeFault{name: "c", startErr: errors.New("half applied")}
+	err := Run(context.Background(), Schedule{{At: 0, Duration: time.Hour, Fault: a},
+		{At: 0, Duration: time.Hour, Fault: b}, {At: time.Millisecond, Duration: time.Hour, Fault: c}}, &memRecorder{})
+	wantHealErr(t, err, "a", nil)
+	wantHealErr(t, err, "b", nil)
+	if !strings.Contains(err.Error(), "start c: half applied") {
+		t.Fatalf("err = %q lost the start error that ended the schedule", err)
+	}
+}
+
+func TestRunHealsThenRepanicsWhenAHealFails(t *testing.T) {
+	a := &fakeFault{name: "a", stopErr: errors.New("restart refused")}
+	b := &fakeFault{name: "b", panicOnStart: true}
+	rec := &memRecorder{}
+	defer func() {
+		if p := recover(); p != "boom" {
+			t.Fatalf("recovered %v, want the fault's panic", p)
+		}
+		if a.stops != 1 || b.stops != 1 {
+			t.Fatalf("not healed before re-panicking: a=%+v b=%+v", a, b)
+		}
+	}()
+	Run(context.Background(), Schedule{{At: 0, Duration: time.Hour, Fault: a}, {At: 0, Duration: time.Hour, Fault: b}}, rec)
 }

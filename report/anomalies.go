@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
-	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // maxCasesShown bounds the cases listed per anomaly; the count is exact.
@@ -132,14 +131,14 @@ func evidenceOps(views []anomalyView) (map[int64]bool, map[int64]int) {
 	return set, first
 }
 
-// guaranteeHeld reports whether observed satisfies expected (model's
-// lattice: at-most-once and at-least-once are incomparable); known is false
-// when either name is not a guarantee.
-func guaranteeHeld(observed, expected string) (held, known bool) {
-	o, err1 := model.ParseGuarantee(observed)
-	e, err2 := model.ParseGuarantee(expected)
-	if err1 != nil || err2 != nil {
-		return false, false
+// hangOps are the ops of the client hangs, for the evidence list.
+func hangOps(l *checkers.Liveness) []int64 {
+	if l == nil {
+		return nil
 	}
-	return model.Satisfies(o, e), true
+	out := make([]int64, len(l.ClientHangs))
+	for i, h := range l.ClientHangs {
+		out[i] = h.Index
+	}
+	return out
 }

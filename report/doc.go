@@ -7,6 +7,11 @@
 // Inputs are only the files of a run directory (history.jsonl, results.json,
 // scenario.json, optional porcupine visualizations): this package must not
 // know about Kafka clients, clusters or nemeses, and must not run checkers —
-// it shows what the checkers wrote. The page makes no request to any host:
+// it shows what the checkers wrote. The verdict is read from results.json,
+// never recomputed (verdict.go): a harness error makes the run NOT TRUSTED
+// and is shown first, then the run's guarantee-held, then the checker's
+// valid; only a run that passes all three is green. Unclassified anomalies
+// are named in the verdict, and liveness findings (client hangs) have their
+// own section and never change it. The page makes no request to any host:
 // CSS, JavaScript and SVG are inline.
 package report

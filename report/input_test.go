@@ -85,22 +85,3 @@ func TestFaultWindowsPairStartsWithHeals(t *testing.T) {
 		}
 	}
 }
-
-func TestGuaranteeHeld(t *testing.T) {
-	for _, tc := range []struct {
-		obs, exp    string
-		held, known bool
-	}{
-		{"exactly-once", "at-least-once", true, true},
-		{"at-least-once", "at-least-once", true, true},
-		{"at-most-once", "at-least-once", false, true},
-		{"at-least-once", "at-most-once", false, true},
-		{"none", "none", true, true},
-		{"none", "exactly-once", false, true},
-		{"", "exactly-once", false, false},
-	} {
-		if h, k := guaranteeHeld(tc.obs, tc.exp); h != tc.held || k != tc.known {
-			t.Errorf("guaranteeHeld(%q, %q) = %v, %v", tc.obs, tc.exp, h, k)
-		}
-	}
-}

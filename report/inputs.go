@@ -32,6 +32,16 @@ type runResults struct {
 	Counts map[checkers.Anomaly]int64 `json:"counts"`
 	// Linearizability is porcupine's verdict per key, when the run checked it.
 	Linearizability *checkers.LinResult `json:"linearizability"`
+	// Held is the run's verdict; nil when results.json has none (a
+	// history checked on its own).
+	Held *bool `json:"guarantee-held"`
+	// HarnessError is set when the run itself went wrong.
+	HarnessError string `json:"harness-error"`
+	// Observation is the model's reading of the anomalies; only the ones it
+	// could not classify are shown apart.
+	Observation struct {
+		Unclassified []checkers.Anomaly `json:"unclassified"`
+	} `json:"observed"`
 }
 
 // loadResults reads results.json; ok is false when the run was not checked.

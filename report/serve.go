@@ -1,21 +1,21 @@
 package report
 
 import (
-	"encoding/json"
 	"html/template"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
 )
 
 // runEntry is one run in the index of a runs folder.
 type runEntry struct {
 	Path    string // relative to the runs folder, slash-separated
-	Checked bool
-	Valid   bool
-	Types   []string
+	Verdict verdict
+	Types   []checkers.Anomaly
 }
 
 // listRuns finds runs/<Test>/<time>/ directories holding a history, newest
@@ -29,15 +29,12 @@ func listRuns(runsDir string) ([]runEntry, error) {
 	for _, m := range matches {
 		dir := filepath.Dir(m)
 		rel, _ := filepath.Rel(runsDir, dir)
-		e := runEntry{Path: filepath.ToSlash(rel)}
-		if b, err := os.ReadFile(filepath.Join(dir, ResultsFile)); err == nil {
-			var r struct {
-				Valid        bool     `json:"valid"`
-				AnomalyTypes []string `json:"anomaly-types"`
-			}
-			if json.Unmarshal(b, &r) == nil {
-				e.Checked, e.Valid, e.Types = true, r.Valid, r.AnomalyTypes
-			}
+		// The same verdict as the run's page; unreadable results count as
+		// unchecked (the page names the error).
+		res, checked, err := loadResults(dir)
+		e := runEntry{Path: filepath.ToSlash(rel), Verdict: readVerdict(res, checked && err == nil)}
+		if err == nil {
+			e.Types = res.AnomalyTypes
 		}
 		out = append(out, e)
 	}
@@ -55,11 +52,11 @@ var indexTemplate = template.Must(template.New("runs").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>kafkachaos runs</title>
 <style>body{font:13px system-ui,sans-serif;margin:24px;color:#0f172a}table{border-collapse:collapse}
 td,th{padding:4px 12px;border-bottom:1px solid #e2e8f0;text-align:left}.ok{color:#15803d;font-weight:700}
-.bad{color:#b91c1c;font-weight:700}.unk{color:#64748b}a{color:#1d4ed8}</style></head><body>
+.bad{color:#b91c1c;font-weight:700}.untrusted{color:#b45309;font-weight:700}.unk{color:#64748b}a{color:#1d4ed8}</style></head><body>
 <h1>kafkachaos runs</h1>
 <table><thead><tr><th>run</th><th>verdict</th><th>anomalies</th></tr></thead><tbody>
 {{range .}}<tr class="run"><td><a href="{{.Path}}/">{{.Path}}</a></td>
-<td>{{if .Checked}}{{if .Valid}}<span class="ok">valid</span>{{else}}<span class="bad">INVALID</span>{{end}}{{else}}<span class="unk">unchecked</span>{{end}}</td>
+<td><span class="{{.Verdict.Class}}">{{.Verdict.Word}}</span></td>
 <td>{{range $i, $t := .Types}}{{if $i}}, {{end}}{{$t}}{{end}}</td></tr>
 {{else}}<tr><td colspan="3">No runs.</td></tr>{{end}}
 </tbody></table></body></html>`))

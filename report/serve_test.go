@@ -30,7 +30,7 @@ func TestHandlerIndexNewestFirstAndWritesReports(t *testing.T) {
 	if iNew < 0 || iOld < 0 || iNew > iOld {
 		t.Fatalf("index does not list both runs newest first:\n%s", body)
 	}
-	if !strings.Contains(body, `class="ok">valid`) || !strings.Contains(body, `class="bad">INVALID`) {
+	if !strings.Contains(body, `class="ok">VALID`) || !strings.Contains(body, `class="bad">INVALID`) {
 		t.Errorf("index lacks a verdict per run:\n%s", body)
 	}
 	page := get(t, srv.URL+"/TestChaosA/20250101T000000Z/")

@@ -37,9 +37,13 @@ func (o Options) inlineBudget() int64 {
 // page is the template's data.
 type page struct {
 	Title, Dir                string
-	Checked, Valid            bool
+	Checked                   bool
+	Verdict                   verdict
+	HarnessError              string
 	Expected, Observed        string
-	GuaranteeKnown, Held      bool
+	HeldKnown, Held           bool // the run's verdict, when results.json has one
+	Unclassified              []checkers.Anomaly
+	Liveness                  *checkers.Liveness
 	Stats                     checkers.Stats
 	Anomalies                 []anomalyView
 	Warnings                  []string
@@ -115,6 +119,9 @@ func build(dir string, opts Options) (*page, error) {
 	order := anomalyOrder(res)
 	views := anomalyViews(res, order)
 	evSet, evFirst := evidenceOps(views)
+	for _, i := range hangOps(res.Liveness) {
+		evSet[i] = true
+	}
 	keys, findings := focusKeys(res, order)
 	focus := map[int64]bool{}
 	for _, k := range keys {
@@ -126,8 +133,10 @@ func build(dir string, opts Options) (*page, error) {
 	}
 	wins := faultWindows(c.Nemesis, c.End, c.NemValues)
 	p := &page{
-		Title: opts.Title, Dir: dir, Checked: checked, Valid: res.Valid && checked,
-		Expected: res.Expected, Observed: res.Observed, Stats: res.Stats,
+		Title: opts.Title, Dir: dir, Checked: checked, Verdict: readVerdict(res, checked),
+		HarnessError: res.HarnessError, Expected: res.Expected, Observed: res.Observed,
+		HeldKnown: res.Held != nil, Held: res.Held != nil && *res.Held,
+		Unclassified: res.Observation.Unclassified, Liveness: res.Liveness, Stats: res.Stats,
 		Anomalies: views, Warnings: res.Warnings, Scenario: sc,
 		HistoryOps: int(c.Ops), Bars: len(c.Bars), Windows: len(wins),
 		Visualizations: visualizations(dir, res), LinSummary: linSummary(res),
@@ -135,7 +144,6 @@ func build(dir string, opts Options) (*page, error) {
 	if p.Title == "" {
 		p.Title = filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir))
 	}
-	p.Held, p.GuaranteeKnown = guaranteeHeld(res.Observed, res.Expected)
 	p.Warnings = append(p.Warnings, c.Warnings...)
 	tl, err := json.Marshal(buildTimeline(c, wins, evFirst))
 	if err != nil {

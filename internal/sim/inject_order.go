@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/kafkachaos/kafkachaos/histories"
+import (
+	"slices"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
 
 // sendAt is an acked send: op index, key, value and offset.
 type sendAt struct {
@@ -43,7 +47,8 @@ func injectNonmonotonicSend(ops []histories.Op, f *facts, ch Chooser) (Injection
 	prev := map[kv]sendAt{} // (process, key) -> its last send
 	for _, s := range ackedSends(ops) {
 		id := kv{s.proc, s.k}
-		if p, ok := prev[id]; ok && p.only && s.only && p.plain && s.plain && p.op != s.op {
+		if p, ok := prev[id]; ok && p.only && s.only && p.plain && s.plain && p.op != s.op &&
+			keptBetween(ops, s.proc, s.k, p.op, s.op) {
 			pairs = append(pairs, pair{p, s})
 		}
 		prev[id] = s
@@ -54,6 +59,20 @@ func injectNonmonotonicSend(ops []histories.Op, f *facts, ch Chooser) (Injection
 	}
 	swapOffsets(ops, pairs[i].a.k, pairs[i].a.off, pairs[i].b.off)
 	return just(ops, NonmonotonicSend)
+}
+
+// keptBetween reports whether process proc kept key k through every ok or
+// info assign or subscribe between ops from and to: one that drops k resets
+// the process's send position (as in Jepsen's checker), so a reordering
+// across it is no anomaly.
+func keptBetween(ops []histories.Op, proc, k int64, from, to int) bool {
+	for _, op := range ops[from+1 : to] {
+		if op.Process == proc && (op.F == histories.FAssign || op.F == histories.FSubscribe) &&
+			(op.Type == histories.OK || op.Type == histories.Info) && !slices.Contains(op.Keys, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // opSendsTo lists op i's acked sends to each key, in mop order.

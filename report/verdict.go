@@ -1,0 +1,30 @@
+package report
+
+// verdict is what the page says of the run as a whole. It is read from
+// results.json (harness-error, guarantee-held, valid), never recomputed:
+// the run has one verdict, and the page shows it.
+type verdict struct {
+	Class string // CSS class: ok (the only green one), bad, untrusted, unk
+	Word  string // VALID, INVALID, NOT HELD, NOT TRUSTED, NOT CHECKED
+	Why   string // one sentence, for every word but VALID
+}
+
+// readVerdict orders the fields by how much of the rest they undermine: a
+// harness error means the history itself may be wrong, so nothing else
+// counts; then the run's own verdict (guarantee-held), then the checker's.
+func readVerdict(res runResults, checked bool) verdict {
+	switch {
+	case !checked:
+		return verdict{"unk", "NOT CHECKED", "no results.json in this run directory"}
+	case res.HarnessError != "":
+		return verdict{"untrusted", "NOT TRUSTED", "the harness failed during the run, so its history and verdict cannot be trusted"}
+	case res.Held != nil && !*res.Held:
+		return verdict{"bad", "NOT HELD", "the expected guarantee did not hold"}
+	case !res.Valid:
+		return verdict{"bad", "INVALID", "the checker found anomalies"}
+	}
+	return verdict{Class: "ok", Word: "VALID"}
+}
+
+// Green reports whether the page may show the run as passed.
+func (v verdict) Green() bool { return v.Class == "ok" }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/cluster/docker"
+	"github.com/kafkachaos/kafkachaos/cluster/local"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -457,17 +459,29 @@ func TestMain(m *testing.M) {
 
 // A harness killed mid-run (SIGKILL: no defer, no flush on the way out) must
 // leave a history.jsonl that the reader accepts up to its last whole line,
-// and the scenario.json written before anything ran.
+// and the scenario.json written before anything ran. On a real cluster the
+// child also leaves what its Stop never removed; the test removes that run
+// (and only that one) and checks nothing of it is left.
 func TestChaosKilledRunLeavesReadableHistory(t *testing.T) {
 	root := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childRunsEnv+"="+root)
+	// The child reads the cluster from the environment: a -kafkachaos.cluster
+	// flag given to this test must reach it too.
+	cmd.Env = append(os.Environ(), childRunsEnv+"="+root, "KAFKACHAOS_CLUSTER="+*flagCluster)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-	hist := waitForHistory(t, root, 64<<10)
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait() // reaped: a zombie still counts as the live owner of its runs
+		cleanAfterKilledHarness(t, cmd.Process.Pid, false)
+	})
+	limit := 45 * time.Second
+	if *flagCluster != "embedded" {
+		limit = 5 * time.Minute // a real cluster's start is bounded by 3 minutes of readiness and the format step
+	}
+	hist := waitForHistory(t, root, 64<<10, limit)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -475,6 +489,7 @@ func TestChaosKilledRunLeavesReadableHistory(t *testing.T) {
 	if err := cmd.Wait(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("child was not killed by SIGKILL: %v", err)
 	}
+	cleanAfterKilledHarness(t, cmd.Process.Pid, true)
 	f, err := os.Open(hist)
 	if err != nil {
 		t.Fatal(err)
@@ -501,11 +516,44 @@ func TestChaosKilledRunLeavesReadableHistory(t *testing.T) {
 	t.Logf("killed run left %d readable ops in %s (warnings: %v)", n, hist, r.Warnings())
 }
 
-// waitForHistory waits until a run under root has a history of at least
-// size bytes, and returns its path.
-func waitForHistory(t *testing.T, root string, size int64) string {
+// cleanAfterKilledHarness removes what the dead harness pid left on a real
+// cluster, as `kafkachaos clean` would, and fails if any of it remains.
+// hadCluster says the child was killed with its cluster up: it must then
+// have left a local run behind, or this test checks nothing.
+func cleanAfterKilledHarness(t *testing.T, pid int, hadCluster bool) {
 	t.Helper()
-	deadline := time.Now().Add(45 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	switch *flagCluster {
+	case "local":
+		ids := local.RunsOwnedBy(pid)
+		if hadCluster && len(ids) == 0 {
+			t.Errorf("the killed harness (pid %d) owned no local run: nothing here was cleaned", pid)
+		}
+		for _, id := range ids {
+			left, _ := local.Leftovers(ctx, id)
+			removed, err := local.CleanRun(ctx, id)
+			t.Logf("killed harness's run %s left %v; removed %v (%v)", id, left, removed, err)
+			if left, err := local.Leftovers(ctx, id); len(left) > 0 || err != nil {
+				t.Errorf("after cleaning, run %s still has %v (%v)", id, left, err)
+			}
+		}
+	case "docker":
+		// The same entry point, for runs whose owner is gone: the child's,
+		// and no live run of a parallel package.
+		removed, err := docker.CleanLeftovers(ctx)
+		t.Logf("removed what dead harnesses left in docker: %v", removed)
+		if err != nil {
+			t.Errorf("docker.CleanLeftovers: %v", err)
+		}
+	}
+}
+
+// waitForHistory waits up to limit until a run under root has a history of
+// at least size bytes, and returns its path.
+func waitForHistory(t *testing.T, root string, size int64, limit time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		paths, _ := filepath.Glob(filepath.Join(root, "*", "*", "history.jsonl"))
 		for _, p := range paths {
@@ -515,6 +563,6 @@ func waitForHistory(t *testing.T, root string, size int64) string {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("no history of %d bytes under %s within 45s", size, root)
+	t.Fatalf("no history of %d bytes under %s within %s", size, root, limit)
 	return ""
 }

@@ -10,7 +10,17 @@
 //
 // Every process, namespace, link and rule carries the short run id, and an
 // owner file records which live process a run belongs to, so CleanLeftovers
-// can remove what crashed runs left without touching runs still alive.
+// can remove what crashed runs left without touching runs still alive;
+// CleanRun removes one such run (a test that killed a harness cleans up
+// after it with RunsOwnedBy and CleanRun).
+//
+// A failed Start keeps, in the run's directory, its error (start-error.txt)
+// and each node's command lines and output: format.log for the storage
+// format step, broker.log for the broker JVM.
+//
+// FenceClient removes a "crashed" consumer's group members at the
+// coordinator before the client closes its librdkafka handle, so that the
+// close commits and leaves nothing (the provider is a client.MemberFencer).
 //
 // It must not know about histories, workloads or checkers: it runs brokers
 // and breaks them on request, nothing else.

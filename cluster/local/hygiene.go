@@ -53,6 +53,37 @@ func CleanLeftovers(ctx context.Context) ([]string, error) {
 	return removed, errors.Join(errs...)
 }
 
+// RunsOwnedBy lists the runs whose owner file names process pid: after
+// that process was killed, the runs to clean (CleanRun) and check
+// (Leftovers) without touching anyone else's.
+func RunsOwnedBy(pid int) []string {
+	files, _ := filepath.Glob(filepath.Join(registryDir(), "*.owner"))
+	var ids []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		owner, _, _ := strings.Cut(string(b), " ")
+		if owner == strconv.Itoa(pid) {
+			ids = append(ids, strings.TrimSuffix(filepath.Base(f), ".owner"))
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// CleanRun removes what run id left, as CleanLeftovers does for every run
+// whose owner is gone, and refuses while its owner is alive. It is how a
+// test that killed a harness cleans up after it (its run alone: parallel
+// packages' runs are none of its business). It returns what it removed.
+func CleanRun(ctx context.Context, id string) ([]string, error) {
+	if ownerAlive(id) {
+		return nil, fmt.Errorf("cluster/local: run %s: its owner process is alive", id)
+	}
+	return removeRun(ctx, id)
+}
+
 // Leftovers lists what exists on the host tagged with run id; after Stop it
 // must be empty.
 func Leftovers(ctx context.Context, id string) ([]string, error) {
@@ -65,11 +96,11 @@ func Leftovers(ctx context.Context, id string) ([]string, error) {
 }
 
 // removeRun removes every resource of run id, processes first so that
-// namespaces are empty when deleted.
-func removeRun(ctx context.Context, id string) error {
+// namespaces are empty when deleted, and returns what it removed.
+func removeRun(ctx context.Context, id string) ([]string, error) {
 	byRun, err := scan(ctx)
-	_, rerr := remove(ctx, byRun[id])
-	return errors.Join(err, rerr)
+	removed, rerr := remove(ctx, byRun[id])
+	return removed, errors.Join(err, rerr)
 }
 
 func remove(ctx context.Context, rs []resource) ([]string, error) {

@@ -7,29 +7,104 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
+// A failed start keeps, in the run directory, its error and each node's
+// command lines and output, and names them in the error; it leaves nothing
+// running. A bad setting fails the format step (no broker.log yet); a
+// readiness wait that cannot succeed fails after the JVMs started.
 func TestFailedStartLeavesNothing(t *testing.T) {
 	requireRealKafka(t, true)
-	p := New(Options{Logf: t.Logf})
-	err := p.Start(context.Background(), cluster.Spec{RunDir: t.TempDir(), Brokers: 2,
-		BrokerConfigs: map[string]string{"num.io.threads": "many"}})
-	if err == nil {
-		p.Stop(context.Background())
-		t.Fatal("Start with num.io.threads=many succeeded")
+	for _, c := range []struct {
+		name    string
+		opts    Options
+		configs map[string]string
+		want    []string // the files each node must have, with what they must hold
+		says    string   // in the error
+	}{
+		{"bad setting fails format", Options{}, map[string]string{"num.io.threads": "many"},
+			[]string{"format.log:kafka.tools.StorageTool", "format.log:num.io.threads"}, "num.io.threads"},
+		{"readiness times out", Options{StartTimeout: time.Millisecond}, nil,
+			[]string{"format.log:kafka.tools.StorageTool", "broker.log:kafka.Kafka"}, "cluster not serving"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.opts.Logf = t.Logf
+			p := New(c.opts)
+			runDir := t.TempDir()
+			err := p.Start(context.Background(), cluster.Spec{RunDir: runDir, Brokers: 2, BrokerConfigs: c.configs})
+			if err == nil {
+				p.Stop(context.Background())
+				t.Fatal("Start succeeded")
+			}
+			if !strings.Contains(err.Error(), c.says) {
+				t.Errorf("error does not say %q: %v", c.says, err)
+			}
+			assertStartFailureKept(t, err, filepath.Join(runDir, "kafka-"+p.RunID()), c.want)
+			left, lerr := Leftovers(context.Background(), p.RunID())
+			if lerr != nil || len(left) > 0 {
+				t.Errorf("failed start of run %s left %v (%v)", p.RunID(), left, lerr)
+			}
+		})
 	}
-	if !strings.Contains(err.Error(), "num.io.threads") {
-		t.Errorf("error does not name the bad setting: %v", err)
+}
+
+// assertStartFailureKept checks that dir holds the start error and, for
+// nodes 1 and 2, each "file:text" of want, and that err names each file.
+func assertStartFailureKept(t *testing.T, err error, dir string, want []string) {
+	t.Helper()
+	keptPath := filepath.Join(dir, startErrorFile)
+	kept, rerr := os.ReadFile(keptPath)
+	if rerr != nil || len(kept) == 0 || !strings.Contains(err.Error(), strings.TrimSpace(string(kept))) {
+		t.Errorf("%s does not hold the start error (%v): %q", keptPath, rerr, kept)
 	}
-	left, lerr := Leftovers(context.Background(), p.RunID())
-	if lerr != nil || len(left) > 0 {
-		t.Errorf("failed start of run %s left %v (%v)", p.RunID(), left, lerr)
+	if !strings.Contains(err.Error(), keptPath) {
+		t.Errorf("error does not name %s", keptPath)
+	}
+	for _, node := range []string{"n1", "n2"} {
+		for _, w := range want {
+			file, text, _ := strings.Cut(w, ":")
+			path := filepath.Join(dir, node, file)
+			b, ferr := os.ReadFile(path)
+			if ferr != nil || !strings.Contains(string(b), text) {
+				t.Errorf("%s lacks %q (%v)", path, text, ferr)
+			}
+			if !strings.Contains(err.Error(), path) {
+				t.Errorf("error does not name %s: %v", path, err)
+			}
+		}
+	}
+}
+
+// TestFormatRefusesDashClusterID is why realbroker.NewClusterID never
+// starts an id with '-': kafka-storage format then fails before any broker
+// starts, as one local start in 64 did.
+func TestFormatRefusesDashClusterID(t *testing.T) {
+	requireRealKafka(t, false)
+	dist, err := kafkadist.Ensure(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &node{id: 1, ip: "127.0.0.1", port: 9092, ctrlPort: 9093, dir: t.TempDir()}
+	props := serverProperties(n, []*node{n}, filepath.Join(n.dir, "data"), nil)
+	if err := os.WriteFile(filepath.Join(n.dir, "server.properties"), []byte(props), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j := jvm{classpath: dist.Classpath(), heap: "256m", runID: newRunID(), log4j: filepath.Join(n.dir, "none")}
+	err = n.format(t.Context(), j, "-"+realbroker.NewClusterID()[1:])
+	if err == nil || !strings.Contains(err.Error(), "expected one argument") {
+		t.Fatalf("format with a '-' cluster id: %v", err)
+	}
+	if err := n.format(t.Context(), j, realbroker.NewClusterID()); err != nil {
+		t.Fatalf("format with a drawn cluster id: %v", err)
 	}
 }
 

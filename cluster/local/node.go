@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,21 @@ type node struct {
 func (n *node) addr() string { return net.JoinHostPort(n.ip, strconv.Itoa(n.port)) }
 
 func (n *node) logPath() string { return filepath.Join(n.dir, "broker.log") }
+
+// formatLogPath holds the storage format step's command line and output.
+func (n *node) formatLogPath() string { return filepath.Join(n.dir, "format.log") }
+
+// outputs are the node's output files that exist: what a failed start
+// points a person to.
+func (n *node) outputs() []string {
+	var paths []string
+	for _, p := range []string{n.formatLogPath(), n.logPath()} {
+		if _, err := os.Stat(p); err == nil {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
 
 // jvm is how a node's java process is launched.
 type jvm struct {
@@ -85,8 +101,8 @@ func (n *node) start(j jvm) error {
 	if err != nil {
 		return fmt.Errorf("node %d: %w", n.id, err)
 	}
-	fmt.Fprintf(f, "=== kafkachaos: starting node %d at %s\n", n.id, time.Now().UTC().Format(time.RFC3339Nano))
 	cmd := j.command(n, j.args(n, "kafka.Kafka", filepath.Join(n.dir, "server.properties")))
+	fmt.Fprintf(f, "=== kafkachaos: starting node %d at %s: %s\n", n.id, time.Now().UTC().Format(time.RFC3339Nano), cmd)
 	var out io.Writer = f
 	if j.extraLog != nil {
 		out = io.MultiWriter(f, j.extraLog)
@@ -187,25 +203,46 @@ func (n *node) exited() string {
 }
 
 // logTail returns the last lines of the node's broker.log.
-func (n *node) logTail(lines int) string {
-	b, err := os.ReadFile(n.logPath())
+func (n *node) logTail(lines int) string { return tail(n.logPath(), lines) }
+
+// tail returns the last lines of the file at path, Java stack frames left
+// out: a trace would push the exception's message out of a short tail.
+func tail(path string, lines int) string {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Sprintf("(no log: %v)", err)
 	}
-	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	all := slices.DeleteFunc(strings.Split(strings.TrimRight(string(b), "\n"), "\n"), func(l string) bool {
+		return strings.HasPrefix(l, "\tat ") || strings.HasPrefix(l, "\t... ")
+	})
 	if len(all) > lines {
 		all = all[len(all)-lines:]
 	}
 	return strings.Join(all, "\n")
 }
 
+// formatTimeout bounds the storage format step, a JVM that takes about a
+// second on an idle machine and tens of seconds on two loaded cores.
+const formatTimeout = 2 * time.Minute
+
 // format writes the KRaft storage of the node (kafka.tools.StorageTool, the
-// class behind kafka-storage.sh) with the run's cluster id.
+// class behind kafka-storage.sh) with the run's cluster id. Its command
+// line and output go to format.log, kept with the run: a start that fails
+// here has no broker.log to explain it.
 func (n *node) format(ctx context.Context, j jvm, clusterID string) error {
-	args := j.args(n, "kafka.tools.StorageTool", "format", "--ignore-formatted",
-		"-t", clusterID, "-c", filepath.Join(n.dir, "server.properties"))
-	if _, err := run(ctx, "", "java", args...); err != nil {
-		return fmt.Errorf("node %d: formatting storage: %w", n.id, err)
+	ctx, cancel := context.WithTimeout(ctx, formatTimeout)
+	defer cancel()
+	f, err := os.Create(n.formatLogPath())
+	if err != nil {
+		return fmt.Errorf("node %d: %w", n.id, err)
+	}
+	defer f.Close()
+	cmd := exec.CommandContext(ctx, "java", j.args(n, "kafka.tools.StorageTool", "format", "--ignore-formatted",
+		"-t", clusterID, "-c", filepath.Join(n.dir, "server.properties"))...)
+	fmt.Fprintf(f, "=== kafkachaos: formatting node %d at %s: %s\n", n.id, time.Now().UTC().Format(time.RFC3339Nano), cmd)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("node %d: formatting storage: %w (%s ends:)\n%s", n.id, err, n.formatLogPath(), tail(n.formatLogPath(), 10))
 	}
 	return nil
 }

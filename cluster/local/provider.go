@@ -37,12 +37,14 @@ type Options struct {
 
 // Provider runs real Kafka brokers as local processes.
 type Provider struct {
-	opts  Options
-	id    string // short run id every resource is tagged with
-	dir   string // under Spec.RunDir, or a scratch dir that Stop removes
-	jvm   jvm
-	nodes []*node
-	admin *realbroker.Admin
+	opts Options
+	id   string // short run id every resource is tagged with
+	dir  string // under Spec.RunDir, or a scratch dir that Stop removes
+	// scratch: dir is removed by Stop, so nothing in it outlives a failure.
+	scratch bool
+	jvm     jvm
+	nodes   []*node
+	admin   *realbroker.Admin
 
 	net   *network // nil in loopback mode
 	nft   bool     // namespaces have the kafkachaos nftables table
@@ -116,7 +118,7 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 	}
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, p.Stop(context.WithoutCancel(ctx)))
+			err = errors.Join(p.startFailed(err), p.Stop(context.WithoutCancel(ctx)))
 		}
 	}()
 	if err := p.prepareDir(spec); err != nil {
@@ -145,13 +147,38 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 	return nil
 }
 
+// startErrorFile, in the run's directory, holds the error of a failed Start.
+const startErrorFile = "start-error.txt"
+
+// startFailed names every node's output files in err and writes err to
+// startErrorFile, so that a run directory kept after a failed start says
+// why: which step failed, with what command line and output. A scratch
+// directory goes with Stop; err then carries the log tails alone.
+func (p *Provider) startFailed(err error) error {
+	if p.dir == "" || p.scratch {
+		return err
+	}
+	var outputs []string
+	for _, n := range p.nodes {
+		outputs = append(outputs, n.outputs()...)
+	}
+	if len(outputs) > 0 {
+		err = fmt.Errorf("%w\nnode output (command lines and JVM output): %s", err, strings.Join(outputs, ", "))
+	}
+	path := filepath.Join(p.dir, startErrorFile)
+	if werr := os.WriteFile(path, []byte(err.Error()+"\n"), 0o644); werr != nil {
+		return errors.Join(err, fmt.Errorf("cluster/local: keeping the start error: %w", werr))
+	}
+	return fmt.Errorf("%w\n(kept in %s)", err, path)
+}
+
 func (p *Provider) prepareDir(spec cluster.Spec) error {
 	if spec.RunDir == "" {
 		d, err := os.MkdirTemp("", tempDirPrefix+p.id+"-")
 		if err != nil {
 			return err
 		}
-		p.dir = d
+		p.dir, p.scratch = d, true
 		return nil
 	}
 	p.dir = filepath.Join(spec.RunDir, "kafka-"+p.id)
@@ -247,7 +274,8 @@ func (p *Provider) Stop(ctx context.Context) error {
 	for _, n := range p.nodes {
 		errs = append(errs, n.kill(ctx))
 	}
-	errs = append(errs, removeRun(ctx, p.id)) // the scratch dir too
+	_, err := removeRun(ctx, p.id) // the scratch dir too
+	errs = append(errs, err)
 	p.net, p.nodes = nil, nil
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("cluster/local: stopping run %s: %w", p.id, err)

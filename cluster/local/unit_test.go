@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +143,33 @@ func TestReplicationRulesLoadIntoNsTable(t *testing.T) {
 		if out, err := run(context.Background(), script, "nft", "-c", "-f", "-"); err != nil {
 			t.Errorf("nft rejects the replication rules (peers %v): %v\n%s\n%s", peers, err, out, script)
 		}
+	}
+}
+
+// A killed harness's runs are found by its pid and cleaned one by one;
+// a run whose owner is alive is refused.
+func TestRunsOwnedByAndCleanRun(t *testing.T) {
+	t.Setenv("KAFKACHAOS_RUNS_REGISTRY", t.TempDir())
+	os.WriteFile(filepath.Join(registryDir(), "dead02.owner"), []byte("999999998 1\nx\n"), 0o644)
+	os.WriteFile(filepath.Join(registryDir(), "dead01.owner"), []byte("999999998 1\nx\n"), 0o644)
+	os.WriteFile(filepath.Join(registryDir(), "other1.owner"), []byte("999999997 1\nx\n"), 0o644)
+	if err := writeOwner("live01", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if got := RunsOwnedBy(999999998); !slices.Equal(got, []string{"dead01", "dead02"}) {
+		t.Errorf("RunsOwnedBy(999999998) = %v, want [dead01 dead02]", got)
+	}
+	if got := RunsOwnedBy(os.Getpid()); !slices.Equal(got, []string{"live01"}) {
+		t.Errorf("RunsOwnedBy(self) = %v, want [live01]", got)
+	}
+	if _, err := CleanRun(t.Context(), "live01"); err == nil {
+		t.Error("CleanRun removed a run whose owner is alive")
+	}
+	removed, err := CleanRun(t.Context(), "dead01")
+	if err != nil || len(removed) != 1 || !strings.HasPrefix(removed[0], "owner ") {
+		t.Errorf("CleanRun(dead01) = %v, %v; want its owner file", removed, err)
+	}
+	if got := RunsOwnedBy(999999998); !slices.Equal(got, []string{"dead02"}) {
+		t.Errorf("after CleanRun(dead01): RunsOwnedBy = %v, want [dead02] (other runs untouched)", got)
 	}
 }

@@ -84,9 +84,17 @@ func RenderProperties(comment string, props map[string]string) string {
 	return b.String()
 }
 
-// NewClusterID is a Kafka cluster id: 16 random bytes, base64url, unpadded.
+// NewClusterID is a Kafka cluster id: 16 random bytes, base64url, unpadded,
+// never starting with '-'. One in 64 encodings does, and kafka-storage's
+// argument parser then takes `-t -Xy...` for an option: format fails
+// ("argument --cluster-id/-t: expected one argument") before any broker
+// starts. Kafka's own Uuid.randomUuid redraws such ids for the same reason.
 func NewClusterID() string {
 	b := make([]byte, 16)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
+	for {
+		rand.Read(b)
+		if id := base64.RawURLEncoding.EncodeToString(b); id[0] != '-' {
+			return id
+		}
+	}
 }

@@ -58,3 +58,15 @@ func TestNewClusterIDIs16RandomBytes(t *testing.T) {
 		t.Errorf("id %q: %d bytes, %v", a, len(raw), err)
 	}
 }
+
+// A cluster id starting with '-' cannot be passed to kafka-storage format
+// (cluster/local's TestFormatRefusesDashClusterID shows it): no draw may
+// start with one. 5000 draws of the plain encoding hit one with
+// probability 1-(63/64)^5000, all but certainly.
+func TestNewClusterIDNeverStartsWithDash(t *testing.T) {
+	for range 5000 {
+		if id := NewClusterID(); strings.HasPrefix(id, "-") {
+			t.Fatalf("cluster id %q starts with '-'", id)
+		}
+	}
+}

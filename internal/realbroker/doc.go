@@ -1,9 +1,9 @@
 // Package realbroker is what the real-Kafka cluster providers
 // (cluster/local: JVM processes in network namespaces; cluster/docker:
 // containers) share: the KRaft broker configuration of a small test cluster,
-// the admin requests behind readiness, topic creation, leaders and the
-// active controller, the topology of network cuts, and the tc
-// helpers both use the same way.
+// the admin requests behind readiness, topic creation, leaders, the
+// active controller and the fencing of a crashed group member, the
+// topology of network cuts, and the tc helpers both use the same way.
 //
 // It must not know how a node runs (process or container), how a fault is
 // applied (which namespace, which command runner), nor anything of

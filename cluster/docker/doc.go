@@ -35,6 +35,15 @@
 // this provider for one scenario. KAFKACHAOS_DOCKER=1 opts in to this
 // package's own container tests.
 //
+// In Go (TestDockerClusterFaults runs this sequence and checks each effect):
+//
+//	p := docker.New(docker.Options{})
+//	err := p.Start(ctx, cluster.Spec{RunID: "example", RunDir: dir, // broker logs: <RunDir>/kafka-<id>/n<N>/broker.log
+//		Topics: []cluster.TopicSpec{{Name: "orders", Partitions: 3, MinInsyncReplicas: 2}}})
+//	defer p.Stop(ctx) // the containers, the network and the FORWARD rule go
+//	err = p.Partition(ctx, [][]int32{{docker.ClientNode, 1, 2}, {3}}) // broker 3 cut off
+//	err = p.HealAll(ctx)
+//
 // It must not know about histories, workloads or checkers: it runs brokers
 // and breaks them on request, nothing else.
 package docker

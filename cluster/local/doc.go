@@ -22,6 +22,17 @@
 // coordinator before the client closes its librdkafka handle, so that the
 // close commits and leaves nothing (the provider is a client.MemberFencer).
 //
+// Use (TestLocalClusterFaults runs this sequence and checks each effect):
+//
+//	p := local.New(local.Options{}) // KAFKA_VERSION or the pinned release
+//	defer p.Stop(ctx)               // processes, namespaces, bridge and rules go
+//	err := p.Start(ctx, cluster.Spec{RunID: "example", RunDir: "runs/example",
+//		Topics: []cluster.TopicSpec{{Name: "t", Partitions: 3, MinInsyncReplicas: 2}}})
+//	leader, _ := p.Leader(ctx, "t", 0)
+//	err = p.Partition(ctx, [][]int32{{leader}, followers}) // then p.Heal(ctx)
+//	err = p.CutLinks(ctx, [][2]int32{{local.ClientNode, leader}}) // clients cut from one broker
+//	err = p.Kill(ctx, leader)                                    // then p.Restart(ctx, leader)
+//
 // It must not know about histories, workloads or checkers: it runs brokers
 // and breaks them on request, nothing else.
 package local

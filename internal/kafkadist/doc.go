@@ -7,6 +7,11 @@
 // A cache entry is complete only when its marker file exists; the marker is
 // written last, so an interrupted fetch is redone, never half used.
 //
+// A broker is then `java -cp <Dist.Classpath()> kafka.Kafka server.properties`
+// (TestEnsureFetchesOnceAndReusesCache checks the fetch and the cache):
+//
+//	d, err := kafkadist.Ensure(ctx, "") // KAFKA_VERSION or DefaultVersion
+//
 // It must not know about brokers, networks or runs: it only produces a
 // directory of jars.
 package kafkadist

@@ -100,9 +100,13 @@ func (c ConsumerConfig) ConfigMap(bootstrap string) (*kafka.ConfigMap, error) {
 		group = "kafkachaos-assign"
 	}
 	m := kafka.ConfigMap{
-		"bootstrap.servers":  bootstrap,
-		"group.id":           group,
-		"auto.offset.reset":  "earliest",
+		"bootstrap.servers": bootstrap,
+		"group.id":          group,
+		"auto.offset.reset": "earliest",
+		// Only the auto strategy lets librdkafka commit: with it off,
+		// neither the background nor Close commits anything, so an
+		// unfenced crash of a manual-strategy consumer commits nothing
+		// on the way out (Consumer.recordCloseCommit covers auto).
 		"enable.auto.commit": c.Commit == CommitAuto,
 		"log_level":          3,
 		// Keys of one poll op are read in one go: EOF events tell a
@@ -144,4 +148,17 @@ func setMillis(m kafka.ConfigMap, k string, d time.Duration) {
 	if d > 0 {
 		m[k] = int(d / time.Millisecond)
 	}
+}
+
+// mayResend reports whether librdkafka may send one record more than once:
+// with retries (the default, effectively unbounded) or idempotence. Extra
+// may override either, so any of their keys there counts as yes: calling a
+// send info when it was certainly not written costs less than the reverse.
+func (c ProducerConfig) mayResend() bool {
+	for _, k := range []string{"retries", "message.send.max.retries", "enable.idempotence"} {
+		if _, ok := c.Extra[k]; ok {
+			return true
+		}
+	}
+	return c.Idempotence || c.Retries == nil || *c.Retries > 0
 }

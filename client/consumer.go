@@ -45,7 +45,7 @@ type Consumer struct {
 	crashAt     atomic.Int32
 	crashed     atomic.Bool
 	rebalance   *histories.Rebalance // collected during the current poll
-	autoCommits []map[histories.Key]int64
+	autoCommits []autoCommit
 }
 
 // CrashPoint says where in a poll a requested crash takes effect.

@@ -79,15 +79,10 @@ func (c *Consumer) crashIn(open *histories.Op, mops []histories.Mop) error {
 	if open != nil {
 		c.completePoll(open, histories.Info, mops, ErrCrashed)
 	}
-	var value crashValue
-	if c.opts.Config.Group != "" && c.opts.Fencer != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := c.opts.Fencer.FenceClient(ctx, c.opts.Config.Group, c.clientID())
-		cancel()
-		value.Fenced = err == nil
-		if err != nil {
-			value.FenceError = err.Error()
-		}
+	c.recordAutoCommits()
+	value := c.fence()
+	if !value.Fenced && c.opts.Config.Commit == CommitAuto {
+		c.recordCloseCommit()
 	}
 	c.opts.Recorder.Record(&histories.Op{Process: c.opts.Process, Type: histories.Info, F: histories.FCrash,
 		Group: c.opts.Config.Group, Value: value.json()})
@@ -98,6 +93,56 @@ func (c *Consumer) crashIn(open *histories.Op, mops []histories.Mop) error {
 	go c.kc.Close()
 	return ErrCrashed
 }
+
+// fence fences the crashed member if the consumer is in a group and has a
+// Fencer.
+func (c *Consumer) fence() crashValue {
+	var value crashValue
+	if c.opts.Config.Group == "" || c.opts.Fencer == nil {
+		return value
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := c.opts.Fencer.FenceClient(ctx, c.opts.Config.Group, c.clientID())
+	value.Fenced = err == nil
+	if err != nil {
+		value.FenceError = err.Error()
+	}
+	return value
+}
+
+// recordCloseCommit records, as an info commit op, what the close of an
+// unfenced auto-committing consumer may commit: librdkafka's close commits
+// the stored offsets (the positions of the records handed to the worker)
+// before it leaves the group. Whether it gets that far is unknown, hence
+// info. Consumers of the other strategies run with enable.auto.commit=false
+// (see ConsumerConfig.ConfigMap), so their close commits nothing.
+func (c *Consumer) recordCloseCommit() {
+	offs := map[histories.Key]int64{}
+	var err error
+	if tps, aerr := c.kc.Assignment(); aerr != nil {
+		err = aerr
+	} else if tps, err = c.kc.Position(tps); err == nil {
+		for _, tp := range tps {
+			if k, ok := c.opts.Keys.Key(tp); ok && tp.Offset >= 0 {
+				offs[k] = int64(tp.Offset)
+			}
+		}
+	}
+	if err == nil && len(offs) == 0 {
+		return // nothing consumed: nothing stored to commit
+	}
+	mops := []histories.Mop{{F: histories.MCommit, Offsets: offs}}
+	inv := c.invoke(histories.FCommit, mops, nil)
+	if err == nil {
+		err = errCloseCommit
+	}
+	c.complete(inv, histories.Info, mops, err)
+}
+
+// errCloseCommit is the error of the info commit op recordCloseCommit
+// records.
+var errCloseCommit = errors.New("client: consumer closed unfenced at its crash; the close may commit these offsets")
 
 // clientID is the librdkafka client.id of this process, which a fencer uses
 // to find its group member.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -26,6 +27,16 @@ func (c *Consumer) Poll(ctx context.Context, max int, wait time.Duration) error 
 }
 
 func (c *Consumer) poll(ctx context.Context, max int, wait time.Duration) (*fetched, error) {
+	got, err := c.pollSteps(ctx, max, wait)
+	// After the poll's own ops, so that no op of this process is open;
+	// a crash recorded them already, before its crash op.
+	if !c.crashed.Load() {
+		c.recordAutoCommits()
+	}
+	return got, err
+}
+
+func (c *Consumer) pollSteps(ctx context.Context, max int, wait time.Duration) (*fetched, error) {
 	inv := c.invoke(histories.FPoll, []histories.Mop{{F: histories.MPoll}}, nil)
 	c.rebalance = nil
 	got, err := c.fetch(ctx, max, wait)
@@ -38,21 +49,7 @@ func (c *Consumer) poll(ctx context.Context, max int, wait time.Duration) (*fetc
 		return got, c.crashIn(inv, mops)
 	}
 	if c.opts.Config.Commit == CommitBeforeProcessing && len(got.next) > 0 {
-		// The commit is a mop of the poll op, before the poll mop: a
-		// process has one op open at a time, and this commit happens
-		// inside the poll, before processing.
-		commit := histories.Mop{F: histories.MCommit, Offsets: got.next}
-		switch err := c.commitOffsets(got.next); completion(err) {
-		case histories.OK:
-			mops = []histories.Mop{commit, mops[0]}
-		case histories.Info:
-			// Maybe committed: the poll's outcome is unknown too.
-			c.completePoll(inv, histories.Info, []histories.Mop{commit, mops[0]}, err)
-			return got, nil
-		}
-		if c.crashPoint(CrashAfterCommit) {
-			return got, c.crashIn(inv, mops)
-		}
+		return got, c.commitThenProcess(inv, got)
 	}
 	c.completePoll(inv, histories.OK, mops, nil)
 	if c.opts.Config.Commit == CommitAfterProcessing && len(got.next) > 0 {
@@ -61,15 +58,85 @@ func (c *Consumer) poll(ctx context.Context, max int, wait time.Duration) (*fetc
 		}
 		c.commit(got.next)
 	}
-	c.recordAutoCommits()
 	return got, nil
 }
 
+// commitThenProcess is commit-before-processing: the commit is a mop of the
+// poll op, before the poll mop (a process has one op open at a time, and
+// this commit happens inside the poll, before processing). Only records
+// whose commit is proven are processed: processing a record whose commit
+// may have failed would let a later member process it again, which this
+// strategy promises not to do. Keys whose commit is not proven are rewound
+// to their first fetched record, so that the next poll fetches and commits
+// them again rather than skipping them.
+func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
+	res := c.commitOffsets(got.next)
+	switch {
+	case len(res.committed) == 0 && res.outcome() == histories.Fail:
+		// Certainly not committed, nothing was sent: process anyway
+		// (a local refusal, e.g. no assignment).
+		c.completePoll(inv, histories.OK, []histories.Mop{{F: histories.MPoll, Records: got.records}}, nil)
+		return nil
+	case len(res.committed) == 0:
+		// Maybe committed: the poll's outcome is unknown too.
+		commit := histories.Mop{F: histories.MCommit, Offsets: got.next}
+		c.completePoll(inv, histories.Info, []histories.Mop{commit, {F: histories.MPoll, Records: got.records}}, res.err)
+		return nil
+	}
+	processed := make(map[histories.Key][]histories.Record, len(res.committed))
+	for k := range res.committed {
+		processed[k] = got.records[k]
+	}
+	commit := histories.Mop{F: histories.MCommit, Offsets: res.committed}
+	if c.crashPoint(CrashAfterCommit) {
+		return c.crashIn(inv, []histories.Mop{commit, {F: histories.MPoll, Records: got.records}})
+	}
+	mops := []histories.Mop{commit, {F: histories.MPoll, Records: processed}}
+	op := c.pollCompletion(inv, histories.OK, mops, res.err)
+	if len(res.unproven) > 0 {
+		op.Extra = map[string]json.RawMessage{uncommittedExtra: offsetsJSON(res.unproven)}
+		if err := c.rewind(got, res.unproven); err != nil {
+			// The records stay unread by this process and its
+			// position is past them: say so rather than hide it.
+			op.Type = histories.Info
+			op.Mops[1].Records = got.records
+			op.Error = fmt.Sprintf("%v; rewind: %v", res.err, err)
+		}
+	}
+	c.recordPoll(op)
+	return nil
+}
+
+// rewind seeks each key to its first record in got.
+func (c *Consumer) rewind(got *fetched, keys map[histories.Key]int64) error {
+	for k := range keys {
+		recs := got.records[k]
+		if len(recs) == 0 {
+			continue
+		}
+		tp, _ := c.opts.Keys.TP(k)
+		tp.Offset = kafka.Offset(recs[0].Offset)
+		if err := c.kc.Seek(tp, 0); err != nil {
+			return fmt.Errorf("key %d to offset %d: %w", k, recs[0].Offset, err)
+		}
+	}
+	return nil
+}
+
 func (c *Consumer) completePoll(inv *histories.Op, t histories.Type, mops []histories.Mop, err error) {
+	c.recordPoll(c.pollCompletion(inv, t, mops, err))
+}
+
+// pollCompletion is the completion op of poll inv, not yet recorded.
+func (c *Consumer) pollCompletion(inv *histories.Op, t histories.Type, mops []histories.Mop, err error) *histories.Op {
 	op := &histories.Op{Process: inv.Process, Type: t, F: inv.F, Mops: mops, Group: inv.Group, Rebalance: c.rebalance}
 	if err != nil {
 		op.Error = err.Error()
 	}
+	return op
+}
+
+func (c *Consumer) recordPoll(op *histories.Op) {
 	c.opts.Recorder.Record(op)
 	c.rebalance = nil
 }
@@ -119,9 +186,7 @@ func (c *Consumer) handle(ev kafka.Event, got *fetched) error {
 			got.eof[k] = int64(e.Offset)
 		}
 	case kafka.OffsetsCommitted:
-		if e.Error == nil {
-			c.noteAutoCommit(e.Offsets)
-		}
+		c.noteAutoCommit(e)
 	case kafka.Error:
 		if e.IsFatal() {
 			return e
@@ -130,51 +195,142 @@ func (c *Consumer) handle(ev kafka.Event, got *fetched) error {
 	return nil
 }
 
-func (c *Consumer) noteAutoCommit(tps []kafka.TopicPartition) {
+// noteAutoCommit keeps a background commit librdkafka reported, to be
+// recorded once no op of this process is open. A report with an error says
+// nothing per partition that can be trusted (librdkafka sets the error when
+// any partition failed), so the whole commit takes CommitOutcome's type.
+func (c *Consumer) noteAutoCommit(e kafka.OffsetsCommitted) {
+	err := e.Error
+	if err == nil {
+		err = firstPartitionError(e.Offsets)
+	}
 	offs := map[histories.Key]int64{}
-	for _, tp := range tps {
-		if k, ok := c.opts.Keys.Key(tp); ok && tp.Error == nil && tp.Offset >= 0 {
+	for _, tp := range e.Offsets {
+		if k, ok := c.opts.Keys.Key(tp); ok && tp.Offset >= 0 {
 			offs[k] = int64(tp.Offset)
 		}
 	}
 	if len(offs) > 0 {
-		c.autoCommits = append(c.autoCommits, offs)
+		c.autoCommits = append(c.autoCommits, autoCommit{offsets: offs, err: err})
 	}
 }
 
+// autoCommit is one background commit librdkafka reported.
+type autoCommit struct {
+	offsets map[histories.Key]int64
+	err     error
+}
+
 // recordAutoCommits records the background commits librdkafka reported
-// during the last poll as commit ops. They are recorded when reported,
+// since the last call as commit ops. They are recorded when reported,
 // after they happened; no op of this process was open meanwhile.
 func (c *Consumer) recordAutoCommits() {
-	for _, offs := range c.autoCommits {
-		mops := []histories.Mop{{F: histories.MCommit, Offsets: offs}}
+	for _, ac := range c.autoCommits {
+		mops := []histories.Mop{{F: histories.MCommit, Offsets: ac.offsets}}
 		inv := c.invoke(histories.FCommit, mops, nil)
-		c.complete(inv, histories.OK, mops, nil)
+		c.complete(inv, CommitOutcome(ac.err), mops, ac.err)
 	}
 	c.autoCommits = nil
 }
 
-// commit runs one commit op for the given next offsets.
+// commit runs one commit op for the given next offsets. The completion
+// lists what is known per key: see commitResult.
 func (c *Consumer) commit(next map[histories.Key]int64) {
 	mops := []histories.Mop{{F: histories.MCommit, Offsets: next}}
 	inv := c.invoke(histories.FCommit, mops, nil)
-	err := c.commitOffsets(next)
-	c.complete(inv, completion(err), mops, err)
+	res := c.commitOffsets(next)
+	op := &histories.Op{Process: inv.Process, Type: histories.OK, F: inv.F, Group: inv.Group,
+		Mops: []histories.Mop{{F: histories.MCommit, Offsets: res.committed}}}
+	switch {
+	case len(res.committed) == 0:
+		op.Type, op.Mops = res.outcome(), mops
+	case len(res.unproven) > 0:
+		op.Extra = map[string]json.RawMessage{uncommittedExtra: offsetsJSON(res.unproven)}
+	}
+	if res.err != nil {
+		op.Error = res.err.Error()
+	}
+	c.opts.Recorder.Record(op)
 }
 
-// commitOffsets commits next offsets synchronously.
-func (c *Consumer) commitOffsets(next map[histories.Key]int64) error {
+// uncommittedExtra is the Extra field of an ok commit (or commit-before-
+// processing poll) that committed only some of the keys it was asked to:
+// the offsets of the others, whose commit is not proven (it may or may not
+// have been stored). The ok op's commit mop lists only proven keys, so
+// checkers, which count the commit mops of ok ops, count what is proven
+// and nothing else; an info op would have hidden the proven part.
+const uncommittedExtra = "uncommitted"
+
+// commitResult is what one commit call proved, per key.
+type commitResult struct {
+	committed map[histories.Key]int64 // stored: the call or a read-back says so
+	unproven  map[histories.Key]int64 // the rest: maybe stored, maybe not
+	err       error                   // the commit's error, nil when all stored
+}
+
+// outcome is the type of the commit as a whole when nothing is proven.
+func (r commitResult) outcome() histories.Type { return CommitOutcome(r.err) }
+
+// commitReadBack bounds the read-back of a failed commit.
+const commitReadBack = 5 * time.Second
+
+// commitOffsets commits next offsets synchronously. librdkafka reports a
+// commit in which any partition failed as one error, without per-partition
+// results, although the coordinator stored the others; so after an error
+// that may have followed a request, the group's committed offsets are read
+// back, and every key whose committed offset is the one asked for counts as
+// committed.
+func (c *Consumer) commitOffsets(next map[histories.Key]int64) commitResult {
 	tps := make([]kafka.TopicPartition, 0, len(next))
 	for k, off := range next {
 		tp, _ := c.opts.Keys.TP(k)
 		tp.Offset = kafka.Offset(off)
 		tps = append(tps, tp)
 	}
-	res, err := c.kc.CommitOffsets(tps)
+	res := commitResult{committed: map[histories.Key]int64{}, unproven: map[histories.Key]int64{}}
+	out, err := c.kc.CommitOffsets(tps)
 	if err == nil {
-		err = firstPartitionError(res)
+		err = firstPartitionError(out)
 	}
-	return err
+	res.err = err
+	if err == nil {
+		res.committed = next
+		return res
+	}
+	stored := map[histories.Key]int64{}
+	if CommitOutcome(err) == histories.Info {
+		stored = c.committedOffsets(tps)
+	}
+	for k, off := range next {
+		if at, ok := stored[k]; ok && at == off {
+			res.committed[k] = off
+		} else {
+			res.unproven[k] = off
+		}
+	}
+	return res
+}
+
+// committedOffsets reads the group's committed offsets of tps back; on an
+// error it knows nothing.
+func (c *Consumer) committedOffsets(tps []kafka.TopicPartition) map[histories.Key]int64 {
+	out := map[histories.Key]int64{}
+	got, err := c.kc.Committed(tps, int(commitReadBack/time.Millisecond))
+	if err != nil {
+		return out
+	}
+	for _, tp := range got {
+		if k, ok := c.opts.Keys.Key(tp); ok && tp.Error == nil && tp.Offset >= 0 {
+			out[k] = int64(tp.Offset)
+		}
+	}
+	return out
+}
+
+// offsetsJSON marshals per-key offsets; integers cannot fail to marshal.
+func offsetsJSON(m map[histories.Key]int64) json.RawMessage {
+	b, _ := json.Marshal(m)
+	return b
 }
 
 func firstPartitionError(tps []kafka.TopicPartition) error {

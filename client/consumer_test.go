@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,13 +102,20 @@ func TestFinalReadsNameWhatIsMissingOnTimeout(t *testing.T) {
 	e := startCluster(t, 1)
 	rec := NewMemRecorder()
 	produce(t, e, rec, &Processes{}, 0, 3)
-	d, _ := e.Delay(cluster.RequestFault{Keys: []int16{1}}, 5*time.Second) // fetches
+	d, err := e.Delay(cluster.RequestFault{Keys: []int16{1}}, 5*time.Second) // fetches
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer d.Remove()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	err := FinalReads(ctx, FinalReadOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", 1), Recorder: rec, Process: 9})
-	if err == nil {
-		t.Fatal("final reads under stalled fetches returned no error")
+	err = FinalReads(ctx, FinalReadOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", 1), Recorder: rec, Process: 9})
+	want := "before the end of keys [0] (want offsets map[0:3]"
+	if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("final reads under stalled fetches: %v, want an error naming key 0 and offset 3 (%q)", err, want)
+	}
+	if d.Hits() == 0 {
+		t.Fatal("no fetch met the delay")
 	}
 }
 

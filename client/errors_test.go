@@ -155,3 +155,38 @@ func TestTxnOutcomeTable(t *testing.T) {
 		t.Error("a transaction without error is not ok")
 	}
 }
+
+// A send is fail only when no attempt can have landed: with retries a
+// broker's definite refusal of the last attempt says nothing of the first.
+func TestSendOutcomeTable(t *testing.T) {
+	nes := kafka.NewError(kafka.ErrNotEnoughReplicas, "", false)
+	cases := []struct {
+		err      error
+		mayRetry bool
+		want     histories.Type
+	}{
+		{nil, true, histories.OK},
+		{nes, false, histories.Fail},
+		{nes, true, histories.Info},
+		{kafka.NewError(kafka.ErrOutOfOrderSequenceNumber, "", false), true, histories.Info},
+		{kafka.NewError(kafka.ErrLeaderNotAvailable, "", false), true, histories.Info},
+		{kafka.NewError(kafka.ErrPurgeQueue, "", false), true, histories.Info},
+		{kafka.NewError(kafka.ErrMsgTimedOut, "", false), false, histories.Info},
+		{fmt.Errorf("%w: %w", errNotSent, kafka.NewError(kafka.ErrQueueFull, "", false)), true, histories.Fail},
+		{kafka.NewError(kafka.ErrUnknownPartition, "", false), true, histories.Fail},
+	}
+	for _, c := range cases {
+		if got := SendOutcome(c.err, c.mayRetry); got != c.want {
+			t.Errorf("SendOutcome(%v, %v) = %s, want %s", c.err, c.mayRetry, got, c.want)
+		}
+	}
+	zero := 0
+	for cfg, want := range map[*ProducerConfig]bool{
+		{}: true, {Retries: &zero}: false, {Retries: &zero, Idempotence: true}: true,
+		{Retries: &zero, Extra: map[string]any{"retries": 5}}: true,
+	} {
+		if got := cfg.mayResend(); got != want {
+			t.Errorf("%+v.mayResend() = %v, want %v", *cfg, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -22,48 +23,76 @@ type FinalReadOptions struct {
 
 // FinalReads runs after every fault is healed: one consumer assigns every
 // key from its beginning and polls, recording poll ops, until each key has
-// reported its end at or past the high watermark it had when the reads
-// began. It fails when ctx expires first, naming the keys not read to the
-// end: a partial final read must not pass for a complete one.
+// reported its end at or past its high watermark, and a fresh measure of the
+// high watermarks finds nothing past what was read: with acks<=1 a follower
+// that catches up after a heal can raise a watermark after it was measured,
+// so the reads go round again until a measure is stable. It fails when ctx
+// expires first, naming the keys not read to the end: a partial final read
+// must not pass for a complete one.
 //
 // Its ops carry Extra "final": true, so that checkers know the final reads
-// from the history alone. The assign op is recorded before the high
-// watermarks are asked for: every record an op read before it was below the
-// high watermark then, so the final reads must return it unless the log lost
-// it (checkers' lost-after-read).
+// from the history alone, and its polls "hwm-round": n, the measure they
+// read towards (1 for the first); the reads stopped because measure n+1 of
+// the last round found nothing new. The assign op is recorded before the
+// high watermarks are asked for: every record an op read before it was
+// below the high watermark then, so the final reads must return it unless
+// the log lost it (checkers' lost-after-read).
 func FinalReads(ctx context.Context, opts FinalReadOptions) error {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 1000
 	}
-	c, err := NewConsumer(ConsumerOptions{Bootstrap: opts.Bootstrap, Keys: opts.Keys, Recorder: finalRecorder{opts.Recorder},
+	rec := &finalRecorder{Recorder: opts.Recorder}
+	c, err := NewConsumer(ConsumerOptions{Bootstrap: opts.Bootstrap, Keys: opts.Keys, Recorder: rec,
 		Process: opts.Process, Config: ConsumerConfig{ReadCommitted: opts.ReadCommitted}})
 	if err != nil {
 		return fmt.Errorf("final reads: %w", err)
 	}
 	defer c.Close()
-	keys := opts.Keys.Keys()
-	if err := c.Assign(keys); err != nil {
+	if err := c.Assign(opts.Keys.Keys()); err != nil {
 		return fmt.Errorf("final reads: assign: %w", err)
 	}
-	high, err := c.highWatermarks(ctx)
-	if err != nil {
-		return fmt.Errorf("final reads: %w", err)
-	}
-	pending := make(map[histories.Key]int64, len(high))
-	for k, h := range high {
-		if h > 0 {
-			pending[k] = h
+	read := map[histories.Key]int64{} // per key, the end it reported
+	for {
+		high, err := c.highWatermarks(ctx)
+		if err != nil {
+			return fmt.Errorf("final reads: %w", err)
+		}
+		pending := beyond(high, read)
+		if len(pending) == 0 {
+			return nil
+		}
+		rec.round++
+		if err := c.readTo(ctx, opts.BatchSize, pending, read); err != nil {
+			return err
 		}
 	}
+}
+
+// beyond is the keys whose high watermark is past where they were read to.
+func beyond(high, read map[histories.Key]int64) map[histories.Key]int64 {
+	out := map[histories.Key]int64{}
+	for k, h := range high {
+		if h > read[k] {
+			out[k] = h
+		}
+	}
+	return out
+}
+
+// readTo polls until every pending key reported its end at or past its
+// target, noting in read where each key reported its end.
+func (c *Consumer) readTo(ctx context.Context, batch int, pending, read map[histories.Key]int64) error {
 	for len(pending) > 0 {
 		if ctx.Err() != nil {
-			return fmt.Errorf("final reads: %w before the end of keys %v (want offsets %v)", ctx.Err(), sortedKeys(pending), pending)
+			return fmt.Errorf("final reads: %w before the end of keys %v (want offsets %v, read to %v)",
+				ctx.Err(), sortedKeys(pending), pending, read)
 		}
-		got, err := c.pollOp(ctx, opts.BatchSize, time.Second)
+		got, err := c.pollOp(ctx, batch, time.Second)
 		if err != nil {
 			return fmt.Errorf("final reads: %w", err)
 		}
 		for k, at := range got.eof {
+			read[k] = max(read[k], at)
 			if at >= pending[k] {
 				delete(pending, k)
 			}
@@ -81,22 +110,46 @@ func (c *Consumer) pollOp(ctx context.Context, max int, wait time.Duration) (*fe
 	return c.poll(ctx, max, wait)
 }
 
-// highWatermarks asks the cluster for every key's current end.
+// highWatermarks asks the cluster for every key's current end. A failed
+// ask is retried with backoff until ctx expires.
 func (c *Consumer) highWatermarks(ctx context.Context) (map[histories.Key]int64, error) {
 	out := make(map[histories.Key]int64)
 	for _, k := range c.opts.Keys.Keys() {
-		tp, _ := c.opts.Keys.TP(k)
-		var err error
-		for attempt := 0; attempt == 0 || (err != nil && ctx.Err() == nil); attempt++ {
-			var high int64
-			_, high, err = c.kc.QueryWatermarkOffsets(*tp.Topic, tp.Partition, 5000)
-			out[k] = high
-		}
+		high, err := c.highWatermark(ctx, k)
 		if err != nil {
-			return nil, fmt.Errorf("high watermark of key %d (%s/%d): %w", k, *tp.Topic, tp.Partition, err)
+			return nil, err
 		}
+		out[k] = high
 	}
 	return out, nil
+}
+
+// Backoff between asks for a high watermark.
+const (
+	watermarkBackoff    = 50 * time.Millisecond
+	watermarkBackoffMax = time.Second
+	watermarkTimeout    = 5 * time.Second
+)
+
+func (c *Consumer) highWatermark(ctx context.Context, k histories.Key) (int64, error) {
+	tp, _ := c.opts.Keys.TP(k)
+	backoff := watermarkBackoff
+	for {
+		timeout := watermarkTimeout
+		if d, ok := ctx.Deadline(); ok {
+			timeout = min(timeout, time.Until(d))
+		}
+		_, high, err := c.kc.QueryWatermarkOffsets(*tp.Topic, tp.Partition, max(1, int(timeout/time.Millisecond)))
+		if err == nil {
+			return high, nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("high watermark of key %d (%s/%d): %w (last error: %w)", k, *tp.Topic, tp.Partition, ctx.Err(), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, watermarkBackoffMax)
+	}
 }
 
 func sortedKeys(m map[histories.Key]int64) []histories.Key {
@@ -112,13 +165,24 @@ func sortedKeys(m map[histories.Key]int64) []histories.Key {
 // value is JSON true.
 const FinalExtra = "final"
 
-// finalRecorder marks every op it records as one of the final reads.
-type finalRecorder struct{ Recorder }
+// HWMRoundExtra is the Extra field of a final poll op: which measure of the
+// high watermarks it read towards (1 for the first).
+const HWMRoundExtra = "hwm-round"
 
-func (r finalRecorder) Record(op *histories.Op) *histories.Op {
+// finalRecorder marks every op it records as one of the final reads, and
+// each poll with its round.
+type finalRecorder struct {
+	Recorder
+	round int // written between polls by FinalReads' goroutine only
+}
+
+func (r *finalRecorder) Record(op *histories.Op) *histories.Op {
 	if op.Extra == nil {
 		op.Extra = map[string]json.RawMessage{}
 	}
 	op.Extra[FinalExtra] = json.RawMessage("true")
+	if op.F == histories.FPoll {
+		op.Extra[HWMRoundExtra] = json.RawMessage(strconv.Itoa(r.round))
+	}
 	return r.Recorder.Record(op)
 }

@@ -2,6 +2,9 @@ package client
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -9,6 +12,8 @@ import (
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func newTestProducer(t *testing.T, e *cluster.Embedded, rec Recorder, cfg ProducerConfig, lanes int) *Producer {
@@ -69,7 +74,10 @@ func TestProducerLostAckIsInfo(t *testing.T) {
 	if typ, _ := p.Send(ctx, 0, 1); typ != histories.OK {
 		t.Fatalf("first send %s", typ)
 	}
-	f, _ := e.ErrorAfterApply(cluster.RequestFault{Topic: "t"}, kerr.NotEnoughReplicasAfterAppend.Code)
+	f, err := e.ErrorAfterApply(cluster.RequestFault{Topic: "t"}, kerr.NotEnoughReplicasAfterAppend.Code)
+	if err != nil {
+		t.Fatal(err)
+	}
 	typ, _ := p.Send(ctx, 0, 2)
 	f.Remove()
 	if typ != histories.Info {
@@ -86,7 +94,10 @@ func TestProducerCrash(t *testing.T) {
 		t.Fatalf("send %s", typ)
 	}
 	// Hold produce requests so a send is in flight at the crash.
-	d, _ := e.Delay(cluster.RequestFault{Keys: []int16{0}}, time.Second)
+	d, err := e.Delay(cluster.RequestFault{Keys: []int16{0}}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer d.Remove()
 	res := make(chan histories.Type, 1)
 	if err := p.SendAsync(ctx, 1, 2, func(t histories.Type) { res <- t }); err != nil {
@@ -111,4 +122,173 @@ func TestProducerCrash(t *testing.T) {
 	if crashes != 2 {
 		t.Fatalf("%d crash ops, want one per lane (2)", crashes)
 	}
+}
+
+// TestProducerRetriedSendWithDefiniteLastErrorIsInfo: the first attempt is
+// appended and answered REQUEST_TIMED_OUT, the retry is refused with
+// NOT_ENOUGH_REPLICAS (a definite error for that attempt alone). The record
+// is in the log, so the send must not be fail.
+func TestProducerRetriedSendWithDefiniteLastErrorIsInfo(t *testing.T) {
+	e := startCluster(t, 1)
+	rec := NewMemRecorder()
+	one := 1
+	p := newTestProducer(t, e, rec, ProducerConfig{Acks: "all", Retries: &one}, 1)
+	defer p.Close(context.Background())
+	ctx := context.Background()
+	if typ, err := p.Send(ctx, 0, 1); typ != histories.OK {
+		t.Fatalf("first send %s %v", typ, err)
+	}
+	// kfake checks faults in the order they were installed: the first
+	// produce request meets the timeout, every later one the refusal.
+	fake := e.Fake()
+	timeout := fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Err: kerr.RequestTimedOut, Count: 1})
+	refuse := fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Err: kerr.NotEnoughReplicas, Count: -1})
+	typ, err := p.Send(ctx, 0, 2)
+	refuse.Remove()
+	timeout.Remove()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if timeout.Hits() != 1 || refuse.Hits() == 0 {
+		t.Fatalf("fault hits: timeout %d refuse %d, want 1 and > 0", timeout.Hits(), refuse.Hits())
+	}
+	if got := logValues(t, e, 0); !slices.Contains(got, 2) {
+		t.Fatalf("log of key 0 is %v: the first attempt did not land", got)
+	}
+	if typ != histories.Info {
+		t.Fatalf("send whose first attempt landed recorded %s, want info", typ)
+	}
+	checkPaired(t, rec.Ops())
+}
+
+// logValues reads key k's log from the beginning with the final reads.
+func logValues(t *testing.T, e *cluster.Embedded, k histories.Key) []int64 {
+	t.Helper()
+	rec := NewMemRecorder()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := FinalReads(ctx, FinalReadOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", int(k)+1), Recorder: rec, Process: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	return polled(rec.Ops(), 1000, k)
+}
+
+// TestProducerCloseCompletesEveryInvoke: a producer whose broker never
+// answers is closed with a short ctx; every send it recorded still gets
+// exactly one completion (info), and Close returns within its bounds.
+func TestProducerCloseCompletesEveryInvoke(t *testing.T) {
+	e := startCluster(t, 2)
+	rec := NewMemRecorder()
+	p := newTestProducer(t, e, rec, ProducerConfig{Acks: "all"}, 4)
+	for _, n := range e.Nodes() {
+		if err := e.Pause(context.Background(), n.ID); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Resume(context.Background(), n.ID) })
+	}
+	var wg sync.WaitGroup
+	types := make(chan histories.Type, 4)
+	for v := range int64(4) {
+		wg.Add(1)
+		if err := p.SendAsync(context.Background(), v%2, v, func(typ histories.Type) { types <- typ; wg.Done() }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	p.Close(ctx)
+	if took := time.Since(start); took > closeGrace+2*time.Second {
+		t.Fatalf("Close took %s", took)
+	}
+	waitBounded(t, &wg, 5*time.Second, "sends to complete after Close")
+	close(types)
+	for typ := range types {
+		if typ != histories.Info {
+			t.Fatalf("unflushed send completed %s, want info", typ)
+		}
+	}
+	ops := rec.Ops()
+	checkPaired(t, ops)
+	if len(ops) != 8 {
+		t.Fatalf("%d ops, want 4 invokes and 4 completions: %+v", len(ops), ops)
+	}
+	if _, err := p.Send(context.Background(), 0, 9); !errors.Is(err, ErrClosed) {
+		t.Fatalf("send after close: %v, want ErrClosed", err)
+	}
+}
+
+// TestProducerCrashRacesCompletions: sends complete while Crash runs. No
+// completion may follow its lane's crash op, each invoke has one completion,
+// and nothing blocks (a completion used to wait forever for a lane slot the
+// crash had filled). The recorder is slow to record ok completions, so that
+// the crash often lands while one is being recorded.
+func TestProducerCrashRacesCompletions(t *testing.T) {
+	e := startCluster(t, 2)
+	for i := range 30 {
+		mem := NewMemRecorder()
+		rec := slowOKRecorder{mem}
+		p := newTestProducer(t, e, rec, ProducerConfig{Acks: "1"}, 3)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var wg sync.WaitGroup
+		for lane := range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for v := int64(lane) * 1000; ; v++ {
+					if _, err := p.Send(ctx, v%2, v); err != nil {
+						return
+					}
+				}
+			}()
+		}
+		time.Sleep(time.Duration(5+i%7) * time.Millisecond)
+		p.Crash()
+		waitBounded(t, &wg, 5*time.Second, fmt.Sprintf("iteration %d: senders to return after the crash", i))
+		cancel()
+		ops := mem.Ops()
+		checkPaired(t, ops)
+		checkEveryInvokeCompleted(t, ops)
+	}
+}
+
+// checkEveryInvokeCompleted fails unless every invoke has a completion.
+func checkEveryInvokeCompleted(t *testing.T, ops []histories.Op) {
+	t.Helper()
+	open := map[int64]int64{}
+	for _, o := range ops {
+		switch {
+		case o.F == histories.FCrash:
+		case o.Type == histories.Invoke:
+			open[o.Process] = o.Index
+		default:
+			delete(open, o.Process)
+		}
+	}
+	if len(open) > 0 {
+		t.Fatalf("invokes without a completion (process: op index): %v", open)
+	}
+}
+
+// waitBounded fails the test unless wg is done within d.
+func waitBounded(t *testing.T, wg *sync.WaitGroup, d time.Duration, what string) {
+	t.Helper()
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(d):
+		t.Fatalf("still waiting for %s after %s", what, d)
+	}
+}
+
+// slowOKRecorder takes a millisecond to record an ok op, as a recorder
+// writing to a slow disk would.
+type slowOKRecorder struct{ *MemRecorder }
+
+func (r slowOKRecorder) Record(op *histories.Op) *histories.Op {
+	if op.Type == histories.OK {
+		time.Sleep(time.Millisecond)
+	}
+	return r.MemRecorder.Record(op)
 }

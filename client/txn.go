@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"sync/atomic"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
@@ -61,9 +62,13 @@ type CopierOptions struct {
 	AbortProbability float64
 	Seed             int64         // of the abort dice
 	CallTimeout      time.Duration // per transactional call; 0 means 10s
-	Recorder         Recorder
-	Process          int64
-	Fencer           MemberFencer // makes a crash honest for the group, as for Consumer
+	// RetryBudget bounds all attempts of one retried transactional call
+	// (see retry); 0 means 6 CallTimeouts. Running out of it is
+	// ErrRetriesExhausted.
+	RetryBudget time.Duration
+	Recorder    Recorder
+	Process     int64
+	Fencer      MemberFencer // makes a crash honest for the group, as for Consumer
 }
 
 // Copier is one consume-transform-produce process. Step runs one
@@ -72,12 +77,28 @@ type CopierOptions struct {
 type Copier struct {
 	opts    CopierOptions
 	c       *Consumer // the input side; its process is the copier's
-	kp      *kafka.Producer
+	kp      txnProducer
 	outputs map[histories.Key]kafka.TopicPartition // by input key
 	rng     *rand.Rand
-	dead    bool // fatal error or crash: no more steps
-	kcGone  bool // the consumer is closed or closing
-	kpGone  bool // the producer is closed or closing
+	dead    bool // fatal error, crash, hang or close: no more steps
+	// kcGone and kpGone: the handle is closed, closing or hung, and must
+	// not be touched again.
+	kcGone, kpGone bool
+	// unfenced: the copier ended without a clean close (crash, fatal
+	// error, hang), so a transaction of its may still be open.
+	unfenced atomic.Bool
+}
+
+// txnProducer is what the copier calls on its producer: *kafka.Producer,
+// or in tests a wrapper that makes one call hang as librdkafka's do.
+type txnProducer interface {
+	InitTransactions(ctx context.Context) error
+	BeginTransaction() error
+	SendOffsetsToTransaction(ctx context.Context, offsets []kafka.TopicPartition, meta *kafka.ConsumerGroupMetadata) error
+	CommitTransaction(ctx context.Context) error
+	AbortTransaction(ctx context.Context) error
+	Produce(msg *kafka.Message, reports chan kafka.Event) error
+	Close()
 }
 
 // errAbortedOnPurpose is the error of a transaction the copier aborted by
@@ -109,17 +130,20 @@ func NewCopier(ctx context.Context, opts CopierOptions) (*Copier, error) {
 		return nil, fmt.Errorf("copier: %w", err)
 	}
 	cp := &Copier{opts: opts, c: c, outputs: outputs, rng: rand.New(rand.NewSource(opts.Seed))}
-	if cp.kp, err = cp.newProducer(ctx); err != nil {
+	if cp.kp, err = cp.newProducer(); err != nil {
 		c.Close()
 		return nil, err
 	}
-	if opts.Subscribe {
-		err = c.Subscribe()
-	} else {
-		err = cp.assign()
+	if err = cp.initTransactions(ctx); err == nil {
+		if opts.Subscribe {
+			err = c.Subscribe()
+		} else {
+			err = cp.assign()
+		}
 	}
 	if err != nil {
-		cp.Close()
+		// Not Close: a hung handle must not be touched again.
+		cp.abandon(err)
 		return nil, fmt.Errorf("copier: %w", err)
 	}
 	return cp, nil
@@ -148,6 +172,9 @@ func (o *CopierOptions) validate() error {
 	}
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = 10 * time.Second
+	}
+	if o.RetryBudget <= 0 {
+		o.RetryBudget = 6 * o.CallTimeout
 	}
 	return nil
 }
@@ -187,9 +214,8 @@ func (o *CopierOptions) split() (*KeyMap, map[histories.Key]kafka.TopicPartition
 	return in, outputs, err
 }
 
-// newProducer creates the producer of the mode and, when transactional,
-// initialises transactions, retrying what the API calls retriable.
-func (cp *Copier) newProducer(ctx context.Context) (*kafka.Producer, error) {
+// newProducer creates the producer of the mode.
+func (cp *Copier) newProducer() (*kafka.Producer, error) {
 	pc := cp.opts.Producer
 	pc.TransactionalID = ""
 	if cp.opts.Mode == CopyTransactional {
@@ -209,27 +235,78 @@ func (cp *Copier) newProducer(ctx context.Context) (*kafka.Producer, error) {
 		for range kp.Events() {
 		}
 	}()
-	if cp.opts.Mode != CopyTransactional {
-		return kp, nil
-	}
-	err = cp.retry(ctx, func(ctx context.Context) error { return kp.InitTransactions(ctx) })
-	if err != nil {
-		kp.Close()
-		return nil, fmt.Errorf("copier: init transactions: %w", err)
-	}
 	return kp, nil
 }
 
-// retry runs call, each attempt bounded by CallTimeout, again for as long as
-// it fails retriably and ctx lasts.
-func (cp *Copier) retry(ctx context.Context, call func(context.Context) error) error {
-	for {
-		cctx, cancel := context.WithTimeout(ctx, cp.opts.CallTimeout)
-		err := call(cctx)
-		cancel()
+// initTransactions, when transactional, fences any earlier producer with
+// the same transactional.id (the coordinator aborts its open transaction),
+// retrying what the API calls retriable.
+func (cp *Copier) initTransactions(ctx context.Context) error {
+	if cp.opts.Mode != CopyTransactional {
+		return nil
+	}
+	if err := cp.retry(ctx, "InitTransactions", cp.kp.InitTransactions); err != nil {
+		return fmt.Errorf("init transactions: %w", err)
+	}
+	return nil
+}
+
+// ErrRetriesExhausted is a retried call that was still failing retriably
+// when its RetryBudget ran out: a harness error, not an op outcome.
+var ErrRetriesExhausted = errors.New("client: retries exhausted")
+
+// Backoff between attempts of a retried call: it doubles from
+// retryBackoffMin up to retryBackoffMax, so a coordinator that is loading
+// is not hammered, and one that came back is asked again within a second.
+const (
+	retryBackoffMin = 50 * time.Millisecond
+	retryBackoffMax = time.Second
+)
+
+// retry runs the producer call named name again for as long as it fails
+// retriably, ctx lasts and RetryBudget allows, backing off between
+// attempts. Each attempt is given CallTimeout and watched (attempt).
+func (cp *Copier) retry(ctx context.Context, name string, call func(context.Context) error) error {
+	start := time.Now()
+	backoff := retryBackoffMin
+	for n := 1; ; n++ {
+		err := cp.attempt(ctx, name, call)
 		if TxnActionOf(err) != TxnRetry || ctx.Err() != nil {
 			return err
 		}
+		if time.Since(start)+backoff > cp.opts.RetryBudget {
+			return fmt.Errorf("%w: %s failed retriably %d times in %v: %w",
+				ErrRetriesExhausted, name, n, time.Since(start).Round(time.Millisecond), err)
+		}
+		if !pause(ctx, backoff) {
+			return err
+		}
+		backoff = min(2*backoff, retryBackoffMax)
+	}
+}
+
+// attempt is one call of a producer method, given CallTimeout (less if
+// ctx ends sooner) and abandoned as hung a grace after it.
+func (cp *Copier) attempt(ctx context.Context, name string, call func(context.Context) error) error {
+	cctx, cancel := context.WithTimeout(ctx, cp.opts.CallTimeout)
+	defer cancel()
+	dl, _ := cctx.Deadline()
+	err := Bounded(name, time.Until(dl), func() error { return call(cctx) })
+	if errors.Is(err, ErrClientHang) {
+		cp.kpGone = true
+	}
+	return err
+}
+
+// pause waits d, reporting false if ctx ended first.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
@@ -257,16 +334,49 @@ func (cp *Copier) assign() error {
 // Process returns the copier's process id.
 func (cp *Copier) Process() int64 { return cp.opts.Process }
 
+// NeedsFencing reports whether the copier ended without a clean close (a
+// crash, a fatal error, a hang): a transaction of its may still be open,
+// holding back read_committed readers until a successor with the same
+// transactional.id fences it, or transaction.timeout.ms passes. Safe to
+// call from any goroutine.
+func (cp *Copier) NeedsFencing() bool { return cp.unfenced.Load() }
+
 // Close shuts the copier down cleanly (not a crash): an idle copier has no
-// open transaction. It is a no-op after a crash or a stop.
+// open transaction. It is a no-op after a crash or a stop. Each client's
+// close is watched: one that hangs is recorded as a client-hang and the
+// other is then left to close on its own.
 func (cp *Copier) Close() {
+	cp.dead = true
 	if !cp.kcGone {
 		cp.kcGone = true
-		cp.c.Close()
+		if err := Bounded("Consumer.Close", cp.opts.CallTimeout, cp.c.Close); errors.Is(err, ErrClientHang) {
+			cp.abandon(err)
+			return
+		}
 	}
-	cp.dead = true
 	if !cp.kpGone {
 		cp.kpGone = true
-		cp.kp.Close()
+		if err := Bounded("Producer.Close", cp.opts.CallTimeout, func() error { cp.kp.Close(); return nil }); err != nil {
+			cp.abandon(err)
+		}
+	}
+}
+
+// abandon records err, if it is a hang, as the process's last op, and lets
+// whichever handle is not gone close on its own: nothing waits for it.
+func (cp *Copier) abandon(err error) {
+	var hang *HangError
+	if errors.As(err, &hang) {
+		cp.unfenced.Store(true)
+		cp.opts.Recorder.Record(&histories.Op{Process: cp.opts.Process, Type: histories.Info,
+			F: histories.FClientHang, Value: hang.value()})
+	}
+	if !cp.kcGone {
+		cp.kcGone = true
+		go cp.c.kc.Close()
+	}
+	if !cp.kpGone {
+		cp.kpGone = true
+		go cp.kp.Close()
 	}
 }

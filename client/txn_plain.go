@@ -24,7 +24,10 @@ func (cp *Copier) stepPlain(ctx context.Context, max int, wait time.Duration) (h
 			if t, err := cp.sendOne(ctx, k, r.Value); t != histories.OK {
 				// The records of this cycle were processed only in
 				// part: do not commit them, read them again.
-				return t, cmpErr(err, cp.rewind())
+				if rerr := cp.rewind(); rerr != nil {
+					return t, cp.stop(fmt.Errorf("rewind: %w", rerr))
+				}
+				return t, err
 			}
 		}
 	}
@@ -54,7 +57,7 @@ func (cp *Copier) sendOne(ctx context.Context, k histories.Key, v int64) (histor
 			err = ctx.Err()
 		}
 	}
-	t := completion(err)
+	t := SendOutcome(err, cp.mayRetry())
 	if t != histories.OK {
 		mop.Offset = histories.NoOffset
 	}
@@ -62,10 +65,10 @@ func (cp *Copier) sendOne(ctx context.Context, k histories.Key, v int64) (histor
 	return t, err
 }
 
-// cmpErr is err, or else also.
-func cmpErr(err, also error) error {
-	if err != nil {
-		return err
-	}
-	return also
+// mayRetry reports whether the plain producer may send a record more than
+// once (retries > 0, librdkafka's default, or idempotence): an earlier
+// attempt may then have been appended before the last one failed.
+func (cp *Copier) mayRetry() bool {
+	pc := cp.opts.Producer
+	return pc.Retries == nil || *pc.Retries > 0 || pc.Idempotence
 }

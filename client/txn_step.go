@@ -12,13 +12,16 @@ import (
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// ErrCopierStopped is returned by Step once the copier hit a fatal error:
+// ErrCopierStopped is returned by Step once the copier hit a fatal error
+// or a hung call (ErrClientHang, which it then wraps too):
 // a successor (same transactional.id, new process) must take over.
-var ErrCopierStopped = errors.New("client: copier stopped by a fatal error")
+var ErrCopierStopped = errors.New("client: copier stopped (a fatal error or a hung call)")
 
 // Step runs one transaction: it reads up to max input records, waiting at
 // most wait, copies them and commits them with their offsets, or aborts.
-// It returns the txn op's type. A step that read nothing records an ok txn
+// It returns the txn op's type, and an error when the copier cannot go on
+// (ErrCrashed, ErrCopierStopped) or a retried call ran out of its budget
+// (ErrRetriesExhausted). A step that read nothing records an ok txn
 // with an empty poll and begins no transaction. After a step that did not
 // commit, the consumer is rewound to the group's committed offsets, so the
 // records are copied again by a later step.
@@ -55,14 +58,15 @@ func (cp *Copier) stepTxn(ctx context.Context, max int, wait time.Duration) (his
 		err = errors.New("partitions revoked during the transaction")
 	}
 	if err != nil {
-		return cp.finish(run, err)
+		return cp.finish(ctx, run, err)
 	}
 	if got.n == 0 {
-		return cp.finish(run, nil)
+		return cp.finish(ctx, run, nil)
 	}
 	abort := cp.rng.Float64() < cp.opts.AbortProbability
-	if err := cp.kp.BeginTransaction(); err != nil {
-		return cp.finish(run, err)
+	err = cp.attempt(ctx, "BeginTransaction", func(context.Context) error { return cp.kp.BeginTransaction() })
+	if err != nil {
+		return cp.finish(ctx, run, err)
 	}
 	run.begun = true
 	sends, err := cp.produce(ctx, got, abort)
@@ -71,7 +75,9 @@ func (cp *Copier) stepTxn(ctx context.Context, max int, wait time.Duration) (his
 		run.mops = append(run.mops, histories.Mop{F: histories.MCommit, Offsets: got.next})
 		err = cp.sendOffsets(ctx, got.next)
 	}
-	if cp.crashPoint() {
+	// A hung producer cannot be crashed (its Close could hang too): the
+	// requested crash does not take effect, and the hang ends the copier.
+	if cp.crashPoint() && !errors.Is(err, ErrClientHang) {
 		return histories.Info, cp.crash(run.inv, run.mops)
 	}
 	if err == nil && abort {
@@ -79,46 +85,68 @@ func (cp *Copier) stepTxn(ctx context.Context, max int, wait time.Duration) (his
 	}
 	if err == nil {
 		run.commitRequested = true
-		err = cp.retry(ctx, cp.kp.CommitTransaction)
+		err = cp.retry(ctx, "CommitTransaction", cp.kp.CommitTransaction)
 	}
-	return cp.finish(run, err)
+	return cp.finish(ctx, run, err)
 }
 
 // finish records the txn op's completion and, unless it committed, aborts
 // what may be open and rewinds the consumer.
-func (cp *Copier) finish(run *txnRun, err error) (histories.Type, error) {
+//
+// A hang completes the op like any other error (TxnOutcome): fail before
+// CommitTransaction was called, info during it. Fail stays true of a hang
+// in SendOffsetsToTransaction (or BeginTransaction): the hung handle is
+// abandoned, so no CommitTransaction, the only call that sends
+// EndTxn(commit), is ever made on it, and the coordinator aborts the open
+// transaction when the successor's InitTransactions fences the handle's
+// transactional.id (the runner always opens one, at the latest to settle
+// the run) or, failing that, after transaction.timeout.ms. A hang in
+// CommitTransaction is info: the EndTxn may have been applied.
+func (cp *Copier) finish(ctx context.Context, run *txnRun, err error) (histories.Type, error) {
 	t := TxnOutcome(run.commitRequested, err)
 	cp.c.completePoll(run.inv, t, run.mops, err)
-	if t == histories.OK {
+	switch {
+	case t == histories.OK:
 		return t, nil
+	case errors.Is(err, ErrClientHang), TxnActionOf(err) == TxnFatal:
+		return t, cp.stop(err)
 	}
-	if run.begun && TxnActionOf(err) != TxnFatal {
-		// Bounded on its own: the step's ctx may be what ended it.
-		actx, cancel := context.WithTimeout(context.Background(), 3*cp.opts.CallTimeout)
-		abortErr := cp.retry(actx, cp.kp.AbortTransaction)
-		cancel()
-		if abortErr != nil {
+	if run.begun {
+		if abortErr := cp.abort(ctx); abortErr != nil {
 			// The producer is stuck in this transaction: a successor
 			// fences it and the coordinator aborts what is open.
 			return t, cp.stop(fmt.Errorf("abort: %w", abortErr))
 		}
 	}
-	if TxnActionOf(err) == TxnFatal {
-		return t, cp.stop(err)
-	}
 	if rerr := cp.rewind(); rerr != nil {
 		return t, cp.stop(fmt.Errorf("rewind: %w", rerr))
+	}
+	if errors.Is(err, ErrRetriesExhausted) {
+		return t, err // the copier carries on, but the harness must hear of it
 	}
 	return t, nil
 }
 
+// abort aborts the open transaction within 3 CallTimeouts. A run that ends
+// (ctx) leaves it open instead: the successor the runner opens to settle
+// the run fences it at once, where waiting here would hold the run's end.
+func (cp *Copier) abort(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("left open to the successor's fence: %w", err)
+	}
+	actx, cancel := context.WithTimeout(ctx, 3*cp.opts.CallTimeout)
+	defer cancel()
+	return cp.retry(actx, "AbortTransaction", cp.kp.AbortTransaction)
+}
+
 // stop ends the copier after an error it cannot step past (a fenced
-// producer, a position it cannot restore): it leaves the group and closes
-// both clients, so that a successor can take over at once.
+// producer, a position it cannot restore, a hung call): it leaves the group
+// and closes the clients that are not hung, without waiting, so that a
+// successor can take over at once and fence what may still be open.
 func (cp *Copier) stop(err error) error {
-	cp.dead, cp.kcGone, cp.kpGone = true, true, true
-	go cp.c.kc.Close()
-	go cp.kp.Close()
+	cp.dead = true
+	cp.unfenced.Store(true)
+	cp.abandon(err)
 	return fmt.Errorf("%w: %w", ErrCopierStopped, err)
 }
 
@@ -166,7 +194,9 @@ func (cp *Copier) sendOffsets(ctx context.Context, next map[histories.Key]int64)
 		return err
 	}
 	tps := cp.c.tps(next)
-	return cp.retry(ctx, func(ctx context.Context) error { return cp.kp.SendOffsetsToTransaction(ctx, tps, meta) })
+	return cp.retry(ctx, "SendOffsetsToTransaction", func(ctx context.Context) error {
+		return cp.kp.SendOffsetsToTransaction(ctx, tps, meta)
+	})
 }
 
 // rewind seeks every assigned key back to the group's committed offset (its
@@ -193,7 +223,12 @@ func (cp *Copier) rewind() error {
 // where there is none. A group that never committed may not exist yet:
 // kfake answers GROUP_ID_NOT_FOUND where Kafka answers "no offset".
 func (cp *Copier) committed(tps []kafka.TopicPartition) ([]kafka.TopicPartition, error) {
-	out, err := cp.c.kc.Committed(tps, int(cp.opts.CallTimeout/time.Millisecond))
+	out, err := boundedValue("Committed", cp.opts.CallTimeout, func() ([]kafka.TopicPartition, error) {
+		return cp.c.kc.Committed(tps, int(cp.opts.CallTimeout/time.Millisecond))
+	})
+	if errors.Is(err, ErrClientHang) {
+		cp.kcGone = true
+	}
 	var kerr kafka.Error
 	if errors.As(err, &kerr) && kerr.Code() == kafka.ErrGroupIDNotFound {
 		out, err = slices.Clone(tps), nil

@@ -2,13 +2,16 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -91,12 +94,21 @@ func (r *copyRig) produce(n int64) {
 
 func (r *copyRig) copier(mode CopyMode, subscribe bool, abortP float64) *Copier {
 	r.t.Helper()
+	return r.copierWith(func(o *CopierOptions) { o.Mode, o.Subscribe, o.AbortProbability = mode, subscribe, abortP })
+}
+
+// copierWith is a transactional copier (assign mode, no aborts) changed by
+// edit.
+func (r *copyRig) copierWith(edit func(*CopierOptions)) *Copier {
+	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cp, err := NewCopier(ctx, CopierOptions{Bootstrap: r.e.Bootstrap(), Keys: r.keys, Pairs: r.pairs, Group: "copy",
-		Subscribe: subscribe, Mode: mode, TransactionalID: "copier", AbortProbability: abortP, Seed: 7,
+	opts := CopierOptions{Bootstrap: r.e.Bootstrap(), Keys: r.keys, Pairs: r.pairs, Group: "copy",
+		TransactionalID: "copier", Seed: 7,
 		Producer: ProducerConfig{Acks: "all"}, Recorder: r.rec, Process: r.procs.Next(), Fencer: r.e,
-		Consumer: ConsumerConfig{SessionTimeout: time.Second, MaxPollInterval: 3 * time.Second}})
+		Consumer: ConsumerConfig{SessionTimeout: time.Second, MaxPollInterval: 3 * time.Second}}
+	edit(&opts)
+	cp, err := NewCopier(ctx, opts)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -164,7 +176,7 @@ func (r *copyRig) finish() (checkers.Result, map[histories.Key][]int64) {
 	if err := r.rec.Close(); err != nil {
 		r.t.Fatal(err)
 	}
-	checkPaired(r.t, r.rec.Ops())
+	checkPaired(r.t, hangsAsCrashes(r.rec.Ops()))
 	src, err := histories.Open(r.path, histories.FormatAuto)
 	if err != nil {
 		r.t.Fatal(err)
@@ -190,6 +202,18 @@ func exactlyOnce(t *testing.T, out map[histories.Key][]int64, n int64) {
 			t.Errorf("output key %d holds %v, want each of %v once", k, out[k], want)
 		}
 	}
+}
+
+// hangsAsCrashes is ops with each client-hang op renamed a crash op:
+// checkPaired knows a crash as a process's last op, and a client-hang is
+// one as well.
+func hangsAsCrashes(ops []histories.Op) []histories.Op {
+	for i := range ops {
+		if ops[i].F == histories.FClientHang {
+			ops[i].F = histories.FCrash
+		}
+	}
+	return ops
 }
 
 func countOps(ops []histories.Op, f string, typ histories.Type) int {
@@ -334,4 +358,161 @@ func TestCopierZombieFenced(t *testing.T) {
 	res, out := r.finish()
 	exactlyOnce(t, out, n)
 	expectClean(t, res)
+}
+
+// hangingProducer makes one producer call block until released, ignoring
+// its timeout, as librdkafka's SendOffsetsToTransaction does once the group
+// coordinator went away (librdkafka issues 5456, 5511).
+type hangingProducer struct {
+	txnProducer
+	call    string
+	release chan struct{}
+}
+
+// hangFor is when a hung call lets go anyway, so that a copier without a
+// watchdog fails the test rather than hanging it.
+const hangFor = 20 * time.Second
+
+func (h *hangingProducer) hang(ctx context.Context, call string) (bool, error) {
+	if call != h.call {
+		return false, nil
+	}
+	t := time.NewTimer(hangFor)
+	defer t.Stop()
+	select {
+	case <-h.release:
+	case <-t.C:
+	}
+	return true, ctx.Err()
+}
+
+func (h *hangingProducer) SendOffsetsToTransaction(ctx context.Context, offs []kafka.TopicPartition, meta *kafka.ConsumerGroupMetadata) error {
+	if hung, err := h.hang(ctx, "SendOffsetsToTransaction"); hung {
+		return err
+	}
+	return h.txnProducer.SendOffsetsToTransaction(ctx, offs, meta)
+}
+
+func (h *hangingProducer) CommitTransaction(ctx context.Context) error {
+	if hung, err := h.hang(ctx, "CommitTransaction"); hung {
+		return err
+	}
+	return h.txnProducer.CommitTransaction(ctx)
+}
+
+// TestCopierHangIsAFinding (issue 9, finding 0): a transactional call that
+// ignores its timeout does not hang the copier. Step gives up a grace after
+// the call's timeout, completes the txn op (fail before the commit was
+// asked for, info during it), records a client-hang op with the call, its
+// timeout and how long it blocked, and stops; a successor with the same
+// transactional.id fences the hung producer and copies every record
+// exactly once.
+func TestCopierHangIsAFinding(t *testing.T) {
+	cases := []struct {
+		call string
+		want histories.Type
+	}{{"SendOffsetsToTransaction", histories.Fail}, {"CommitTransaction", histories.Info}}
+	for _, c := range cases {
+		t.Run(c.call, func(t *testing.T) {
+			const n = 30
+			const callTimeout = time.Second
+			r := newCopyRig(t)
+			r.produce(n)
+			a := r.copierWith(func(o *CopierOptions) { o.CallTimeout = callTimeout })
+			release := make(chan struct{})
+			t.Cleanup(func() { close(release) })
+			a.kp = &hangingProducer{txnProducer: a.kp, call: c.call, release: release}
+			took, err := stepUntilError(t, a)
+			t.Logf("the hung step returned after %v: %v", took, err)
+			if !errors.Is(err, ErrClientHang) || !errors.Is(err, ErrCopierStopped) {
+				t.Fatalf("step: %v; want a hang that stops the copier", err)
+			}
+			if limit := stepWait + callTimeout + HangGrace(callTimeout) + 2*time.Second; took > limit {
+				t.Fatalf("the hung step took %v, want at most %v", took, limit)
+			}
+			expectHangRecorded(t, opsOf(r.rec.Ops(), a.Process()), c.call, c.want, callTimeout)
+			if !a.NeedsFencing() {
+				t.Fatal("a hung copier does not ask to be fenced")
+			}
+			if _, err := a.Step(context.Background(), 7, 0); !errors.Is(err, ErrCopierStopped) {
+				t.Fatalf("a hung copier stepped again: %v", err)
+			}
+			b := r.copierWith(func(*CopierOptions) {})
+			if err := r.run(b, n, nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := opsOf(r.rec.Ops(), a.Process()); got[len(got)-1].F != histories.FClientHang {
+				t.Fatalf("process %d recorded %+v after its client-hang", a.Process(), got[len(got)-1])
+			}
+			res, out := r.finish()
+			exactlyOnce(t, out, n)
+			expectClean(t, res)
+		})
+	}
+}
+
+// stepWait is how long a test step waits for input records.
+const stepWait = 200 * time.Millisecond
+
+// stepUntilError steps cp until a step fails (or 30s pass) and returns how
+// long that step took and its error.
+func stepUntilError(t *testing.T, cp *Copier) (time.Duration, error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		start := time.Now()
+		if _, err := cp.Step(context.Background(), 7, stepWait); err != nil {
+			return time.Since(start), err
+		}
+	}
+	t.Fatal("no step failed in 30s")
+	return 0, nil
+}
+
+// expectHangRecorded checks a hung copier's ops end with its txn op
+// completed as want, naming the hang, then the client-hang op.
+func expectHangRecorded(t *testing.T, ops []histories.Op, call string, want histories.Type, timeout time.Duration) {
+	t.Helper()
+	if len(ops) < 3 {
+		t.Fatalf("ops %+v: want a txn invoke, its completion and a client-hang", ops)
+	}
+	txn, hang := ops[len(ops)-2], ops[len(ops)-1]
+	if txn.F != histories.FTxn || txn.Type != want || !strings.Contains(txn.Error, "client hang: "+call) {
+		t.Fatalf("txn completion %+v: want %s naming the hang of %s", txn, want, call)
+	}
+	var v hangValue
+	if err := json.Unmarshal(hang.Value, &v); err != nil || hang.F != histories.FClientHang || hang.Type != histories.Info {
+		t.Fatalf("last op %+v (%v): want an info client-hang", hang, err)
+	}
+	grace := HangGrace(timeout)
+	if v.Call != call || v.TimeoutMS <= 0 || v.TimeoutMS > timeout.Milliseconds() ||
+		v.GraceMS != grace.Milliseconds() || v.BlockedMS < v.TimeoutMS+v.GraceMS {
+		t.Fatalf("client-hang value %+v: want call %s, timeout <= %v, grace %v, blocked >= both", v, call, timeout, grace)
+	}
+}
+
+// TestCopierRetryBacksOffWithinABudget (issue 9, finding 8a): a call that
+// fails retriably for ever is retried with a growing pause, and given up
+// as ErrRetriesExhausted when the budget is spent, keeping its last error.
+func TestCopierRetryBacksOffWithinABudget(t *testing.T) {
+	cp := &Copier{opts: CopierOptions{CallTimeout: time.Second, RetryBudget: time.Second}}
+	var calls []time.Time
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := cp.retry(ctx, "InitTransactions", func(context.Context) error {
+		calls = append(calls, time.Now())
+		return flagged{retriable: true}
+	})
+	if !errors.Is(err, ErrRetriesExhausted) || TxnActionOf(err) != TxnRetry || ctx.Err() != nil {
+		t.Fatalf("err = %v (ctx %v); want ErrRetriesExhausted within the budget, wrapping the retriable error", err, ctx.Err())
+	}
+	// 50+100+200+400 ms of pauses fit a 1s budget; the next 800 does not.
+	if len(calls) != 5 {
+		t.Fatalf("%d attempts, want 5", len(calls))
+	}
+	for i := 2; i < len(calls); i++ {
+		if gap, prev := calls[i].Sub(calls[i-1]), calls[i-1].Sub(calls[i-2]); gap < prev*3/2 {
+			t.Errorf("pause %d is %v after %v: not backing off", i, gap, prev)
+		}
+	}
 }

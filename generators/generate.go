@@ -40,10 +40,12 @@ func WorkloadGen(sp Space, s Scenario) *rapid.Generator[Workload] {
 	})
 }
 
-// NemesisGen draws a schedule fitting in timeLimit.
+// NemesisGen draws a schedule fitting in timeLimit. It does not know the
+// scenario's commit strategy, so its consumer crashes land anywhere, the
+// one point every consumer reaches.
 func NemesisGen(sp Space, timeLimit time.Duration) *rapid.Generator[[]Fault] {
 	return rapid.Custom(func(t *rapid.T) []Fault {
-		return drawNemesis(rapidDrawer{t}, sp, timeLimit)
+		return drawNemesis(rapidDrawer{t}, sp, timeLimit, []string{CrashAnywhere})
 	})
 }
 
@@ -65,7 +67,7 @@ func build(d drawer, sp Space, seed int64) Scenario {
 	copying := sp.MaxCopiers > 0 && d.boolean("copy")
 	drawClient(d, sp, &s, copying)
 	s.Workload = drawWorkload(d, sp, s)
-	s.Nemesis = drawNemesis(d, sp, s.TimeLimit.D())
+	s.Nemesis = drawNemesis(d, sp, s.TimeLimit.D(), CrashPoints(s))
 	return s
 }
 
@@ -142,7 +144,8 @@ func drawWorkload(d drawer, sp Space, s Scenario) Workload {
 	return w
 }
 
-func drawNemesis(d drawer, sp Space, limit time.Duration) []Fault {
+// drawNemesis draws a schedule; consumer crashes land at one of points.
+func drawNemesis(d drawer, sp Space, limit time.Duration, points []string) []Fault {
 	n := d.intRange("faults", 0, sp.MaxFaults)
 	limitMs := int(limit / time.Millisecond)
 	out := make([]Fault, 0, n)
@@ -154,13 +157,13 @@ func drawNemesis(d drawer, sp Space, limit time.Duration) []Fault {
 		durMs := d.intRange(label("duration-ms"), minDur, max(minDur, limitMs-startMs))
 		f.Start = Duration(time.Duration(startMs) * time.Millisecond)
 		f.Duration = Duration(time.Duration(min(durMs, limitMs-startMs)) * time.Millisecond)
-		f.Params = drawParams(d, label, f.Kind)
+		f.Params = drawParams(d, label, f.Kind, points)
 		out = append(out, f)
 	}
 	return out
 }
 
-func drawParams(d drawer, label func(string) string, kind string) FaultParams {
+func drawParams(d drawer, label func(string) string, kind string, points []string) FaultParams {
 	var p FaultParams
 	switch kind {
 	case KindLostAck, KindDrop, KindDelay:
@@ -170,10 +173,28 @@ func drawParams(d drawer, label func(string) string, kind string) FaultParams {
 	case KindDelay:
 		p.Delay = Duration(time.Duration(d.intRange(label("delay-ms"), 10, 300)) * time.Millisecond)
 	case KindCrashConsumer:
-		p.Point = d.pick(label("point"), []string{CrashAnywhere, CrashAfterCommit, CrashBeforeCommit})
+		p.Point = d.pick(label("point"), points)
 		fallthrough
 	case KindCrashProducer, KindLeaderShuffle, KindChurn:
 		p.Every = Duration(time.Duration(d.intRange(label("every-ms"), 200, 2000)) * time.Millisecond)
 	}
 	return p
+}
+
+// CrashPoints is the consumer crash points s's consumers reach: a crash
+// requested at any other point could never take effect. Only group
+// consumers commit as the strategy says (assign-mode and transactional
+// consumers commit nothing themselves), and a poll passes after-commit only
+// when it commits before processing, before-commit only when after.
+func CrashPoints(s Scenario) []string {
+	if s.Workload.Mode != ModeGroup {
+		return []string{CrashAnywhere}
+	}
+	switch s.Consumer.CommitStrategy {
+	case model.CommitBeforeProcessing:
+		return []string{CrashAnywhere, CrashAfterCommit}
+	case model.CommitAfterProcessing:
+		return []string{CrashAnywhere, CrashBeforeCommit}
+	}
+	return []string{CrashAnywhere}
 }

@@ -3,6 +3,7 @@ package generators
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -209,6 +210,10 @@ func (f Fault) validate(field string, s *Scenario) error {
 	case "", CrashAnywhere, CrashAfterCommit, CrashBeforeCommit:
 	default:
 		return bad(field+".params.point", "%q, want anywhere, after-commit or before-commit", f.Params.Point)
+	}
+	if f.Kind == KindCrashConsumer && f.Params.Point != "" && !slices.Contains(CrashPoints(*s), f.Params.Point) {
+		return bad(field+".params.point", "%q is never reached by this scenario's consumers (mode %s, commit %s): want one of %v",
+			f.Params.Point, s.Workload.Mode, s.Consumer.CommitStrategy, CrashPoints(*s))
 	}
 	return f.validateReal(field)
 }

@@ -1,9 +1,12 @@
 package generators
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // A fault's nodes are checked against the ids each provider gives its
@@ -38,6 +41,41 @@ func TestValidateNodesPerProvider(t *testing.T) {
 			t.Errorf("%s node %d: %v, want valid", c.provider, c.node, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), "nemesis[0].params.nodes[1]: "+c.want)):
 			t.Errorf("%s node %d: %v, want %q", c.provider, c.node, err, c.want)
+		}
+	}
+}
+
+// A consumer crash point the scenario's commit strategy never reaches is
+// refused, naming the field; random draws never ask for one.
+func TestValidateCrashPointReachable(t *testing.T) {
+	cases := []struct {
+		mode, commit, point string
+		ok                  bool
+	}{
+		{ModeGroup, "before-processing", CrashAfterCommit, true},
+		{ModeGroup, "before-processing", CrashBeforeCommit, false},
+		{ModeGroup, "after-processing", CrashBeforeCommit, true},
+		{ModeGroup, "after-processing", CrashAfterCommit, false},
+		{ModeGroup, "auto", CrashAfterCommit, false},
+		{ModeGroup, "auto", CrashAnywhere, true},
+		{ModeAssign, "after-processing", CrashBeforeCommit, false},
+	}
+	for _, c := range cases {
+		s := sample()
+		s.Workload.Mode = c.mode
+		s.Consumer.CommitStrategy = model.CommitStrategy(c.commit)
+		s.Nemesis = []Fault{{Kind: KindCrashConsumer, Start: Duration(time.Second), Params: FaultParams{Point: c.point, Every: Duration(time.Second)}}}
+		err := s.Validate()
+		if c.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "nemesis[0].params.point: ")) {
+			t.Errorf("%s %s %s: %v, want valid %v", c.mode, c.commit, c.point, err, c.ok)
+		}
+	}
+	for seed := int64(0); seed < 300; seed++ {
+		s := Random(seed)
+		for i, f := range s.Nemesis {
+			if f.Kind == KindCrashConsumer && !slices.Contains(CrashPoints(s), f.Params.Point) {
+				t.Fatalf("seed %d: nemesis[%d] asks for point %q, unreachable with %s/%s", seed, i, f.Params.Point, s.Workload.Mode, s.Consumer.CommitStrategy)
+			}
 		}
 	}
 }

@@ -19,9 +19,18 @@ import (
 type copierSlot struct {
 	w     *workload
 	index int
+	done  chan struct{} // closed when the slot's worker returned
 	mu    sync.Mutex
 	cp    *client.Copier
 }
+
+// copierCallTimeout is what each transactional call of a copier is given;
+// one that blocks a grace longer is abandoned as hung (client.Bounded).
+const copierCallTimeout = 10 * time.Second
+
+// settleBound bounds the successor settle opens to fence the last copier:
+// its InitTransactions retries are cut off there.
+const settleBound = 30 * time.Second
 
 // copierOptions: input key k is copied to output key Count+k; the copiers
 // form their own group, apart from the scenario's consumers.
@@ -46,7 +55,8 @@ func (s *copierSlot) options() (client.CopierOptions, error) {
 		Producer:         pc,
 		Consumer:         client.ConsumerConfig{SessionTimeout: sc.Consumer.SessionTimeout.D()},
 		AbortProbability: sc.Workload.AbortRatio, Seed: sc.Seed + int64(s.index),
-		Recorder: s.w.rec, Process: s.w.procs.Next(), Fencer: s.w.fencer,
+		CallTimeout: copierCallTimeout,
+		Recorder:    s.w.rec, Process: s.w.procs.Next(), Fencer: s.w.fencer,
 	}, nil
 }
 
@@ -71,51 +81,83 @@ func (s *copierSlot) current() *client.Copier {
 	return s.cp
 }
 
+// run keeps a copier stepping in the slot until ctx ends. A copier that
+// crashed, stopped or hung is replaced by a successor, whose
+// InitTransactions fences it; so is one whose NewCopier hung (that is a
+// finding in the history, not a harness error).
 func (s *copierSlot) run(ctx context.Context, every time.Duration) {
-	defer s.w.wg.Done()
 	for ctx.Err() == nil {
 		cp, err := s.open(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.w.fail(err)
-			}
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, client.ErrClientHang):
+			continue
+		case errors.Is(err, client.ErrRetriesExhausted):
+			s.w.fail(err) // the cluster may come back: keep trying
+			continue
+		default:
+			s.w.fail(err)
 			return
 		}
-		for pace(ctx, every) {
-			_, err := cp.Step(ctx, s.w.s.Workload.TxnSize, 100*time.Millisecond)
-			if errors.Is(err, client.ErrCrashed) || errors.Is(err, client.ErrCopierStopped) {
-				break // a successor takes over
-			}
-		}
+		s.step(ctx, cp, every)
 		if ctx.Err() != nil && !cp.Crashed() {
 			cp.Close()
 		}
 	}
 }
 
-// crash crashes the copier at its next transaction's worst moment.
-func (s *copierSlot) crash() (int64, error) {
+// step runs cp until ctx ends or cp can step no more.
+func (s *copierSlot) step(ctx context.Context, cp *client.Copier, every time.Duration) {
+	for pace(ctx, every) {
+		_, err := cp.Step(ctx, s.w.s.Workload.TxnSize, 100*time.Millisecond)
+		if errors.Is(err, client.ErrRetriesExhausted) {
+			s.w.fail(fmt.Errorf("workload: copier %d: %w", s.index, err))
+		}
+		if errors.Is(err, client.ErrCrashed) || errors.Is(err, client.ErrCopierStopped) {
+			return // a successor takes over
+		}
+	}
+}
+
+// crash asks the copier to crash at its next transaction's worst moment
+// and returns it, so the caller can tell when it has.
+func (s *copierSlot) crash() (*client.Copier, error) {
 	cp := s.current()
-	if cp == nil {
-		return 0, errNothingToCrash
+	if cp == nil || cp.Crashed() || cp.NeedsFencing() {
+		return nil, errNothingToCrash // none yet, or being replaced
 	}
 	cp.Crash()
-	return cp.Process(), nil
+	return cp, nil
 }
 
 // settle makes sure no transaction is left open at the end: a copier that
-// crashed last leaves one, which would hold back every read_committed
-// reader (the final reads) until it times out, so a successor is opened
-// just to fence it, then closed.
+// crashed, stopped or hung, or whose worker never returned, may have one,
+// which would hold back every read_committed reader (the final reads) until
+// it times out. A successor is opened just to fence it, then closed, all
+// within settleBound.
 func (s *copierSlot) settle(ctx context.Context) {
 	cp := s.current()
-	if cp == nil || !cp.Crashed() {
+	if cp == nil || (!cp.NeedsFencing() && s.returned()) {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, settleBound)
+	defer cancel()
 	next, err := s.open(ctx)
 	if err != nil {
-		s.w.fail(fmt.Errorf("fencing the last crashed copier: %w", err))
+		s.w.fail(fmt.Errorf("fencing the last copier %d: %w", cp.Process(), err))
 		return
 	}
 	next.Close()
+}
+
+// returned reports whether the slot's worker has returned.
+func (s *copierSlot) returned() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }

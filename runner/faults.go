@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/cluster"
@@ -50,7 +51,7 @@ func newSchedule(prov cluster.Provider, w *workload, s generators.Scenario) (*sc
 		if err != nil {
 			return nil, fmt.Errorf("nemesis[%d]: %w", i, err)
 		}
-		m := &meteredFault{Fault: inner, kind: f.Kind, active: &sc.active}
+		m := &meteredFault{Fault: inner, kind: f.Kind, index: i, active: &sc.active}
 		sc.meter = append(sc.meter, m)
 		sc.steps = append(sc.steps, steps(f, m)...)
 	}
@@ -74,14 +75,54 @@ func steps(f generators.Fault, m *meteredFault) nemesis.Schedule {
 	return out
 }
 
-// run plays the schedule until it ends or ctx does; every fault is healed
-// when it returns.
+// run plays the schedule until it ends or ctx does; every fault is healed,
+// or tried, when it returns. Its error is every fault that could not be
+// healed, by name, and any other error of the schedule; the run's own end
+// (ctx) is not one.
 func (sc *schedule) run(ctx context.Context, rec nemesis.Recorder) error {
-	err := nemesis.Run(ctx, sc.steps, rec)
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return nil // the run ended before the schedule did
+	var errs []error
+	for _, err := range topLevel(nemesis.Run(ctx, sc.steps, rec)) {
+		// Heals come from the meters, which see every one: nemesis.Run
+		// may return a failed heal joined with, or hidden behind, the
+		// run's deadline.
+		if !onlyContext(err) && !errors.Is(err, errUnhealed) {
+			errs = append(errs, err)
+		}
 	}
-	return err
+	for _, m := range sc.meter {
+		errs = append(errs, m.unhealed()...)
+	}
+	return errors.Join(errs...)
+}
+
+// topLevel is the errors joined in err (err itself if it is no join).
+func topLevel(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+// onlyContext reports whether every error err wraps ends in a context
+// error: the run ended, nothing else went wrong.
+func onlyContext(err error) bool {
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if !onlyContext(e) {
+				return false
+			}
+		}
+		return true
+	case interface{ Unwrap() error }:
+		if inner := u.Unwrap(); inner != nil {
+			return onlyContext(inner)
+		}
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // stats reports what each scenario fault did.
@@ -121,7 +162,7 @@ func (sc *schedule) fault(f generators.Fault) (nemesis.Fault, error) {
 		return &clientFault{name: f.Kind, do: sc.crashProducer}, nil
 	case generators.KindCrashConsumer:
 		point := crashPoint(f.Params.Point)
-		return &clientFault{name: f.Kind, do: func() (any, error) { return sc.crashConsumer(point) }}, nil
+		return &clientFault{name: f.Kind, do: func(ctx context.Context) (any, error) { return sc.crashConsumer(ctx, point) }}, nil
 	case generators.KindChurn:
 		return &clientFault{name: f.Kind, do: sc.churn}, nil
 	}
@@ -148,31 +189,45 @@ func (sc *schedule) picker(f generators.Fault) nemesis.Picker {
 }
 
 // crashProducer crashes a producer or a copier (a transactional producer).
-func (sc *schedule) crashProducer() (any, error) {
+// A copier only takes the request (its crash happens mid-transaction), so
+// it counts once the copier has crashed.
+func (sc *schedule) crashProducer(ctx context.Context) (any, error) {
 	n := len(sc.w.producers) + len(sc.w.copiers)
 	if n == 0 {
 		return nil, errNothingToCrash
 	}
 	i := sc.intN(n)
 	if i >= len(sc.w.producers) {
-		proc, err := sc.w.copiers[i-len(sc.w.producers)].crash()
-		return map[string]any{"copier": proc}, err
+		cp, err := sc.w.copiers[i-len(sc.w.producers)].crash()
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"copier": cp.Process()}, tookEffect(ctx, cp.Crashed)
 	}
 	slot := sc.w.producers[i]
 	procs := slot.current().Processes()
 	return map[string]any{"processes": procs}, slot.crash()
 }
 
-func (sc *schedule) crashConsumer(point client.CrashPoint) (any, error) {
-	slot, c := sc.consumer()
-	if c == nil {
+// crashConsumer asks a consumer to crash at point and counts once it has:
+// the crash happens when its poll reaches the point.
+func (sc *schedule) crashConsumer(ctx context.Context, point client.CrashPoint) (any, error) {
+	slot, _ := sc.consumer()
+	if slot == nil {
 		return nil, errNothingToCrash
 	}
-	err := slot.crash(point)
-	return map[string]any{"process": c.Process(), "point": point.String()}, err
+	c, err := slot.crash(point)
+	if c == nil {
+		return nil, err
+	}
+	detail := map[string]any{"process": c.Process(), "point": point.String()}
+	if err != nil {
+		return detail, err
+	}
+	return detail, tookEffect(ctx, c.Crashed)
 }
 
-func (sc *schedule) churn() (any, error) {
+func (sc *schedule) churn(context.Context) (any, error) {
 	slot, c := sc.consumer()
 	if c == nil {
 		return nil, errNothingToCrash
@@ -195,6 +250,43 @@ func (sc *schedule) consumer() (*consumerSlot, *client.Consumer) {
 // error of the fault, not of the run.
 var errNothingToCrash = errors.New("no client to act on")
 
+// errNotFired wraps every error of a client fault: the fault did not take
+// effect, which is counted (not fired, the error listed in its stats), not
+// a reason to stop the schedule.
+var errNotFired = errors.New("client fault did not take effect")
+
+// errUnhealed wraps a fault's failed heal: the run goes on to its final
+// reads, but carries it as a harness error.
+var errUnhealed = errors.New("could not be healed")
+
+// crashEffectBound is how long a requested crash may take to happen: a
+// consumer or copier crashes at a point of its next poll or transaction
+// with records, which a running workload reaches within a few ops.
+const crashEffectBound = 5 * time.Second
+
+// tookEffect waits until crashed reports true, at most crashEffectBound
+// or until ctx (the run) ends.
+func tookEffect(ctx context.Context, crashed func() bool) error {
+	wait, cancel := context.WithTimeout(ctx, crashEffectBound)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !crashed() {
+		select {
+		case <-wait.Done():
+			switch {
+			case crashed():
+				return nil
+			case ctx.Err() != nil:
+				return errors.New("the run ended before the requested crash happened")
+			}
+			return fmt.Errorf("the requested crash had not happened after %v", crashEffectBound)
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
 func crashPoint(p string) client.CrashPoint {
 	switch p {
 	case generators.CrashAfterCommit:
@@ -206,10 +298,11 @@ func crashPoint(p string) client.CrashPoint {
 }
 
 // clientFault is an instantaneous fault on the workload's clients; it
-// cannot be undone, so Stop does nothing.
+// cannot be undone, so Stop does nothing. Any error of do means it did not
+// take effect (errNotFired).
 type clientFault struct {
 	name string
-	do   func() (any, error)
+	do   func(context.Context) (any, error)
 	mu   sync.Mutex
 	last any
 }
@@ -224,26 +317,32 @@ func (f *clientFault) Detail() any {
 	return f.last
 }
 
-func (f *clientFault) Start(context.Context) error {
-	d, err := f.do()
+func (f *clientFault) Start(ctx context.Context) error {
+	d, err := f.do(ctx)
 	f.mu.Lock()
 	f.last = d
 	f.mu.Unlock()
-	return err
+	if err != nil {
+		return fmt.Errorf("%w: %w", errNotFired, err)
+	}
+	return nil
 }
 
 // meteredFault counts a fault's activations and errors for results.json
-// and the progress line. A client fault that finds nothing to act on is
-// counted, not raised: it must not stop the rest of the schedule.
+// and the progress line. A client fault that did not take effect is
+// counted, not raised: it must not stop the rest of the schedule. A heal
+// that failed is kept for the run's harness error.
 type meteredFault struct {
 	nemesis.Fault
 	kind   string
+	index  int // in the scenario's nemesis list
 	active *atomic.Int64
 
 	mu     sync.Mutex
 	fired  int64
 	on     bool
 	errors []string
+	heals  []error // heals that failed
 }
 
 // Events and Detail pass the wrapped fault's through, so the history reads
@@ -270,7 +369,7 @@ func (m *meteredFault) Start(ctx context.Context) error {
 		if len(m.errors) < 5 {
 			m.errors = append(m.errors, err.Error())
 		}
-		if errors.Is(err, errNothingToCrash) {
+		if errors.Is(err, errNothingToCrash) || errors.Is(err, errNotFired) {
 			return nil
 		}
 		return err
@@ -291,10 +390,24 @@ func (m *meteredFault) Stop(ctx context.Context) error {
 		m.on = false
 		m.active.Add(-1)
 	}
-	if err != nil && len(m.errors) < 5 {
+	if err == nil {
+		return nil
+	}
+	if len(m.errors) < 5 {
 		m.errors = append(m.errors, "heal: "+err.Error())
 	}
+	err = fmt.Errorf("fault %s (nemesis[%d]) %w: %w", m.kind, m.index, errUnhealed, err)
+	if len(m.heals) < 5 {
+		m.heals = append(m.heals, err)
+	}
 	return err
+}
+
+// unhealed is the fault's heals that failed.
+func (m *meteredFault) unhealed() []error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.heals)
 }
 
 func (m *meteredFault) stat() FaultStat {

@@ -3,11 +3,17 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/nemesis"
 )
 
 func TestStepsPlaceFaultsOnTheTimeline(t *testing.T) {
@@ -36,11 +42,12 @@ func TestStepsPlaceFaultsOnTheTimeline(t *testing.T) {
 	}
 }
 
-type stubFault struct{ err error }
+// stubFault fails its start with err and its heal with healErr.
+type stubFault struct{ err, healErr error }
 
 func (f stubFault) Name() string                { return "stub" }
 func (f stubFault) Start(context.Context) error { return f.err }
-func (f stubFault) Stop(context.Context) error  { return nil }
+func (f stubFault) Stop(context.Context) error  { return f.healErr }
 
 func TestMeteredFaultCountsAndTolerates(t *testing.T) {
 	var active atomic.Int64
@@ -52,15 +59,152 @@ func TestMeteredFaultCountsAndTolerates(t *testing.T) {
 	if st := ok.stat(); st.Fired != 1 || active.Load() != 0 {
 		t.Fatalf("stat %+v, active %d", st, active.Load())
 	}
-	idle := &meteredFault{Fault: stubFault{errNothingToCrash}, kind: "y", active: &active}
+	idle := &meteredFault{Fault: stubFault{err: errNothingToCrash}, kind: "y", active: &active}
 	if err := idle.Start(context.Background()); err != nil {
 		t.Fatalf("a client fault with nothing to act on stopped the schedule: %v", err)
 	}
 	if st := idle.stat(); st.Fired != 0 || len(st.Errors) != 1 {
 		t.Fatalf("idle stat %+v, want 0 fired and the error noted", st)
 	}
-	broken := &meteredFault{Fault: stubFault{errors.New("boom")}, kind: "z", active: &active}
+	broken := &meteredFault{Fault: stubFault{err: errors.New("boom")}, kind: "z", active: &active}
 	if err := broken.Start(context.Background()); err == nil {
 		t.Fatal("a failing cluster fault was swallowed")
+	}
+}
+
+// TestScheduleKeepsFailedHeals (issue 9, finding 2): a heal that fails is
+// the schedule's error, naming the fault, whether the run's deadline ended
+// the schedule (nemesis.Run then returned the deadline) or the schedule
+// ended first; the deadline alone is no error.
+func TestScheduleKeepsFailedHeals(t *testing.T) {
+	cases := []struct {
+		name     string
+		duration time.Duration // of the fault window; the run lasts 300ms
+		healErr  error
+	}{
+		{"cut short by the run's end", time.Hour, errors.New("node 2 did not restart")},
+		{"schedule over before the run", 50 * time.Millisecond, errors.New("node 2 did not restart")},
+		{"healed", time.Hour, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sc := &schedule{}
+			m := &meteredFault{Fault: stubFault{healErr: c.healErr}, kind: "kill", index: 3, active: &sc.active}
+			sc.meter = []*meteredFault{m}
+			sc.steps = nemesis.Schedule{{Duration: c.duration, Fault: m}}
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			err := sc.run(ctx, client.NewMemRecorder())
+			if c.healErr == nil {
+				if err != nil {
+					t.Fatalf("a run that healed and hit its deadline: %v", err)
+				}
+				return
+			}
+			want := "fault kill (nemesis[3]) could not be healed: " + c.healErr.Error()
+			if err == nil || !errors.Is(err, c.healErr) || strings.Count(err.Error(), c.healErr.Error()) != 1 ||
+				!strings.Contains(err.Error(), want) {
+				t.Fatalf("err = %v; want it once, as %q", err, want)
+			}
+		})
+	}
+}
+
+// TestOnlyContextErrorsAreTheRunsEnd: the schedule drops errors that are
+// only the run's end, and keeps anything joined with or wrapping more.
+func TestOnlyContextErrorsAreTheRunsEnd(t *testing.T) {
+	boom := errors.New("boom")
+	for err, want := range map[error]bool{
+		context.DeadlineExceeded: true,
+		errors.Join(context.Canceled, fmt.Errorf("nemesis: start kill: %w", context.DeadlineExceeded)): true,
+		boom: false,
+		errors.Join(context.DeadlineExceeded, boom):                        false,
+		fmt.Errorf("%w: %w", errors.New("heal"), context.DeadlineExceeded): false,
+	} {
+		if got := onlyContext(err); got != want {
+			t.Errorf("onlyContext(%v) = %v, want %v", err, got, want)
+		}
+	}
+}
+
+// TestClientFaultCountsOnlyWhatTookEffect (issue 9, finding 3): a consumer
+// crash counts as fired once the consumer has crashed, not when it was
+// asked to; a crash at a point its commit strategy never reaches, or one
+// that has not happened when the wait ends, is an error of the fault, not
+// fired, and does not stop the schedule.
+func TestClientFaultCountsOnlyWhatTookEffect(t *testing.T) {
+	keys, err := client.NewKeyMap(map[histories.Key]client.TopicPartition{0: {Topic: "in"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := client.NewMemRecorder()
+	cases := []struct {
+		name   string
+		commit client.CommitStrategy
+		point  client.CrashPoint
+		fired  int64
+		errs   string
+	}{
+		// An idle consumer crashes at once when asked to crash anywhere.
+		{"anywhere", client.CommitAfterProcessing, client.CrashAnywhere, 1, ""},
+		// Nothing polls: the crash before the commit has not happened
+		// when the run (ctx, 1s) ends.
+		{"never reached", client.CommitAfterProcessing, client.CrashBeforeCommit, 0, "the run ended before the requested crash happened"},
+		{"unreachable", client.CommitNone, client.CrashAfterCommit, 0, "never reaches"},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cons, err := client.NewConsumer(client.ConsumerOptions{Bootstrap: "127.0.0.1:1", Keys: keys, Recorder: rec,
+				Process: int64(i), Config: client.ConsumerConfig{Group: "g", Commit: c.commit}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cons.Close() })
+			sc := &schedule{w: &workload{consumers: []*consumerSlot{{c: cons}}}}
+			sc.rng = rand.New(rand.NewPCG(1, 2))
+			fault := &clientFault{name: generators.KindCrashConsumer,
+				do: func(ctx context.Context) (any, error) { return sc.crashConsumer(ctx, c.point) }}
+			m := &meteredFault{Fault: fault, kind: generators.KindCrashConsumer, active: &sc.active}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			if err := m.Start(ctx); err != nil {
+				t.Fatalf("a client fault stopped the schedule: %v", err)
+			}
+			st := m.stat()
+			if st.Fired != c.fired || (c.errs == "") != (len(st.Errors) == 0) ||
+				(c.errs != "" && !strings.Contains(st.Errors[0], c.errs)) {
+				t.Fatalf("stat %+v, want %d fired and errors naming %q", st, c.fired, c.errs)
+			}
+			if crashed := cons.Crashed(); crashed != (c.fired == 1) {
+				t.Fatalf("consumer crashed %v, fired %d", crashed, st.Fired)
+			}
+		})
+	}
+}
+
+// TestStopIsBounded (issue 9, finding 0): a worker that never returns does
+// not hold the run: stop gives up on it after its bound and names it in a
+// harness error.
+func TestStopIsBounded(t *testing.T) {
+	w := &workload{stopBound: 200 * time.Millisecond}
+	release := make(chan struct{})
+	defer close(release)
+	w.spawn("copier 0", func() {
+		// Let go after 5s anyway: an unbounded stop fails the test
+		// rather than hanging it.
+		select {
+		case <-release:
+		case <-time.After(5 * time.Second):
+		}
+	})
+	w.spawn("producer 0", func() {})
+	start := time.Now()
+	w.stop(context.Background())
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("stop took %v with a bound of %v", took, w.stopBound)
+	}
+	err := w.err()
+	if err == nil || !strings.Contains(err.Error(), "copier 0 did not return") || strings.Contains(err.Error(), "producer 0") {
+		t.Fatalf("harness error %v, want copier 0 named, and only it", err)
 	}
 }

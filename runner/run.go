@@ -16,6 +16,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
+	"github.com/kafkachaos/kafkachaos/nemesis"
 	"github.com/kafkachaos/kafkachaos/report"
 )
 
@@ -231,18 +232,39 @@ func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec
 	<-wctx.Done()
 	elapsed := time.Since(t0)
 	m.frozen.Store(true)
-	nemErr := <-nemDone // every fault healed
+	nemErr := awaitHeal(nemDone, healBound(len(sc.meter)))
 	faults := sc.stats()
 	w.stop(context.Background())
 	prog.end()
-	if nemErr != nil {
-		nemErr = fmt.Errorf("nemesis: %w", nemErr)
-	}
 	if ctx.Err() != nil {
-		return elapsed, faults, ctx.Err()
+		return elapsed, faults, errors.Join(ctx.Err(), nemErr, w.err())
 	}
+	// Final reads run even when a heal failed (nemErr names the fault): they
+	// record what can be read, and the harness error says the cluster may
+	// not have been whole.
 	err = finalReads(ctx, s, prov, rec, w, opts)
 	return elapsed, faults, errors.Join(nemErr, err, w.err())
+}
+
+// healBound bounds the wait for the nemesis once the run is over: it heals
+// each active fault, one at a time, each within nemesis.HealTimeout, and a
+// fault starting at the run's end is cut short by it.
+func healBound(faults int) time.Duration { return time.Duration(faults+1) * nemesis.HealTimeout }
+
+// awaitHeal waits up to bound for the nemesis to finish healing. One that
+// has not is left running and reported: the run still ends on time.
+func awaitHeal(done <-chan error, bound time.Duration) error {
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("nemesis: %w", err)
+		}
+		return nil
+	case <-t.C:
+		return fmt.Errorf("nemesis: still healing %v after the run's end; the cluster may not be whole", bound)
+	}
 }
 
 func finalReads(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, w *workload, opts Options) error {

@@ -35,7 +35,10 @@ type workload struct {
 	producers []*producerSlot
 	consumers []*consumerSlot
 	copiers   []*copierSlot
-	wg        sync.WaitGroup
+	workers   []worker
+	// stopBound is how long stop waits for the workers after the run's
+	// end (workerStopBound; tests shorten it).
+	stopBound time.Duration
 
 	errMu sync.Mutex
 	errs  []error
@@ -65,7 +68,7 @@ func newWorkload(s generators.Scenario, bootstrap string, rec client.Recorder, f
 		return nil, err
 	}
 	return &workload{s: s, bootstrap: bootstrap, input: km, rec: rec, procs: &client.Processes{}, fencer: fencer,
-		rng: rand.New(rand.NewPCG(uint64(s.Seed), 1))}, nil
+		rng: rand.New(rand.NewPCG(uint64(s.Seed), 1)), stopBound: workerStopBound()}, nil
 }
 
 func (w *workload) intN(n int) int {
@@ -126,31 +129,90 @@ func (w *workload) start(ctx context.Context) error {
 	for i := range wl.Copiers {
 		w.copiers = append(w.copiers, &copierSlot{w: w, index: i})
 	}
-	for _, p := range w.producers {
-		w.wg.Add(1)
-		go p.run(ctx, w.interval(wl.Mix.Send, wl.Producers))
+	for i, p := range w.producers {
+		every := w.interval(wl.Mix.Send, wl.Producers)
+		w.spawn(fmt.Sprintf("producer %d", i), func() { p.run(ctx, every) })
 	}
-	for _, c := range w.consumers {
-		w.wg.Add(1)
-		go c.run(ctx, w.interval(max(wl.Mix.Poll, 1), wl.Consumers))
+	for i, c := range w.consumers {
+		every := w.interval(max(wl.Mix.Poll, 1), wl.Consumers)
+		w.spawn(fmt.Sprintf("consumer %d", i), func() { c.run(ctx, every) })
 	}
 	for _, c := range w.copiers {
-		w.wg.Add(1)
-		go c.run(ctx, w.interval(max(wl.Mix.Txn, 1), wl.Copiers))
+		every := w.interval(max(wl.Mix.Txn, 1), wl.Copiers)
+		c.done = w.spawn(fmt.Sprintf("copier %d", c.index), func() { c.run(ctx, every) })
 	}
 	return nil
 }
 
-// stop waits for the workers to return and closes them cleanly: the run is
-// over, this is not a crash.
+// worker is one running worker goroutine: done is closed when it returns.
+type worker struct {
+	name string
+	done chan struct{}
+}
+
+// spawn runs fn as a worker named name and returns its done channel.
+func (w *workload) spawn(name string, fn func()) chan struct{} {
+	done := make(chan struct{})
+	w.workers = append(w.workers, worker{name: name, done: done})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	return done
+}
+
+// workerStopBound bounds how long the workers may take to return once the
+// run is over. Every client call they make is bounded: a copier's call by
+// its timeout plus a grace (10s + 5s), after which it is abandoned as hung,
+// and a step cut short by the run's end leaves its transaction to settle's
+// fence. The worst a copier still needs is one call, a rewind and a close
+// of two handles: 4 such bounds.
+func workerStopBound() time.Duration {
+	return 4 * (copierCallTimeout + client.HangGrace(copierCallTimeout))
+}
+
+// stop waits for the workers to return, all of them within stopBound, then
+// closes them cleanly (the run is over: this is not a crash) and fences
+// what copiers may have left open. A worker still running by then is left
+// behind and named in a harness error: the run ends on time, and its final
+// reads use fresh clients.
 func (w *workload) stop(ctx context.Context) {
-	w.wg.Wait()
-	for _, p := range w.producers {
-		p.close(ctx)
+	for _, name := range w.wait(w.stopBound) {
+		w.fail(fmt.Errorf("workload: %s did not return within %v of the run's end", name, w.stopBound))
+	}
+	for i, p := range w.producers {
+		if err := p.close(ctx); err != nil {
+			w.fail(fmt.Errorf("workload: producer %d: close: %w", i, err))
+		}
 	}
 	for _, c := range w.copiers {
 		c.settle(ctx)
 	}
+}
+
+// wait waits for every worker up to bound in all and returns the names of
+// those still running.
+func (w *workload) wait(bound time.Duration) []string {
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
+	var stuck []string
+	expired := false
+	for _, wk := range w.workers {
+		if !expired {
+			select {
+			case <-wk.done:
+				continue
+			case <-timer.C:
+				expired = true
+			}
+		}
+		select {
+		case <-wk.done:
+		default:
+			stuck = append(stuck, wk.name)
+		}
+	}
+	return stuck
 }
 
 // pace waits d (or not at all), reporting false when ctx ended.
@@ -223,7 +285,6 @@ func (s *producerSlot) current() *client.Producer {
 }
 
 func (s *producerSlot) run(ctx context.Context, every time.Duration) {
-	defer s.w.wg.Done()
 	limit := int64(s.w.s.Workload.MaxValues)
 	for pace(ctx, every) {
 		v := s.w.values.Add(1)
@@ -250,10 +311,12 @@ func (s *producerSlot) crash() error {
 	return s.replace()
 }
 
-func (s *producerSlot) close(ctx context.Context) {
+// close flushes for up to 10s and closes; Producer.Close bounds its own
+// wait for librdkafka's close.
+func (s *producerSlot) close(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	s.current().Close(ctx)
+	return s.current().Close(ctx)
 }
 
 // consumerSlot is one consumer position: a consumer polls in it until it
@@ -301,7 +364,6 @@ func (s *consumerSlot) open() (*client.Consumer, error) {
 }
 
 func (s *consumerSlot) run(ctx context.Context, every time.Duration) {
-	defer s.w.wg.Done()
 	for ctx.Err() == nil {
 		c, err := s.open()
 		if err != nil {
@@ -320,12 +382,14 @@ func (s *consumerSlot) run(ctx context.Context, every time.Duration) {
 	}
 }
 
-// crash asks the consumer to crash at point; the poll loop replaces it.
-func (s *consumerSlot) crash(point client.CrashPoint) error {
-	if c := s.current(); c != nil {
-		return c.Crash(point)
+// crash asks the consumer to crash at point and returns it, so the caller
+// can tell when it has; the poll loop replaces it.
+func (s *consumerSlot) crash(point client.CrashPoint) (*client.Consumer, error) {
+	c := s.current()
+	if c == nil || c.Crashed() {
+		return nil, errNothingToCrash // none yet, or one being replaced
 	}
-	return errNothingToCrash
+	return c, c.Crash(point)
 }
 
 // churn makes the member leave cleanly; a new member joins in its place.

@@ -30,6 +30,9 @@ type Embedded struct {
 	logFile *os.File
 	nodes   map[int32]*embeddedNode
 	addrs   []string // every broker's address at start, for Bootstrap
+	// topics the provider created: what Healthy and ShuffleLeaders check
+	// (kfake cannot list its topics without a request a fault may hold).
+	topics []string
 }
 
 // errNotStarted is what every call that needs a running cluster returns
@@ -237,6 +240,7 @@ func (e *Embedded) createTopics(ctx context.Context, topics ...TopicSpec) error 
 		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
 			return fmt.Errorf("embedded cluster: create topic %q: %w", t.Topic, err)
 		}
+		e.topics = append(e.topics, t.Topic)
 	}
 	return nil
 }

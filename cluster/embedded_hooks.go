@@ -136,6 +136,14 @@ func (e *Embedded) ErrorAfterApply(sel RequestFault, errCode int16) (Installed, 
 	return faultHandle{fake.Fault(kf)}, nil
 }
 
+// addrOf is n's address; "" for no node.
+func addrOf(n *embeddedNode) string {
+	if n == nil {
+		return ""
+	}
+	return n.addr
+}
+
 // nodeLocked finds node for hook, with e.mu held: the cluster must be
 // started and have the node.
 func (e *Embedded) nodeLocked(hook string, node int32) (*embeddedNode, error) {
@@ -158,37 +166,61 @@ func (e *Embedded) nodeControlLocked(node int32) *controlFault {
 // Kill implements NodeKiller: the node stops listening and every request
 // that reaches it over an open connection closes that connection, as if its
 // process died. Its log survives (kfake keeps one log per partition), so a
-// kill here can never lose data: that needs real brokers.
-func (e *Embedded) Kill(_ context.Context, node int32) error {
+// kill here can never lose data: that needs real brokers. It returns once
+// the node's port refuses connections.
+func (e *Embedded) Kill(ctx context.Context, node int32) error {
+	addr, err := e.kill(node)
+	if err != nil {
+		return err
+	}
+	if err := verifyRefused(ctx, addr); err != nil {
+		return fmt.Errorf("embedded cluster: kill node %d: %w", node, err)
+	}
+	return nil
+}
+
+func (e *Embedded) kill(node int32) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n, err := e.nodeLocked("kill", node)
 	if err != nil || n.down != nil {
-		return err
+		return addrOf(n), err
 	}
 	if err := e.fake.RemoveNode(node); err != nil {
-		return fmt.Errorf("embedded cluster: kill node %d: %w", node, err)
+		return "", fmt.Errorf("embedded cluster: kill node %d: %w", node, err)
 	}
 	f := e.nodeControlLocked(node)
 	f.install(func() (kmsg.Response, error, bool) { return nil, errDropped, true })
 	n.down = f
+	return n.addr, nil
+}
+
+// Restart implements NodeKiller: the node listens again on its old port;
+// it returns once the node answers a request there.
+func (e *Embedded) Restart(ctx context.Context, node int32) error {
+	addr, err := e.restart(node)
+	if err != nil {
+		return err
+	}
+	if err := verifyAnswers(ctx, addr); err != nil {
+		return fmt.Errorf("embedded cluster: restart node %d: %w", node, err)
+	}
 	return nil
 }
 
-// Restart implements NodeKiller: the node listens again on its old port.
-func (e *Embedded) Restart(_ context.Context, node int32) error {
+func (e *Embedded) restart(node int32) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n, err := e.nodeLocked("restart", node)
 	if err != nil || n.down == nil {
-		return err
+		return addrOf(n), err
 	}
 	n.down.Remove()
 	if _, _, err := e.fake.AddNode(node, n.port); err != nil {
-		return fmt.Errorf("embedded cluster: restart node %d on port %d: %w", node, n.port, err)
+		return "", fmt.Errorf("embedded cluster: restart node %d on port %d: %w", node, n.port, err)
 	}
 	n.down = nil
-	return nil
+	return n.addr, nil
 }
 
 // pauseFault holds every request on a node until resumed.
@@ -204,35 +236,60 @@ func (p *pauseFault) Remove() {
 }
 
 // Pause implements NodePauser: requests to the node are held (connections
-// stay open) until Resume, like a SIGSTOPped broker.
-func (e *Embedded) Pause(_ context.Context, node int32) error {
+// stay open) until Resume, like a SIGSTOPped broker. It returns once a
+// request sent to the node has been caught and held. A killed node is
+// paused in name only (nothing reaches it) and not checked.
+func (e *Embedded) Pause(ctx context.Context, node int32) error {
+	p, addr, check, err := e.pause(node)
+	if err != nil || !check {
+		return err
+	}
+	if err := verifyHeld(ctx, addr, p); err != nil {
+		return fmt.Errorf("embedded cluster: pause node %d: %w", node, err)
+	}
+	return nil
+}
+
+func (e *Embedded) pause(node int32) (p *pauseFault, addr string, check bool, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n, err := e.nodeLocked("pause", node)
-	if err != nil || n.paused != nil {
-		return err
+	if err != nil {
+		return nil, "", false, err
 	}
-	p := &pauseFault{controlFault: e.nodeControlLocked(node), resumed: make(chan struct{})}
+	if n.paused != nil {
+		return n.paused, n.addr, n.down == nil, nil
+	}
+	p = &pauseFault{controlFault: e.nodeControlLocked(node), resumed: make(chan struct{})}
 	p.install(func() (kmsg.Response, error, bool) {
 		p.fake.SleepControl(func() { <-p.resumed })
 		return nil, nil, false
 	})
 	n.paused = p
-	return nil
+	return p, n.addr, n.down == nil, nil
 }
 
-// Resume implements NodePauser.
-func (e *Embedded) Resume(_ context.Context, node int32) error {
+// Resume implements NodePauser; it returns once a live node answers a
+// request again.
+func (e *Embedded) Resume(ctx context.Context, node int32) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	n, ok := e.nodes[node]
 	if !ok {
+		e.mu.Unlock()
 		return fmt.Errorf("embedded cluster: resume: no node %d", node)
 	}
 	if n.paused != nil {
 		n.paused.Remove()
 	}
 	n.paused = nil
+	addr, live := n.addr, n.down == nil && e.fake != nil
+	e.mu.Unlock()
+	if !live {
+		return nil
+	}
+	if err := verifyAnswers(ctx, addr); err != nil {
+		return fmt.Errorf("embedded cluster: resume node %d: %w", node, err)
+	}
 	return nil
 }
 
@@ -245,16 +302,27 @@ func (e *Embedded) MoveLeader(_ context.Context, topic string, partition, node i
 	if err := fake.MoveTopicPartition(topic, partition, node); err != nil {
 		return fmt.Errorf("embedded cluster: move %s/%d to node %d: %w", topic, partition, node, err)
 	}
+	if l := fake.LeaderFor(topic, partition); l != node {
+		return fmt.Errorf("embedded cluster: moved %s/%d to node %d, but it is led by %d", topic, partition, node, l)
+	}
 	return nil
 }
 
-// ShuffleLeaders implements LeaderMover.
+// ShuffleLeaders implements LeaderMover; it returns once every partition
+// of the provider's topics has a bumped leader epoch (a new election, which
+// may choose the same node).
 func (e *Embedded) ShuffleLeaders(context.Context) error {
-	fake := e.Fake()
+	e.mu.Lock()
+	fake, topics := e.fake, slices.Clone(e.topics)
+	e.mu.Unlock()
 	if fake == nil {
 		return errNotStarted
 	}
+	before := epochs(fake, topics)
 	fake.ShufflePartitionLeaders()
+	if err := verifyBumped(before, epochs(fake, topics)); err != nil {
+		return fmt.Errorf("embedded cluster: shuffle leaders: %w", err)
+	}
 	return nil
 }
 

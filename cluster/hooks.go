@@ -65,3 +65,52 @@ type RequestFaulter interface {
 	// NOT_ENOUGH_REPLICAS_AFTER_APPEND): the classic lost acknowledgement.
 	ErrorAfterApply(sel RequestFault, errCode int16) (Installed, error)
 }
+
+// HealthChecker says whether the cluster is whole: every broker up and
+// serving, every partition led with its replicas in sync. nemesis/ asks it
+// before faults and after heals, as etcd's robustness suite checks cluster
+// health around each failpoint: a fault started on an unhealthy cluster
+// proves nothing, and a heal counts only once the cluster is whole again.
+type HealthChecker interface {
+	// Healthy returns nil when the cluster is whole, or an error naming
+	// what is not. It answers at once (one probe); callers poll it within
+	// their own bound.
+	Healthy(ctx context.Context) error
+	// HealthChecked says what Healthy checks, for the nemesis ops.
+	HealthChecked() string
+}
+
+// Effect names what a fault hook does, for EffectVerifier.
+type Effect string
+
+const (
+	EffectKill       Effect = "kill"        // NodeKiller.Kill
+	EffectRestart    Effect = "restart"     // NodeKiller.Restart, NodeStopper.StartNode
+	EffectStop       Effect = "stop"        // NodeStopper.StopNode
+	EffectPause      Effect = "pause"       // NodePauser.Pause
+	EffectResume     Effect = "resume"      // NodePauser.Resume
+	EffectCut        Effect = "cut"         // Partition, CutLinks, CutReplication
+	EffectHeal       Effect = "heal"        // Partitioner.Heal
+	EffectPacketLoss Effect = "packet-loss" // PacketLoser.PacketLoss
+	EffectSlowLink   Effect = "slow-link"   // LinkSlower.SlowLink
+	EffectLeader     Effect = "leader"      // LeaderMover
+	EffectRequest    Effect = "request"     // RequestFaulter
+)
+
+// EffectVerifier is implemented by providers whose fault hooks return nil
+// only once they have checked that the effect took place (the process is
+// stopped, the rules read back match, the leader changed): a hook that
+// could not verify returns an error, so the fault does not count as fired.
+// Verified says what the hook for e checks, for the nemesis op; "" means
+// the hook checks nothing beyond its call's success.
+type EffectVerifier interface {
+	Verified(e Effect) string
+}
+
+// VerifiedBy is what p's hook for e verifies, or "" when p says nothing.
+func VerifiedBy(p any, e Effect) string {
+	if v, ok := p.(EffectVerifier); ok {
+		return v.Verified(e)
+	}
+	return ""
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
@@ -12,10 +14,13 @@ import (
 )
 
 // requestFault is a RequestFaulter fault: installed at Start, removed at
-// Stop. Its detail carries how many requests it hit.
+// Stop. It acts on requests at random, so it counts as started once
+// installed, not once it hit; its detail says so and carries how many
+// requests it hit.
 type requestFault struct {
 	name, startF, stopF string
 	install             func() (cluster.Installed, error)
+	verified            string // what installing it checked
 
 	mu   sync.Mutex
 	inst cluster.Installed
@@ -57,14 +62,19 @@ func (f *requestFault) Hits() int {
 	return f.hits
 }
 
-func (f *requestFault) Detail() any { return map[string]int{"hits": f.Hits()} }
+func (f *requestFault) Detail() any {
+	f.mu.Lock()
+	installed := f.inst != nil
+	f.mu.Unlock()
+	return map[string]any{"hits": f.Hits(), "installed": installed, "verified": f.verified}
+}
 
 // HitCounter is implemented by faults that can say whether they fired.
 type HitCounter interface{ Hits() int }
 
 // Delay holds requests matching sel for d each.
 func Delay(h cluster.RequestFaulter, sel cluster.RequestFault, d time.Duration) Fault {
-	return &requestFault{name: "delay", startF: "delay", stopF: "delay-heal",
+	return &requestFault{name: "delay", startF: "delay", stopF: "delay-heal", verified: verified(h, cluster.EffectRequest),
 		install: func() (cluster.Installed, error) { return h.Delay(sel, d) }}
 }
 
@@ -72,14 +82,16 @@ func Delay(h cluster.RequestFaulter, sel cluster.RequestFault, d time.Duration) 
 // broker handles them.
 func DropConnections(h cluster.RequestFaulter, sel cluster.RequestFault) Fault {
 	return &requestFault{name: "drop-connections", startF: "drop-connections", stopF: "drop-connections-heal",
-		install: func() (cluster.Installed, error) { return h.DropConnections(sel) }}
+		verified: verified(h, cluster.EffectRequest),
+		install:  func() (cluster.Installed, error) { return h.DropConnections(sel) }}
 }
 
 // LostAck applies matching produce requests and answers them with errCode
 // (REQUEST_TIMED_OUT = 7 or NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20).
 func LostAck(h cluster.RequestFaulter, sel cluster.RequestFault, errCode int16) Fault {
 	return &requestFault{name: "lost-ack", startF: "lost-ack-start", stopF: "lost-ack-stop",
-		install: func() (cluster.Installed, error) { return h.ErrorAfterApply(sel, errCode) }}
+		verified: verified(h, cluster.EffectRequest),
+		install:  func() (cluster.Installed, error) { return h.ErrorAfterApply(sel, errCode) }}
 }
 
 // nodeFault takes some nodes down with down and brings them back with up.
@@ -87,15 +99,29 @@ type nodeFault struct {
 	name, startF, stopF string
 	pick                func(ctx context.Context) ([]int32, error)
 	down, up            func(ctx context.Context, node int32) error
+	// checks are what down and up verified (cluster.EffectVerifier),
+	// named in the detail once they succeeded.
+	checks [2]string
 
-	mu    sync.Mutex
-	nodes []int32 // nodes currently down
-	last  []int32
+	mu     sync.Mutex
+	nodes  []int32 // nodes currently down
+	last   []int32
+	detail map[string]any
 }
 
 func (f *nodeFault) Name() string                 { return f.name }
 func (f *nodeFault) Events() (start, stop string) { return f.startF, f.stopF }
-func (f *nodeFault) Detail() any                  { return map[string][]int32{"nodes": f.last} }
+
+func (f *nodeFault) Detail() any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d := maps.Clone(f.detail)
+	if d == nil {
+		d = map[string]any{}
+	}
+	d["nodes"] = f.last
+	return d
+}
 
 func (f *nodeFault) Start(ctx context.Context) error {
 	f.mu.Lock()
@@ -107,7 +133,7 @@ func (f *nodeFault) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	f.last = nodes
+	f.last, f.detail = nodes, map[string]any{}
 	for _, n := range nodes {
 		// Recorded before the attempt: a failed down may be half done,
 		// and Stop must try to bring it back.
@@ -116,6 +142,7 @@ func (f *nodeFault) Start(ctx context.Context) error {
 			return fmt.Errorf("node %d: %w", n, err)
 		}
 	}
+	f.detail["verified"] = f.checks[0]
 	return nil
 }
 
@@ -127,6 +154,9 @@ func (f *nodeFault) Stop(ctx context.Context) error {
 		if err := f.up(ctx, n); err != nil {
 			errs = append(errs, fmt.Errorf("node %d: %w", n, err))
 		}
+	}
+	if len(f.nodes) > 0 && len(errs) == 0 {
+		f.detail["heal-verified"] = f.checks[1]
 	}
 	f.nodes = nil
 	return errors.Join(errs...)
@@ -166,12 +196,14 @@ func RandomNode(p cluster.Provider) Picker {
 
 // Kill kills the picked nodes and restarts them on Stop.
 func Kill(k cluster.NodeKiller, pick Picker) Fault {
-	return &nodeFault{name: "kill", startF: "kill", stopF: "restart", pick: pick, down: k.Kill, up: k.Restart}
+	return &nodeFault{name: "kill", startF: "kill", stopF: "restart", pick: pick, down: k.Kill, up: k.Restart,
+		checks: [2]string{verified(k, cluster.EffectKill), verified(k, cluster.EffectRestart)}}
 }
 
 // Pause freezes the picked nodes and resumes them on Stop.
 func Pause(p cluster.NodePauser, pick Picker) Fault {
-	return &nodeFault{name: "pause", startF: "pause", stopF: "resume", pick: pick, down: p.Pause, up: p.Resume}
+	return &nodeFault{name: "pause", startF: "pause", stopF: "resume", pick: pick, down: p.Pause, up: p.Resume,
+		checks: [2]string{verified(p, cluster.EffectPause), verified(p, cluster.EffectResume)}}
 }
 
 // instantFault acts once at Start (a leader election, a crash) and cannot
@@ -211,13 +243,34 @@ func MoveLeader(p cluster.Provider, m cluster.LeaderMover, topic string, partiti
 		}
 		to := others[rand.IntN(len(others))]
 		d := map[string]any{"topic": topic, "partition": partition, "from": from, "to": to}
-		return d, m.MoveLeader(ctx, topic, partition, to)
+		if err := m.MoveLeader(ctx, topic, partition, to); err != nil {
+			return d, err
+		}
+		return d, leaderMoved(ctx, p, topic, partition, to, d)
 	}}
+}
+
+// leaderMoved re-reads the leader after a move and records it: a move
+// counts only when the leader is the node asked.
+func leaderMoved(ctx context.Context, p cluster.Provider, topic string, partition, to int32, d map[string]any) error {
+	after, err := retry(ctx, func(ctx context.Context) (int32, error) { return p.Leader(ctx, topic, partition) })
+	d["leader-after"] = after
+	if err != nil {
+		return fmt.Errorf("move leader of %s/%d: re-reading the leader: %w", topic, partition, err)
+	}
+	if after != to {
+		return fmt.Errorf("move leader of %s/%d to %d: the leader is %d", topic, partition, to, after)
+	}
+	d["verified"] = "leader re-read: " + strconv.Itoa(int(after))
+	return nil
 }
 
 // ShuffleLeaders elects a random leader for every partition.
 func ShuffleLeaders(m cluster.LeaderMover) Fault {
 	return &instantFault{name: "shuffle-leaders", move: func(ctx context.Context) (any, error) {
-		return nil, m.ShuffleLeaders(ctx)
+		if err := m.ShuffleLeaders(ctx); err != nil {
+			return nil, err
+		}
+		return map[string]any{"verified": verified(m, cluster.EffectLeader)}, nil
 	}}
 }

@@ -16,7 +16,7 @@ import (
 func partitionFault(name string, p cluster.Partitioner, tg Targeting, target Target, mech map[string]any,
 	cut func(ctx context.Context, nodes []int32) error) Fault {
 	return &targetFault{name: name, startF: "partition", stopF: "heal", tg: tg, pick: tg.Pick(target),
-		target: string(target), mechanism: mech,
+		target: string(target), mechanism: mech, effects: [2]cluster.Effect{cluster.EffectCut, cluster.EffectHeal},
 		apply: func(ctx context.Context, nodes []int32) (any, error) { return nil, cut(ctx, nodes) },
 		heal:  func(ctx context.Context, _ any) error { return p.Heal(ctx) }}
 }
@@ -93,8 +93,9 @@ func PacketLoss(pl cluster.PacketLoser, tg Targeting, target Target, percent int
 	}
 	return &targetFault{name: "packet-loss", startF: "packet-loss", stopF: "packet-loss-heal", tg: tg,
 		pick: tg.Pick(target), target: string(target), mechanism: map[string]any{"percent": percent, "mechanism": "random drop"},
-		apply: eachNode(func(ctx context.Context, n int32) error { return pl.PacketLoss(ctx, n, percent) }),
-		heal:  allNodes(func(ctx context.Context, n int32) error { return pl.PacketLoss(ctx, n, 0) })}
+		effects: [2]cluster.Effect{cluster.EffectPacketLoss, cluster.EffectPacketLoss},
+		apply:   eachNode(func(ctx context.Context, n int32) error { return pl.PacketLoss(ctx, n, percent) }),
+		heal:    allNodes(func(ctx context.Context, n int32) error { return pl.PacketLoss(ctx, n, 0) })}
 }
 
 // SlowLink caps the bandwidth of the target's links at bitsPerSecond. The
@@ -107,6 +108,7 @@ func SlowLink(ls cluster.LinkSlower, tg Targeting, target Target, bitsPerSecond 
 	return &targetFault{name: "slow-link", startF: "slow-link", stopF: "slow-link-heal", tg: tg,
 		pick: tg.Pick(target), target: string(target),
 		mechanism: map[string]any{"bits-per-second": bitsPerSecond, "mechanism": ls.SlowLinkMechanism()},
+		effects:   [2]cluster.Effect{cluster.EffectSlowLink, cluster.EffectSlowLink},
 		apply:     eachNode(func(ctx context.Context, n int32) error { return ls.SlowLink(ctx, n, bitsPerSecond) }),
 		heal:      allNodes(func(ctx context.Context, n int32) error { return ls.SlowLink(ctx, n, 0) })}
 }
@@ -138,6 +140,7 @@ func IsolateLeaderReplication(rc cluster.ReplicationCutter, p cluster.Partitione
 		pick: tg.Pick(TargetLeader), target: string(TargetLeader),
 		mechanism: map[string]any{"topology": "leader's replication cut from followers; controller quorum and clients reach it",
 			"mechanism": "tcp drops on the broker listener port between broker pairs"},
+		effects: [2]cluster.Effect{cluster.EffectCut, cluster.EffectHeal},
 		describe: func(leader []int32) map[string]any {
 			cut, kept := rc.ReplicationPorts()
 			return map[string]any{"links": links(leader), "ports-cut": cut, "ports-kept": kept}

@@ -29,6 +29,9 @@ type targetFault struct {
 	// describe, if set, adds facts that depend on the picked nodes (the
 	// links a cut names) to the op's detail.
 	describe func(nodes []int32) map[string]any
+	// effects are what apply and heal do, for the checks the provider's
+	// hooks made of them (cluster.EffectVerifier), named in the detail.
+	effects [2]cluster.Effect
 
 	mu      sync.Mutex
 	active  bool
@@ -74,6 +77,9 @@ func (f *targetFault) Start(ctx context.Context) error {
 	applied, err := f.apply(ctx, nodes)
 	// Active even on error: a half-applied fault must be healed.
 	f.active, f.applied = true, applied
+	if err == nil {
+		d["verified"] = verified(f.tg.Provider, f.effects[0])
+	}
 	return err
 }
 
@@ -86,20 +92,35 @@ func (f *targetFault) Stop(ctx context.Context) error {
 	// The runner gives heals a context of their own (HealTimeout).
 	err := f.heal(ctx, f.applied)
 	f.active, f.applied = false, nil
+	if err == nil {
+		f.detail["heal-verified"] = verified(f.tg.Provider, f.effects[1])
+	}
 	return err
 }
 
-// eachNode applies down to every node in turn and returns those it
-// succeeded on, so that a fault failing on its second node still heals the
-// first.
+// verified is what p's hook for e checked before it returned nil, for a
+// nemesis op: a fault counts as fired or healed only with its effect
+// checked, and an op must not claim a check that was not made.
+func verified(p any, e cluster.Effect) string {
+	if v := cluster.VerifiedBy(p, e); v != "" {
+		return v
+	}
+	return "not checked: the provider's hook only reports that its call succeeded"
+}
+
+// eachNode applies down to every node in turn and returns those it acted
+// on, so that a fault failing on its second node still heals the first.
+// The node it failed on is among them: a hook that acted and then could
+// not verify its effect (a SIGSTOP sent, the process not seen stopped) may
+// have half-applied it, and heals are idempotent.
 func eachNode(down func(context.Context, int32) error) func(context.Context, []int32) (any, error) {
 	return func(ctx context.Context, nodes []int32) (any, error) {
 		var done []int32
 		for _, n := range nodes {
+			done = append(done, n)
 			if err := down(ctx, n); err != nil {
 				return done, fmt.Errorf("node %d: %w", n, err)
 			}
-			done = append(done, n)
 		}
 		return done, nil
 	}
@@ -132,14 +153,14 @@ func allNodes(up func(context.Context, int32) error) func(context.Context, any) 
 func KillTarget(k cluster.NodeKiller, tg Targeting, target Target) Fault {
 	return &targetFault{name: "kill", startF: "kill", stopF: "restart", tg: tg, pick: tg.Pick(target),
 		target: string(target), mechanism: map[string]any{"signal": "SIGKILL"},
-		apply: eachNode(k.Kill), heal: allNodes(k.Restart)}
+		apply: eachNode(k.Kill), heal: allNodes(k.Restart), effects: [2]cluster.Effect{cluster.EffectKill, cluster.EffectRestart}}
 }
 
 // PauseTarget SIGSTOPs the target's nodes and SIGCONTs them at Stop.
 func PauseTarget(p cluster.NodePauser, tg Targeting, target Target) Fault {
 	return &targetFault{name: "pause", startF: "pause", stopF: "resume", tg: tg, pick: tg.Pick(target),
 		target: string(target), mechanism: map[string]any{"signal": "SIGSTOP"},
-		apply: eachNode(p.Pause), heal: allNodes(p.Resume)}
+		apply: eachNode(p.Pause), heal: allNodes(p.Resume), effects: [2]cluster.Effect{cluster.EffectPause, cluster.EffectResume}}
 }
 
 // CleanStopTarget shuts the target's nodes down cleanly (SIGTERM,
@@ -147,7 +168,7 @@ func PauseTarget(p cluster.NodePauser, tg Targeting, target Target) Fault {
 func CleanStopTarget(s cluster.NodeStopper, tg Targeting, target Target) Fault {
 	return &targetFault{name: "clean-restart", startF: "stop", stopF: "start", tg: tg, pick: tg.Pick(target),
 		target: string(target), mechanism: map[string]any{"signal": "SIGTERM"},
-		apply: eachNode(s.StopNode), heal: allNodes(s.StartNode)}
+		apply: eachNode(s.StopNode), heal: allNodes(s.StartNode), effects: [2]cluster.Effect{cluster.EffectStop, cluster.EffectRestart}}
 }
 
 // RollingRestart restarts every broker cleanly, one after another, waiting
@@ -158,6 +179,7 @@ func RollingRestart(s cluster.NodeStopper, tg Targeting, settle time.Duration) F
 	return &targetFault{name: "rolling-restart", startF: "rolling-restart", stopF: "rolling-restart-done", tg: tg,
 		pick: tg.Pick(TargetAll), target: string(TargetAll),
 		mechanism: map[string]any{"signal": "SIGTERM", "settle": settle.String()},
+		effects:   [2]cluster.Effect{cluster.EffectRestart, cluster.EffectRestart},
 		apply: func(ctx context.Context, nodes []int32) (any, error) {
 			for i, n := range nodes {
 				if err := s.StopNode(ctx, n); err != nil {

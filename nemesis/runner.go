@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -27,11 +28,15 @@ var ErrHeal = errors.New("nemesis: heal failed")
 // first fault error, or ctx's error if the schedule was cut short, joined
 // with every heal failure (errors.Is(err, ErrHeal)): a heal failure must
 // never hide behind a deadline that a normal end of the run also reports.
-func Run(ctx context.Context, schedule Schedule, rec Recorder) (err error) {
+// WithHealth adds the cluster health checks around faults.
+func Run(ctx context.Context, schedule Schedule, rec Recorder, opts ...Option) (err error) {
 	if err := schedule.Validate(); err != nil {
 		return err
 	}
 	r := &runner{rec: rec, active: map[int]Fault{}}
+	for _, o := range opts {
+		o(r)
+	}
 	defer func() {
 		p := recover()
 		err = errors.Join(err, r.healAll())
@@ -60,6 +65,25 @@ func Run(ctx context.Context, schedule Schedule, rec Recorder) (err error) {
 type runner struct {
 	rec    Recorder
 	active map[int]Fault // by step
+	health cluster.HealthChecker
+	within time.Duration // bound of one wait for health
+}
+
+// Option configures Run.
+type Option func(*runner)
+
+// WithHealth makes Run check hc as etcd's robustness suite checks cluster
+// health around each failpoint. Before a fault starts on a cluster with no
+// fault in force, Run waits (at most within) for it to be healthy; if it is
+// not, the fault still starts (the schedule is the run's), and its op says
+// so, since its effect proves nothing. After a fault stops, once no other
+// is in force (the last heal of the schedule included), Run waits at most
+// within for health again: a cluster still unhealthy then is a heal
+// failure (ErrHeal, naming the fault and what is unhealthy), recorded in
+// the stop op. Health checked while other faults hold would wait for what
+// they break; the check comes with the last of them.
+func WithHealth(hc cluster.HealthChecker, within time.Duration) Option {
+	return func(r *runner) { r.health, r.within = hc, within }
 }
 
 func sleepUntil(ctx context.Context, t time.Time) error {
@@ -80,10 +104,11 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 // start starts f; it counts as active even when Start fails, because a
 // failed Start may have half-applied it.
 func (r *runner) start(ctx context.Context, step int, f Fault) error {
+	health := r.healthBefore(ctx)
 	r.active[step] = f
 	err := f.Start(ctx)
 	startF, _ := events(f)
-	r.record(startF, f, err)
+	r.record(startF, f, health, err)
 	if err != nil {
 		return fmt.Errorf("nemesis: start %s: %w", f.Name(), err)
 	}
@@ -98,12 +123,16 @@ func (r *runner) stop(ctx context.Context, step int, f Fault) error {
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), HealTimeout)
 	defer cancel()
 	err := f.Stop(hctx)
+	health, herr := r.healthAfter(ctx)
 	_, stopF := events(f)
-	r.record(stopF, f, err)
+	r.record(stopF, f, health, errors.Join(err, herr))
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrHeal, f.Name(), err)
+		err = fmt.Errorf("%w: %s: %w", ErrHeal, f.Name(), err)
 	}
-	return nil
+	if herr != nil {
+		herr = fmt.Errorf("%w: %s: cluster not healthy %s after its heal: %w", ErrHeal, f.Name(), r.within, herr)
+	}
+	return errors.Join(err, herr)
 }
 
 // healAll stops every active fault; stop detaches each heal from the
@@ -120,11 +149,13 @@ func (r *runner) healAll() error {
 type nemesisValue struct {
 	Fault  string `json:"fault"`
 	Detail any    `json:"detail,omitempty"`
-	Error  string `json:"error,omitempty"`
+	// Health is the cluster health check around the op (WithHealth).
+	Health *healthCheck `json:"health,omitempty"`
+	Error  string       `json:"error,omitempty"`
 }
 
-func (r *runner) record(f string, fault Fault, err error) {
-	v := nemesisValue{Fault: fault.Name()}
+func (r *runner) record(f string, fault Fault, health *healthCheck, err error) {
+	v := nemesisValue{Fault: fault.Name(), Health: health}
 	if d, ok := fault.(Detailer); ok {
 		v.Detail = d.Detail()
 	}
@@ -136,7 +167,7 @@ func (r *runner) record(f string, fault Fault, err error) {
 	b, merr := json.Marshal(v)
 	if merr != nil {
 		// A detail that cannot be marshalled is recorded as its text.
-		b, _ = json.Marshal(nemesisValue{Fault: v.Fault, Detail: fmt.Sprint(v.Detail), Error: v.Error})
+		b, _ = json.Marshal(nemesisValue{Fault: v.Fault, Detail: fmt.Sprint(v.Detail), Health: health, Error: v.Error})
 	}
 	op.Value = b
 	r.rec.Record(op)

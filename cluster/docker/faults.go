@@ -47,26 +47,15 @@ func (p *Provider) Kill(ctx context.Context, id int32) error {
 		return fmt.Errorf("cluster/docker: kill node %d: %w", id, err)
 	}
 	n.killed, n.paused = true, false
-	return p.waitStopped(ctx, n)
-}
-
-func (p *Provider) waitStopped(ctx context.Context, n *node) error {
-	for {
-		running, _, _, err := p.state(ctx, n)
-		if err != nil || !running {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("cluster/docker: node %d still running after SIGKILL: %w", n.id, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	return p.waitState(ctx, n, false, false, killTimeout)
 }
 
 // Restart starts node's container again (same address, same storage),
 // re-applies the network faults in force to its fresh namespace, and waits
-// until its listener accepts connections (unless clients are cut from it).
+// until its listener accepts connections and it is back in the cluster
+// metadata (unless a cut keeps the clients or its peers from it). A node
+// that is running is only checked: a kill that failed half way is healed
+// this way.
 func (p *Provider) Restart(ctx context.Context, id int32) error {
 	n, err := p.node(id)
 	if err != nil {
@@ -74,10 +63,7 @@ func (p *Provider) Restart(ctx context.Context, id int32) error {
 	}
 	n.mu.Lock()
 	running, _, _, err := p.state(ctx, n)
-	if err == nil && running {
-		err = fmt.Errorf("cluster/docker: node %d is already running", id)
-	}
-	if err == nil {
+	if err == nil && !running {
 		if _, serr := p.cli.ContainerStart(ctx, n.c.GetContainerID(), client.ContainerStartOptions{}); serr != nil {
 			err = fmt.Errorf("cluster/docker: restart node %d: %w", id, serr)
 		} else {
@@ -94,7 +80,13 @@ func (p *Provider) Restart(ctx context.Context, id int32) error {
 	if p.clientCut(id) {
 		return nil
 	}
-	return p.waitListening(ctx, n, restartListenTimeout)
+	if err := p.waitListening(ctx, n, restartListenTimeout); err != nil {
+		return err
+	}
+	if len(p.blockedFor(id)) > 0 {
+		return nil // cut from peers: it cannot rejoin until the heal
+	}
+	return p.waitRegistered(ctx, n)
 }
 
 // gracefulStopSeconds is how long StopNode lets a broker shut down cleanly
@@ -134,7 +126,7 @@ func (p *Provider) Pause(ctx context.Context, id int32) error {
 		return fmt.Errorf("cluster/docker: pause node %d: %w", id, err)
 	}
 	n.paused = true
-	return nil
+	return p.waitState(ctx, n, true, true, verifyTimeout)
 }
 
 // Resume thaws a paused node.
@@ -149,7 +141,7 @@ func (p *Provider) Resume(ctx context.Context, id int32) error {
 		return fmt.Errorf("cluster/docker: resume node %d: %w", id, err)
 	}
 	n.paused = false
-	return nil
+	return p.waitState(ctx, n, true, false, verifyTimeout)
 }
 
 // Partition replaces every cut with components: nodes in different
@@ -222,10 +214,11 @@ func (p *Provider) applyNet(ctx context.Context, n *node) error {
 	if err != nil || !running {
 		return err
 	}
-	if _, err := inNetns(ctx, pid, nftScript(p.blockedFor(n.id), loss), "nft", "-f", "-"); err != nil {
+	blocked := p.blockedFor(n.id)
+	if _, err := inNetns(ctx, pid, nftScript(blocked, loss), "nft", "-f", "-"); err != nil {
 		return fmt.Errorf("node %d: %w", n.id, err)
 	}
-	return nil
+	return checkNet(ctx, n, pid, blocked, loss)
 }
 
 // clientCut reports whether the clients are currently cut from node id.
@@ -275,15 +268,20 @@ func (p *Provider) SlowLink(ctx context.Context, id int32, bitsPerSecond int64) 
 		return fmt.Errorf("cluster/docker: slow link on node %d: %w", id, err)
 	}
 	if bitsPerSecond == 0 {
-		return errors.Join(
+		err = errors.Join(
 			realbroker.IgnoreNoQdisc(inNetns(ctx, pid, "", "tc", "qdisc", "del", "dev", "eth0", "root")),
 			realbroker.IgnoreNoQdisc(inNetns(ctx, hostNetns, "", "tc", "qdisc", "del", "dev", host, "root")))
+	} else {
+		tbf := realbroker.TBF(bitsPerSecond)
+		_, err = inNetns(ctx, pid, "", "tc", append([]string{"qdisc", "replace", "dev", "eth0"}, tbf...)...)
+		if err == nil {
+			_, err = inNetns(ctx, hostNetns, "", "tc", append([]string{"qdisc", "replace", "dev", host}, tbf...)...)
+		}
 	}
-	tbf := realbroker.TBF(bitsPerSecond)
-	if _, err := inNetns(ctx, pid, "", "tc", append([]string{"qdisc", "replace", "dev", "eth0"}, tbf...)...); err != nil {
-		return fmt.Errorf("cluster/docker: slow link on node %d: %w", id, err)
+	if err == nil {
+		err = checkQdiscs(ctx, pid, host, bitsPerSecond)
 	}
-	if _, err := inNetns(ctx, hostNetns, "", "tc", append([]string{"qdisc", "replace", "dev", host}, tbf...)...); err != nil {
+	if err != nil {
 		return fmt.Errorf("cluster/docker: slow link on node %d: %w", id, err)
 	}
 	return nil

@@ -31,37 +31,64 @@ func (p *Provider) Kill(ctx context.Context, id int32) error {
 }
 
 // Restart starts node's JVM again on its existing storage and waits until
-// its listener accepts connections (unless clients are cut from it).
+// its listener accepts connections and it is registered in the cluster
+// metadata again, answering requests (unless a cut keeps the clients or
+// its peers from it: then it cannot be seen to come back until the heal).
+// A node that is running is only checked: a kill that failed half way is
+// healed this way.
 func (p *Provider) Restart(ctx context.Context, id int32) error {
 	n, err := p.node(id)
 	if err != nil {
 		return err
 	}
-	if err := n.start(p.jvm); err != nil {
+	if err := n.start(p.jvm); err != nil && !errors.Is(err, errRunning) {
 		return err
 	}
 	if p.clientCut(id) {
 		return nil
 	}
-	return waitListening(ctx, n, 60*time.Second)
+	if err := waitListening(ctx, n, 60*time.Second); err != nil {
+		return err
+	}
+	if p.cutAtAll(id) {
+		return nil
+	}
+	exited := func() error {
+		if why := n.exited(); why != "" {
+			return fmt.Errorf("node %d %s after restart; log tail:\n%s", n.id, why, n.logTail(30))
+		}
+		return nil
+	}
+	if err := p.admin.WaitRegistered(ctx, id, registerTimeout, exited); err != nil {
+		return fmt.Errorf("cluster/local: node %d: %w", id, err)
+	}
+	return nil
 }
 
-// Pause SIGSTOPs node's JVM: it keeps its sockets but answers nothing.
-func (p *Provider) Pause(_ context.Context, id int32) error {
+// Pause SIGSTOPs node's JVM, which keeps its sockets but answers nothing,
+// and returns once every thread of it is stopped.
+func (p *Provider) Pause(ctx context.Context, id int32) error {
+	return p.signalVerified(ctx, id, syscall.SIGSTOP, true)
+}
+
+// Resume SIGCONTs a paused node and returns once no thread is stopped.
+func (p *Provider) Resume(ctx context.Context, id int32) error {
+	return p.signalVerified(ctx, id, syscall.SIGCONT, false)
+}
+
+func (p *Provider) signalVerified(ctx context.Context, id int32, sig syscall.Signal, stopped bool) error {
 	n, err := p.node(id)
 	if err != nil {
 		return err
 	}
-	return n.signal(syscall.SIGSTOP)
-}
-
-// Resume SIGCONTs a paused node.
-func (p *Provider) Resume(_ context.Context, id int32) error {
-	n, err := p.node(id)
+	pid, err := n.signalPid(sig)
 	if err != nil {
 		return err
 	}
-	return n.signal(syscall.SIGCONT)
+	if err := waitStopped(ctx, pid, stopped, verifyTimeout); err != nil {
+		return fmt.Errorf("cluster/local: node %d: %s sent but not in effect: %w", id, sig, err)
+	}
+	return nil
 }
 
 // Partition replaces every cut with components: nodes in different
@@ -119,7 +146,9 @@ func (p *Provider) setCuts(ctx context.Context, links [][2]int32) error {
 		}
 		if _, err := runIn(ctx, n.ns, script, "nft", "-f", "-"); err != nil {
 			errs = append(errs, fmt.Errorf("node %d: %w", n.id, err))
+			continue
 		}
+		errs = append(errs, checkTable(ctx, n, func(l string) error { return realbroker.CheckBlocked(l, ips) }))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("cluster/local: setting cuts: %w", err)
@@ -133,6 +162,13 @@ func (p *Provider) clientCut(id int32) bool {
 	p.netMu.Lock()
 	defer p.netMu.Unlock()
 	return realbroker.ClientCut(p.cuts, id)
+}
+
+// cutAtAll reports whether any cut (clients or peers) involves node id.
+func (p *Provider) cutAtAll(id int32) bool {
+	p.netMu.Lock()
+	defer p.netMu.Unlock()
+	return len(realbroker.CutFrom(p.cuts, id)) > 0
 }
 
 // PacketLoss drops pct percent (0..100) of the packets node receives, at
@@ -158,6 +194,9 @@ func (p *Provider) PacketLoss(ctx context.Context, id int32, pct int) error {
 	if _, err := runIn(ctx, n.ns, script, "nft", "-f", "-"); err != nil {
 		return fmt.Errorf("cluster/local: packet loss on node %d: %w", id, err)
 	}
+	if err := checkTable(ctx, n, func(l string) error { return realbroker.CheckLoss(l, pct) }); err != nil {
+		return fmt.Errorf("cluster/local: packet loss: %w", err)
+	}
 	return nil
 }
 
@@ -177,16 +216,39 @@ func (p *Provider) SlowLink(ctx context.Context, id int32, bitsPerSecond int64) 
 	}
 	host := vethName(p.id, id)
 	if bitsPerSecond == 0 {
-		return errors.Join(
+		err = errors.Join(
 			realbroker.IgnoreNoQdisc(runIn(ctx, n.ns, "", "tc", "qdisc", "del", "dev", "eth0", "root")),
 			realbroker.IgnoreNoQdisc(run(ctx, "", "tc", "qdisc", "del", "dev", host, "root")))
+	} else {
+		tbf := realbroker.TBF(bitsPerSecond)
+		_, err = runIn(ctx, n.ns, "", "tc", append([]string{"qdisc", "replace", "dev", "eth0"}, tbf...)...)
+		if err == nil {
+			_, err = run(ctx, "", "tc", append([]string{"qdisc", "replace", "dev", host}, tbf...)...)
+		}
 	}
-	tbf := realbroker.TBF(bitsPerSecond)
-	if _, err := runIn(ctx, n.ns, "", "tc", append([]string{"qdisc", "replace", "dev", "eth0"}, tbf...)...); err != nil {
+	if err == nil {
+		err = checkQdiscs(ctx, n, host, bitsPerSecond)
+	}
+	if err != nil {
 		return fmt.Errorf("cluster/local: slow link on node %d: %w", id, err)
 	}
-	if _, err := run(ctx, "", "tc", append([]string{"qdisc", "replace", "dev", host}, tbf...)...); err != nil {
-		return fmt.Errorf("cluster/local: slow link on node %d: %w", id, err)
+	return nil
+}
+
+// checkQdiscs reads back the root qdisc of both ends of node n's link.
+func checkQdiscs(ctx context.Context, n *node, host string, bitsPerSecond int64) error {
+	for _, end := range []struct{ ns, dev string }{{n.ns, "eth0"}, {"", host}} {
+		args := []string{"-j", "qdisc", "show", "dev", end.dev}
+		out, err := run(ctx, "", "tc", args...)
+		if end.ns != "" {
+			out, err = runIn(ctx, end.ns, "", "tc", args...)
+		}
+		if err == nil {
+			err = realbroker.CheckTBF(out, bitsPerSecond)
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s back: %w", end.dev, err)
+		}
 	}
 	return nil
 }

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // requireRealKafka skips when this machine cannot run real brokers, except
@@ -141,23 +143,50 @@ func TestLocalClusterFaults(t *testing.T) {
 		if err := produceAndFetch(ctx, p, "t"); err != nil {
 			t.Fatalf("two of three replicas should serve acks=all: %v", err)
 		}
+		began := time.Now()
 		if err := p.Restart(ctx, leader); err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("restart verified (listening, registered, answering) in %v", time.Since(began).Round(time.Millisecond))
 		if !p.Nodes()[leader-1].Up {
 			t.Errorf("restarted node %d reported down", leader)
+		}
+		// Restart returned only once the node was back in the metadata:
+		// asked once, not polled.
+		md, err := p.admin.Metadata(ctx, nil)
+		if err != nil || !slices.ContainsFunc(md.Brokers, func(b kmsg.MetadataResponseBroker) bool { return b.NodeID == leader }) {
+			t.Errorf("Restart returned before node %d was back in the metadata (%v)", leader, err)
+		}
+		if d, err := waitHealthy(ctx, p, 90*time.Second); err != nil {
+			t.Error(err)
+		} else {
+			t.Logf("cluster healthy (ISR whole) %v after the restart", d)
 		}
 	})
 
 	t.Run("pause and resume", func(t *testing.T) {
+		began := time.Now()
 		if err := p.Pause(ctx, 1); err != nil {
 			t.Fatal(err)
+		}
+		t.Logf("pause verified in %v", time.Since(began).Round(time.Microsecond))
+		pid := p.nodes[0].cmd.Process.Pid
+		if stopped, other, err := threadStates(pid); err != nil || other > 0 || stopped == 0 {
+			t.Errorf("Pause returned with JVM threads %d stopped, %d not (%v)", stopped, other, err)
 		}
 		if p.Nodes()[0].Up {
 			t.Error("paused node 1 reported up")
 		}
+		// Unhealthy either way: the paused broker does not answer, or it was
+		// the one asked for metadata.
+		if err := p.Healthy(ctx); err == nil {
+			t.Error("cluster healthy with node 1 paused")
+		}
 		if err := p.Resume(ctx, 1); err != nil {
 			t.Fatal(err)
+		}
+		if stopped, _, err := threadStates(pid); err != nil || stopped > 0 {
+			t.Errorf("Resume returned with %d JVM threads stopped (%v)", stopped, err)
 		}
 		if !p.Nodes()[0].Up {
 			t.Error("resumed node 1 reported down")
@@ -175,6 +204,17 @@ func TestLocalClusterFaults(t *testing.T) {
 		}
 		if !reachable(n2.ns, n3.addr()) || !reachable("", n1.addr()) {
 			t.Error("partition cut links it should have kept")
+		}
+		// The read-back behind Partition sees a rule nobody asked for.
+		want := []string{n2.ip, n3.ip}
+		if err := checkTable(ctx, n1, func(l string) error { return realbroker.CheckBlocked(l, want) }); err != nil {
+			t.Errorf("node 1's rules as the partition asked: %v", err)
+		}
+		if _, err := runIn(ctx, n1.ns, "", "nft", "add", "element", "inet", "kafkachaos", "blocked", "{ 10.213.250.9 }"); err != nil {
+			t.Fatal(err)
+		}
+		if err := checkTable(ctx, n1, func(l string) error { return realbroker.CheckBlocked(l, want) }); err == nil {
+			t.Error("a stray element in node 1's blocked set passed the read-back")
 		}
 		// Bridge topology: 1-2 and 2-3 connected, 1-3 cut; clients cut from 3.
 		if err := p.Heal(ctx); err != nil {
@@ -287,11 +327,36 @@ func testReplicationCut(ctx context.Context, t *testing.T, p *Provider) {
 			t.Fatal(err)
 		}
 	}
+	if err := p.Healthy(ctx); err == nil || !strings.Contains(err.Error(), "has ISR") {
+		t.Errorf("health right after the heal, before the followers caught up: %v", err)
+	}
 	if !reachable(f.ns, l.addr()) {
 		t.Error("heal left the replication cut")
 	}
-	if err := waitISR(ctx, p, -1, len(p.nodes), 60*time.Second); err != nil {
-		t.Error(err)
+	// Health is what a heal waits for: once it holds, the ISR is whole,
+	// read once rather than polled.
+	d, err := waitHealthy(ctx, p, 60*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("healthy %v after the replication heal", d)
+	if err := waitISR(ctx, p, -1, len(p.nodes), 0); err != nil {
+		t.Errorf("healthy with a short ISR: %v", err)
+	}
+}
+
+// waitHealthy polls p.Healthy as nemesis.Run does after a heal.
+func waitHealthy(ctx context.Context, p *Provider, limit time.Duration) (time.Duration, error) {
+	began := time.Now()
+	for {
+		err := p.Healthy(ctx)
+		if err == nil {
+			return time.Since(began), nil
+		}
+		if time.Since(began) > limit {
+			return 0, fmt.Errorf("not healthy after %v: %w", limit, err)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 
@@ -300,7 +365,7 @@ func testReplicationCut(ctx context.Context, t *testing.T, p *Provider) {
 func waitISR(ctx context.Context, p *Provider, leader int32, want int, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	var last string
-	for time.Now().Before(deadline) && ctx.Err() == nil {
+	for first := true; first || time.Now().Before(deadline) && ctx.Err() == nil; first = false {
 		md, err := p.admin.Metadata(ctx, []string{"t"})
 		if err == nil && len(md.Topics) == 1 && len(md.Topics[0].Partitions) == 1 {
 			pt := md.Topics[0].Partitions[0]

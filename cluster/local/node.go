@@ -90,12 +90,15 @@ func (j jvm) command(n *node, args []string) *exec.Cmd {
 	return exec.Command("ip", append([]string{"netns", "exec", n.ns, "java"}, args...)...)
 }
 
+// errRunning is start's error for a node whose JVM is alive.
+var errRunning = errors.New("already running")
+
 // start launches the broker, appending its output to broker.log.
 func (n *node) start(j jvm) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.running() {
-		return fmt.Errorf("node %d is already running", n.id)
+		return fmt.Errorf("node %d: %w", n.id, errRunning)
 	}
 	f, err := os.OpenFile(n.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -150,13 +153,19 @@ func (n *node) isUp() bool {
 
 // signal sends sig to the running JVM.
 func (n *node) signal(sig syscall.Signal) error {
+	_, err := n.signalPid(sig)
+	return err
+}
+
+// signalPid sends sig to the running JVM and returns its pid.
+func (n *node) signalPid(sig syscall.Signal) (int, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if !n.running() {
-		return fmt.Errorf("node %d is not running", n.id)
+		return 0, fmt.Errorf("node %d is not running", n.id)
 	}
 	if err := n.cmd.Process.Signal(sig); err != nil {
-		return fmt.Errorf("node %d: %s: %w", n.id, sig, err)
+		return 0, fmt.Errorf("node %d: %s: %w", n.id, sig, err)
 	}
 	switch sig {
 	case syscall.SIGSTOP:
@@ -164,7 +173,7 @@ func (n *node) signal(sig syscall.Signal) error {
 	case syscall.SIGCONT:
 		n.paused = false
 	}
-	return nil
+	return n.cmd.Process.Pid, nil
 }
 
 // kill SIGKILLs the JVM and waits for it to be reaped; killing a node that

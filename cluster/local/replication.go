@@ -61,7 +61,9 @@ func (p *Provider) setReplicationCuts(ctx context.Context, links [][2]int32) err
 		script := realbroker.ReplicationRules("kafkachaos", ips, n.port)
 		if _, err := runIn(ctx, n.ns, script, "nft", "-f", "-"); err != nil {
 			errs = append(errs, fmt.Errorf("node %d: %w", n.id, err))
+			continue
 		}
+		errs = append(errs, checkTable(ctx, n, func(l string) error { return realbroker.CheckReplication(l, ips, n.port) }))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("cluster/local: setting replication cuts: %w", err)

@@ -34,7 +34,7 @@ func NewAdmin(seeds []string) (*Admin, error) {
 // Close releases the client's connections.
 func (a *Admin) Close() { a.cl.Close() }
 
-// Metadata asks for the brokers and the given topics (none: no topics).
+// Metadata asks for the brokers and the given topics (nil: every topic).
 func (a *Admin) Metadata(ctx context.Context, topics []string) (*kmsg.MetadataResponse, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	for _, t := range topics {

@@ -108,6 +108,11 @@ func (c ConsumerConfig) ConfigMap(bootstrap string) (*kafka.ConfigMap, error) {
 		// unfenced crash of a manual-strategy consumer commits nothing
 		// on the way out (Consumer.recordCloseCommit covers auto).
 		"enable.auto.commit": c.Commit == CommitAuto,
+		// Offsets are stored by the worker as records reach it (see
+		// Consumer.store), not by librdkafka: Close polls and drops
+		// records itself, and with automatic storing its last commit
+		// would cover records no worker ever saw.
+		"enable.auto.offset.store": c.Commit != CommitAuto,
 		"log_level":          3,
 		// Keys of one poll op are read in one go: EOF events tell a
 		// final read it has reached the end.

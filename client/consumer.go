@@ -46,6 +46,10 @@ type Consumer struct {
 	crashed     atomic.Bool
 	rebalance   *histories.Rebalance // collected during the current poll
 	autoCommits []autoCommit
+	// stored is, for an auto-committing consumer, the offset after the
+	// last record handed to the worker, per key: what librdkafka's next
+	// auto-commit, and its close, commit.
+	stored map[histories.Key]int64
 }
 
 // CrashPoint says where in a poll a requested crash takes effect.

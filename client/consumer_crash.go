@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
+	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -81,8 +83,10 @@ func (c *Consumer) crashIn(open *histories.Op, mops []histories.Mop) error {
 	}
 	c.recordAutoCommits()
 	value := c.fence()
-	if !value.Fenced && c.opts.Config.Commit == CommitAuto {
-		c.recordCloseCommit()
+	if !value.Fenced {
+		c.closeCommitDone(c.closeCommit(), errCloseCommit)
+	} else {
+		c.drainCommits()
 	}
 	c.opts.Recorder.Record(&histories.Op{Process: c.opts.Process, Type: histories.Info, F: histories.FCrash,
 		Group: c.opts.Config.Group, Value: value.json()})
@@ -111,38 +115,55 @@ func (c *Consumer) fence() crashValue {
 	return value
 }
 
-// recordCloseCommit records, as an info commit op, what the close of an
-// unfenced auto-committing consumer may commit: librdkafka's close commits
-// the stored offsets (the positions of the records handed to the worker)
-// before it leaves the group. Whether it gets that far is unknown, hence
-// info. Consumers of the other strategies run with enable.auto.commit=false
+// closeCommit invokes, as a commit op, what the close of an
+// auto-committing consumer may commit: librdkafka's close commits the
+// stored offsets (those of the records handed to the worker, see store)
+// before it leaves the group. It returns nil when there is nothing to
+// commit; the caller completes the op once the close is over or given up
+// on. Consumers of the other strategies run with enable.auto.commit=false
 // (see ConsumerConfig.ConfigMap), so their close commits nothing.
-func (c *Consumer) recordCloseCommit() {
-	offs := map[histories.Key]int64{}
-	var err error
-	if tps, aerr := c.kc.Assignment(); aerr != nil {
-		err = aerr
-	} else if tps, err = c.kc.Position(tps); err == nil {
-		for _, tp := range tps {
-			if k, ok := c.opts.Keys.Key(tp); ok && tp.Offset >= 0 {
-				offs[k] = int64(tp.Offset)
-			}
+func (c *Consumer) closeCommit() *histories.Op {
+	if c.opts.Config.Commit != CommitAuto || len(c.stored) == 0 {
+		return nil
+	}
+	c.drainCommits()
+	return c.invoke(histories.FCommit, []histories.Mop{{F: histories.MCommit, Offsets: maps.Clone(c.stored)}}, nil)
+}
+
+// drainCommits records the background commits librdkafka has reported but
+// no poll has read yet, so that none is lost with the handle. Records it
+// returns meanwhile are dropped unstored: no worker sees them.
+func (c *Consumer) drainCommits() {
+	for range maxDrain {
+		ev := c.kc.Poll(0)
+		if ev == nil {
+			break
+		}
+		if e, ok := ev.(kafka.OffsetsCommitted); ok {
+			c.noteAutoCommit(e)
 		}
 	}
-	if err == nil && len(offs) == 0 {
-		return // nothing consumed: nothing stored to commit
+	c.recordAutoCommits()
+}
+
+// maxDrain bounds drainCommits: events queued behind a stream of records
+// are not worth waiting for.
+const maxDrain = 1000
+
+// closeCommitDone completes a closeCommit op as info: the close's commit
+// is neither seen nor refused by anything the worker can read.
+func (c *Consumer) closeCommitDone(inv *histories.Op, why error) {
+	if inv != nil {
+		c.complete(inv, histories.Info, inv.Mops, why)
 	}
-	mops := []histories.Mop{{F: histories.MCommit, Offsets: offs}}
-	inv := c.invoke(histories.FCommit, mops, nil)
-	if err == nil {
-		err = errCloseCommit
-	}
-	c.complete(inv, histories.Info, mops, err)
 }
 
 // errCloseCommit is the error of the info commit op recordCloseCommit
 // records.
 var errCloseCommit = errors.New("client: consumer closed unfenced at its crash; the close may commit these offsets")
+
+// errCleanClose is the error of the commit op of a clean close.
+var errCleanClose = errors.New("client: consumer closed; the close commits these offsets unless its request fails")
 
 // clientID is the librdkafka client.id of this process, which a fencer uses
 // to find its group member.
@@ -156,5 +177,8 @@ func (c *Consumer) Close() error {
 		return nil
 	}
 	c.crashed.Store(true) // no more ops from this process
-	return c.kc.Close()
+	inv := c.closeCommit()
+	err := c.kc.Close()
+	c.closeCommitDone(inv, errCleanClose)
+	return err
 }

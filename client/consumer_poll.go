@@ -177,6 +177,9 @@ func (c *Consumer) handle(ev kafka.Event, got *fetched) error {
 			return fmt.Errorf("consumer: key %d offset %d: %w", k, e.TopicPartition.Offset, err)
 		}
 		off := int64(e.TopicPartition.Offset)
+		if err := c.store(k, e); err != nil {
+			return err
+		}
 		got.records[k] = append(got.records[k], histories.Record{Offset: off, Value: v})
 		got.next[k] = off + 1
 		delete(got.eof, k)
@@ -192,6 +195,22 @@ func (c *Consumer) handle(ev kafka.Event, got *fetched) error {
 			return e
 		}
 	}
+	return nil
+}
+
+// store marks m as handed to the worker, for an auto-committing consumer:
+// its offset becomes one librdkafka may commit.
+func (c *Consumer) store(k histories.Key, m *kafka.Message) error {
+	if c.opts.Config.Commit != CommitAuto {
+		return nil
+	}
+	if _, err := c.kc.StoreMessage(m); err != nil {
+		return fmt.Errorf("consumer: storing the offset of key %d offset %d: %w", k, m.TopicPartition.Offset, err)
+	}
+	if c.stored == nil {
+		c.stored = map[histories.Key]int64{}
+	}
+	c.stored[k] = int64(m.TopicPartition.Offset) + 1
 	return nil
 }
 

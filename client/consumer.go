@@ -61,6 +61,9 @@ const (
 	CrashAnywhere
 	// CrashAfterCommit: a poll's offsets are committed but the poll is not
 	// processed (the window commit-before-processing loses records in).
+	// For an auto-committing consumer: librdkafka's background commit has
+	// covered records of the poll, which is not processed (auto-commit's
+	// at-most-once window).
 	CrashAfterCommit
 	// CrashBeforeCommit: a poll is processed but its offsets are not
 	// committed (the window commit-after-processing redelivers in).

@@ -41,7 +41,7 @@ func (c *Consumer) reaches(point CrashPoint) bool {
 	case CrashAnywhere:
 		return true
 	case CrashAfterCommit:
-		return c.opts.Config.Commit == CommitBeforeProcessing
+		return c.opts.Config.Commit == CommitBeforeProcessing || c.opts.Config.Commit == CommitAuto
 	case CrashBeforeCommit:
 		return c.opts.Config.Commit == CommitAfterProcessing
 	case crashInCopy:

@@ -48,6 +48,9 @@ func (c *Consumer) pollSteps(ctx context.Context, max int, wait time.Duration) (
 	if c.crashPoint(CrashAnywhere) {
 		return got, c.crashIn(inv, mops)
 	}
+	if c.autoCommitCrash(got) {
+		return got, c.crashIn(inv, []histories.Mop{{F: histories.MPoll, Records: got.records}})
+	}
 	if c.opts.Config.Commit == CommitBeforeProcessing && len(got.next) > 0 {
 		return got, c.commitThenProcess(inv, got)
 	}
@@ -59,6 +62,40 @@ func (c *Consumer) pollSteps(ctx context.Context, max int, wait time.Duration) (
 		c.commit(got.next)
 	}
 	return got, nil
+}
+
+// autoCommitCrash reports whether a crash requested at CrashAfterCommit of
+// an auto-committing consumer fires in this poll: once librdkafka reports a
+// background commit past the first record the poll fetched (waiting a few
+// commit intervals for one), the poll's records are committed and not
+// processed. Records fetched while waiting join the poll.
+func (c *Consumer) autoCommitCrash(got *fetched) bool {
+	if c.opts.Config.Commit != CommitAuto || CrashPoint(c.crashAt.Load()) != CrashAfterCommit || got.n == 0 {
+		return false
+	}
+	deadline := time.Now().Add(max(3*c.opts.Config.AutoCommitEach, time.Second))
+	for time.Now().Before(deadline) {
+		if c.autoCommitted(got) {
+			return true
+		}
+		if err := c.handle(c.kc.Poll(20), got); err != nil {
+			return false
+		}
+	}
+	return c.autoCommitted(got)
+}
+
+// autoCommitted reports whether a reported background commit covers a
+// record of got.
+func (c *Consumer) autoCommitted(got *fetched) bool {
+	for _, ac := range c.autoCommits {
+		for k, off := range ac.offsets {
+			if recs := got.records[k]; ac.err == nil && len(recs) > 0 && off > recs[0].Offset {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // commitThenProcess is commit-before-processing: the commit is a mop of the

@@ -185,7 +185,8 @@ func drawParams(d drawer, label func(string) string, kind string, points []strin
 // requested at any other point could never take effect. Only group
 // consumers commit as the strategy says (assign-mode and transactional
 // consumers commit nothing themselves), and a poll passes after-commit only
-// when it commits before processing, before-commit only when after.
+// when it commits before processing or auto-commits, before-commit only
+// when it commits after processing.
 func CrashPoints(s Scenario) []string {
 	if s.Workload.Mode != ModeGroup {
 		return []string{CrashAnywhere}
@@ -195,6 +196,9 @@ func CrashPoints(s Scenario) []string {
 		return []string{CrashAnywhere, CrashAfterCommit}
 	case model.CommitAfterProcessing:
 		return []string{CrashAnywhere, CrashBeforeCommit}
+	case model.CommitAuto:
+		// after an auto-commit covered records not yet processed
+		return []string{CrashAnywhere, CrashAfterCommit}
 	}
 	return []string{CrashAnywhere}
 }

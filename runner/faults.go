@@ -81,7 +81,13 @@ func steps(f generators.Fault, m *meteredFault) nemesis.Schedule {
 // (ctx) is not one.
 func (sc *schedule) run(ctx context.Context, rec nemesis.Recorder) error {
 	var errs []error
-	for _, err := range topLevel(nemesis.Run(ctx, sc.steps, rec)) {
+	var opts []nemesis.Option
+	if hc, ok := sc.prov.(cluster.HealthChecker); ok {
+		// A fault counts as healed only once the cluster is healthy
+		// again, as etcd's robustness suite checks around failpoints.
+		opts = append(opts, nemesis.WithHealth(hc, nemesis.HealTimeout))
+	}
+	for _, err := range topLevel(nemesis.Run(ctx, sc.steps, rec, opts...)) {
 		// Heals come from the meters, which see every one: nemesis.Run
 		// may return a failed heal joined with, or hidden behind, the
 		// run's deadline.

@@ -248,8 +248,9 @@ func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec
 
 // healBound bounds the wait for the nemesis once the run is over: it heals
 // each active fault, one at a time, each within nemesis.HealTimeout, and a
-// fault starting at the run's end is cut short by it.
-func healBound(faults int) time.Duration { return time.Duration(faults+1) * nemesis.HealTimeout }
+// fault starting at the run's end is cut short by it; one more
+// HealTimeout is the health wait after the last heal (nemesis.WithHealth).
+func healBound(faults int) time.Duration { return time.Duration(faults+2) * nemesis.HealTimeout }
 
 // awaitHeal waits up to bound for the nemesis to finish healing. One that
 // has not is left running and reported: the run still ends on time.

@@ -113,7 +113,7 @@ func (c ConsumerConfig) ConfigMap(bootstrap string) (*kafka.ConfigMap, error) {
 		// records itself, and with automatic storing its last commit
 		// would cover records no worker ever saw.
 		"enable.auto.offset.store": c.Commit != CommitAuto,
-		"log_level":          3,
+		"log_level":                3,
 		// Keys of one poll op are read in one go: EOF events tell a
 		// final read it has reached the end.
 		"enable.partition.eof": true,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -32,6 +33,44 @@ type ConsumerOptions struct {
 	// a crash still stops the worker but librdkafka's close may leave the
 	// group cleanly, and the crash op says so.
 	Fencer MemberFencer
+
+	// callTimeout, when set (tests), replaces the timeouts the bounded
+	// calls are given (see Consumer.call).
+	callTimeout time.Duration
+	// wrap, when set (tests), wraps the librdkafka handle, e.g. to make
+	// one call hang as librdkafka's sometimes do.
+	wrap func(consumerHandle) consumerHandle
+}
+
+// consumerHandle is what a Consumer (and its Copier) calls on librdkafka:
+// *kafka.Consumer, goneHandle once it is abandoned, or in tests a wrapper.
+//
+// Bounded (see Consumer.call), because they wait for a broker or for
+// another librdkafka thread with no bound of their own, or one librdkafka
+// may ignore: Poll (a rebalance inside it runs the assign, an op request
+// to the main thread that waits without a timeout), CommitOffsets (waits
+// for its result with rd_kafka_queue_poll(-1)), Committed and
+// QueryWatermarkOffsets (a timeout librdkafka may not keep), Assign,
+// SubscribeTopics and Seek (op requests that wait for librdkafka's threads
+// without a timeout; confluent's Seek ignores its timeout argument), and
+// Close (loops until rd_kafka_consumer_closed). Not bounded: StoreMessage
+// and GetConsumerGroupMetadata only copy under a lock of librdkafka's, with
+// no request and no other thread to wait for, and are called per record
+// or per transaction, where a goroutine and a timer each would cost more
+// than the risk. Assignment, Seek and Committed as the copier calls them
+// are the copier's to bound (txn_step.go).
+type consumerHandle interface {
+	Assign(partitions []kafka.TopicPartition) error
+	SubscribeTopics(topics []string, cb kafka.RebalanceCb) error
+	Poll(timeoutMs int) kafka.Event
+	StoreMessage(m *kafka.Message) ([]kafka.TopicPartition, error)
+	Seek(partition kafka.TopicPartition, ignoredTimeoutMs int) error
+	CommitOffsets(offsets []kafka.TopicPartition) ([]kafka.TopicPartition, error)
+	Committed(partitions []kafka.TopicPartition, timeoutMs int) ([]kafka.TopicPartition, error)
+	QueryWatermarkOffsets(topic string, partition int32, timeoutMs int) (low, high int64, err error)
+	Assignment() ([]kafka.TopicPartition, error)
+	GetConsumerGroupMetadata() (*kafka.ConsumerGroupMetadata, error)
+	Close() error
 }
 
 // Consumer is one consumer process: it assigns or subscribes, polls and
@@ -39,7 +78,9 @@ type ConsumerOptions struct {
 // called from any.
 type Consumer struct {
 	opts ConsumerOptions
-	kc   *kafka.Consumer
+	// kc is the librdkafka handle; goneHandle once a call on it hung.
+	// Read and written under opMu (or before the consumer is shared).
+	kc consumerHandle
 
 	opMu        sync.Mutex // held for the whole of each op
 	crashAt     atomic.Int32
@@ -50,6 +91,18 @@ type Consumer struct {
 	// last record handed to the worker, per key: what librdkafka's next
 	// auto-commit, and its close, commit.
 	stored map[histories.Key]int64
+
+	// rebMu orders onRebalance, which runs inside a Poll on the bounded
+	// call's goroutine, against abandon: once a Poll is given up, its
+	// goroutine may still run the callback, which must then not touch
+	// rebalance.
+	rebMu sync.Mutex
+	gone  bool // under rebMu: the handle is abandoned
+	// hang is the first call given up as hung; hangDone once its
+	// client-hang op is recorded. Under opMu.
+	hang     *HangError
+	hangDone bool
+	fenced   bool // a fence was tried (crash or hang): not again
 }
 
 // CrashPoint says where in a poll a requested crash takes effect.
@@ -86,6 +139,9 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 		return nil, fmt.Errorf("consumer: %w", err)
 	}
 	c.kc = kc
+	if opts.wrap != nil {
+		c.kc = opts.wrap(kc)
+	}
 	return c, nil
 }
 
@@ -131,8 +187,11 @@ func (c *Consumer) Assign(keys []histories.Key) error {
 		tps = append(tps, tp)
 	}
 	inv := c.invoke(histories.FAssign, nil, keys)
-	err := c.kc.Assign(tps)
+	err := c.call("Assign", c.timeout(quickTimeout), func(kc consumerHandle) error { return kc.Assign(tps) })
 	c.complete(inv, completion(err), nil, err)
+	if herr := c.hangOp(); herr != nil {
+		return herr
+	}
 	return err
 }
 
@@ -147,14 +206,24 @@ func (c *Consumer) Subscribe() error {
 	}
 	defer c.opMu.Unlock()
 	inv := c.invoke(histories.FSubscribe, nil, c.opts.Keys.Keys())
-	err := c.kc.SubscribeTopics(c.opts.Keys.Topics(), c.onRebalance)
+	err := c.call("SubscribeTopics", c.timeout(quickTimeout), func(kc consumerHandle) error {
+		return kc.SubscribeTopics(c.opts.Keys.Topics(), c.onRebalance)
+	})
 	c.complete(inv, completion(err), nil, err)
+	if herr := c.hangOp(); herr != nil {
+		return herr
+	}
 	return err
 }
 
 // onRebalance runs inside kc.Poll, i.e. inside a poll op: it notes what
 // moved and lets librdkafka do the (un)assignment.
 func (c *Consumer) onRebalance(_ *kafka.Consumer, ev kafka.Event) error {
+	c.rebMu.Lock()
+	defer c.rebMu.Unlock()
+	if c.gone {
+		return nil // a Poll given up as hung, returning late
+	}
 	if c.rebalance == nil {
 		c.rebalance = &histories.Rebalance{}
 	}

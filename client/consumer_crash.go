@@ -65,7 +65,8 @@ func (p CrashPoint) String() string {
 	return fmt.Sprintf("CrashPoint(%d)", int32(p))
 }
 
-// Crashed reports whether the consumer has crashed.
+// Crashed reports whether the consumer has ended: crashed, closed, or
+// abandoned after a hung call. No op of its process follows.
 func (c *Consumer) Crashed() bool { return c.crashed.Load() }
 
 // crashPoint reports whether a requested crash fires at point p.
@@ -77,23 +78,32 @@ func (c *Consumer) crashPoint(p CrashPoint) bool {
 // crashIn crashes the worker with open (if any) still in progress: open
 // completes as info with what it had fetched (fetched, not processed), a
 // crash op follows, and the handle is torn down. Called with opMu held.
+// Should draining the handle hang, the process ends with the client-hang op
+// instead of the crash op (one last op per process; the hang is the finding).
 func (c *Consumer) crashIn(open *histories.Op, mops []histories.Mop) error {
 	if open != nil {
 		c.completePoll(open, histories.Info, mops, ErrCrashed)
 	}
 	c.recordAutoCommits()
 	value := c.fence()
+	c.fenced = true // tried: hangOp must not fence again
 	if !value.Fenced {
 		c.closeCommitDone(c.closeCommit(), errCloseCommit)
+		c.stored = nil // recorded as what the close may commit
 	} else {
 		c.drainCommits()
+	}
+	if c.hang != nil {
+		return c.hangOp()
 	}
 	c.opts.Recorder.Record(&histories.Op{Process: c.opts.Process, Type: histories.Info, F: histories.FCrash,
 		Group: c.opts.Config.Group, Value: value.json()})
 	c.crashed.Store(true)
 	// Close is the only way to stop librdkafka's threads. With the member
 	// fenced, its leave and commits fail at the broker, so the group sees
-	// a member that went silent, as after a real crash.
+	// a member that went silent, as after a real crash. Detached, and
+	// nothing ever waits for it: a close that hangs leaks a goroutine, not
+	// the run. (It cannot be recorded: the crash op is the process's last.)
 	go c.kc.Close()
 	return ErrCrashed
 }
@@ -135,8 +145,8 @@ func (c *Consumer) closeCommit() *histories.Op {
 // returns meanwhile are dropped unstored: no worker sees them.
 func (c *Consumer) drainCommits() {
 	for range maxDrain {
-		ev := c.kc.Poll(0)
-		if ev == nil {
+		ev, err := c.pollEvent(0)
+		if ev == nil || err != nil {
 			break
 		}
 		if e, ok := ev.(kafka.OffsetsCommitted); ok {
@@ -169,8 +179,18 @@ var errCleanClose = errors.New("client: consumer closed; the close commits these
 // to find its group member.
 func (c *Consumer) clientID() string { return fmt.Sprintf("kafkachaos-%d", c.opts.Process) }
 
-// Close leaves cleanly (a clean shutdown, not a crash).
-func (c *Consumer) Close() error {
+// Close leaves cleanly (a clean shutdown, not a crash). librdkafka's close
+// is bounded (closeTimeout): one that hangs is a client-hang, recorded as
+// the process's last op, and Close returns an error matching ErrClientHang.
+func (c *Consumer) Close() error { return c.closeWithin(c.timeout(closeTimeout)) }
+
+// closeTimeout is what a clean close is given. Below the copier's call
+// timeout (10s in the runner), under which Copier.Close also bounds this
+// Close: this bound, being shorter, gives up first and records the hang
+// (as a non-*HangError, so the copier does not record it again).
+const closeTimeout = 8 * time.Second
+
+func (c *Consumer) closeWithin(timeout time.Duration) error {
 	c.opMu.Lock()
 	defer c.opMu.Unlock()
 	if c.crashed.Load() {
@@ -178,7 +198,160 @@ func (c *Consumer) Close() error {
 	}
 	c.crashed.Store(true) // no more ops from this process
 	inv := c.closeCommit()
-	err := c.kc.Close()
-	c.closeCommitDone(inv, errCleanClose)
+	err := c.call("Close", timeout, func(kc consumerHandle) error { return kc.Close() })
+	why := errCleanClose
+	if c.hang != nil {
+		why = fmt.Errorf("%w: %w", errCleanClose, c.hang)
+	}
+	c.closeCommitDone(inv, why)
+	c.stored = nil // recorded as what the close commits
+	if herr := c.hangOp(); herr != nil {
+		return herr
+	}
 	return err
 }
+
+// Timeouts of the bounded calls (see call); ConsumerOptions.callTimeout
+// replaces them in tests. Poll is given its own wait.
+const (
+	// quickTimeout: Assign and SubscribeTopics, which only wait for
+	// librdkafka's main thread.
+	quickTimeout = 10 * time.Second
+	// minCommitTimeout: CommitOffsets is given the session timeout, at
+	// least this (a commit's coordinator may be moving).
+	minCommitTimeout = 10 * time.Second
+)
+
+// timeout is d, or the test override.
+func (c *Consumer) timeout(d time.Duration) time.Duration {
+	if c.opts.callTimeout > 0 {
+		return c.opts.callTimeout
+	}
+	return d
+}
+
+// commitTimeout is what CommitOffsets is given.
+func (c *Consumer) commitTimeout() time.Duration {
+	return c.timeout(max(c.opts.Config.SessionTimeout, minCommitTimeout))
+}
+
+// call runs fn on the handle through Bounded (see consumerHandle for which
+// calls are bounded). A call still blocked a grace past its timeout is
+// given up: abandon.
+func (c *Consumer) call(name string, timeout time.Duration, fn func(consumerHandle) error) error {
+	_, err := callValue(c, name, timeout, func(kc consumerHandle) (struct{}, error) { return struct{}{}, fn(kc) })
+	return err
+}
+
+// callValue is call for a call that returns a value. The handle is read
+// here, on the caller's goroutine under opMu: the call's goroutine, which
+// may outlive it, never reads c.
+func callValue[T any](c *Consumer, name string, timeout time.Duration, fn func(consumerHandle) (T, error)) (T, error) {
+	kc := c.kc
+	v, err := boundedValue(name, timeout, func() (T, error) { return fn(kc) })
+	if hang, ok := err.(*HangError); ok {
+		c.abandon(hang)
+	}
+	return v, err
+}
+
+// pollEvent is one bounded Poll of ms milliseconds.
+func (c *Consumer) pollEvent(ms int) (kafka.Event, error) {
+	return callValue(c, "Poll", time.Duration(ms)*time.Millisecond, func(kc consumerHandle) (kafka.Event, error) {
+		return kc.Poll(ms), nil
+	})
+}
+
+// abandon gives the handle up after hang: it is swapped for goneHandle, so
+// nothing (this consumer, its copier, a crash's background close) touches
+// it again, a late rebalance callback of the hung Poll is ignored, and the
+// consumer counts as crashed: no op of its process follows, but the open
+// op's completion and, from hangOp, the client-hang op. librdkafka's
+// threads keep running behind the hung call: the handle is leaked.
+func (c *Consumer) abandon(hang *HangError) {
+	c.rebMu.Lock()
+	c.gone = true
+	c.rebMu.Unlock()
+	c.kc = goneHandle{}
+	c.crashed.Store(true)
+	if c.hang == nil {
+		c.hang = hang
+	}
+}
+
+// hangOp ends the process once a call hung, after the op that made it was
+// completed (info: a hung call's effect is unknown), and returns the
+// worker's error; nil when no call hung. It records the background commits
+// reported before the hang, fences the member (the abandoned handle still
+// heartbeats, and would hold its partitions until max.poll.interval.ms),
+// records what an auto-committing consumer's abandoned handle may still
+// commit (its stored offsets) as an info commit op, and last the
+// client-hang op.
+func (c *Consumer) hangOp() error {
+	if c.hang == nil {
+		return nil
+	}
+	if !c.hangDone {
+		c.hangDone = true
+		c.recordAutoCommits()
+		if !c.fenced {
+			c.fenced = true
+			c.fence()
+		}
+		if c.opts.Config.Commit == CommitAuto && len(c.stored) > 0 {
+			mops := []histories.Mop{{F: histories.MCommit, Offsets: maps.Clone(c.stored)}}
+			c.complete(c.invoke(histories.FCommit, mops, nil), histories.Info, mops, errAbandonedCommit)
+			c.stored = nil
+		}
+		c.opts.Recorder.Record(&histories.Op{Process: c.opts.Process, Type: histories.Info,
+			F: histories.FClientHang, Group: c.opts.Config.Group, Value: c.hang.value()})
+	}
+	return &abandonedError{hang: c.hang}
+}
+
+// errAbandonedCommit is the error of the info commit op of an
+// auto-committing consumer whose handle was abandoned.
+var errAbandonedCommit = errors.New("client: consumer handle abandoned after a hung call; librdkafka may still commit these offsets")
+
+// abandonedError is what the op whose call hung returns (later ones return
+// ErrCrashed). It matches ErrCrashed, so that a worker loop replaces the
+// consumer as after a crash, and ErrClientHang; it is not a *HangError,
+// since its client-hang op is recorded already: a caller that records
+// *HangErrors (Copier.abandon) must not record it again.
+type abandonedError struct{ hang *HangError }
+
+func (e *abandonedError) Error() string { return "consumer abandoned: " + e.hang.Error() }
+
+// Is matches ErrCrashed and ErrClientHang.
+func (e *abandonedError) Is(target error) bool {
+	return target == ErrCrashed || target == ErrClientHang
+}
+
+// errHandleGone is what goneHandle's calls return.
+var errHandleGone = errors.New("client: consumer handle abandoned after a hung call")
+
+// goneHandle stands in for an abandoned handle: every call returns at once
+// and touches nothing; Close is a no-op (the hung handle is leaked).
+type goneHandle struct{}
+
+func (goneHandle) Assign([]kafka.TopicPartition) error               { return errHandleGone }
+func (goneHandle) SubscribeTopics([]string, kafka.RebalanceCb) error { return errHandleGone }
+func (goneHandle) Poll(int) kafka.Event                              { return nil }
+func (goneHandle) StoreMessage(*kafka.Message) ([]kafka.TopicPartition, error) {
+	return nil, errHandleGone
+}
+func (goneHandle) Seek(kafka.TopicPartition, int) error { return errHandleGone }
+func (goneHandle) CommitOffsets([]kafka.TopicPartition) ([]kafka.TopicPartition, error) {
+	return nil, errHandleGone
+}
+func (goneHandle) Committed([]kafka.TopicPartition, int) ([]kafka.TopicPartition, error) {
+	return nil, errHandleGone
+}
+func (goneHandle) QueryWatermarkOffsets(string, int32, int) (int64, int64, error) {
+	return 0, 0, errHandleGone
+}
+func (goneHandle) Assignment() ([]kafka.TopicPartition, error) { return nil, errHandleGone }
+func (goneHandle) GetConsumerGroupMetadata() (*kafka.ConsumerGroupMetadata, error) {
+	return nil, errHandleGone
+}
+func (goneHandle) Close() error { return nil }

@@ -42,13 +42,19 @@ func (c *Consumer) pollSteps(ctx context.Context, max int, wait time.Duration) (
 	got, err := c.fetch(ctx, max, wait)
 	mops := []histories.Mop{{F: histories.MPoll, Records: got.records}}
 	if err != nil {
+		// A hung Poll is info too (completion): fetched, not processed.
 		c.completePoll(inv, completion(err), mops, err)
-		return got, err
+		return got, c.hangOr(err)
 	}
 	if c.crashPoint(CrashAnywhere) {
 		return got, c.crashIn(inv, mops)
 	}
-	if c.autoCommitCrash(got) {
+	crash := c.autoCommitCrash(got)
+	if c.hang != nil { // a Poll of autoCommitCrash hung
+		c.completePoll(inv, histories.Info, []histories.Mop{{F: histories.MPoll, Records: got.records}}, c.hang)
+		return got, c.hangOp()
+	}
+	if crash {
 		return got, c.crashIn(inv, []histories.Mop{{F: histories.MPoll, Records: got.records}})
 	}
 	if c.opts.Config.Commit == CommitBeforeProcessing && len(got.next) > 0 {
@@ -59,9 +65,18 @@ func (c *Consumer) pollSteps(ctx context.Context, max int, wait time.Duration) (
 		if c.crashPoint(CrashBeforeCommit) {
 			return got, c.crashIn(nil, nil)
 		}
-		c.commit(got.next)
+		return got, c.commit(got.next)
 	}
 	return got, nil
+}
+
+// hangOr is, after a call hung, the worker's error (recording the
+// client-hang op: see hangOp); otherwise err.
+func (c *Consumer) hangOr(err error) error {
+	if herr := c.hangOp(); herr != nil {
+		return herr
+	}
+	return err
 }
 
 // autoCommitCrash reports whether a crash requested at CrashAfterCommit of
@@ -78,7 +93,11 @@ func (c *Consumer) autoCommitCrash(got *fetched) bool {
 		if c.autoCommitted(got) {
 			return true
 		}
-		if err := c.handle(c.kc.Poll(20), got); err != nil {
+		ev, err := c.pollEvent(20)
+		if err != nil {
+			return false // hung: the caller sees c.hang
+		}
+		if err := c.handle(ev, got); err != nil {
 			return false
 		}
 	}
@@ -115,10 +134,11 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 		c.completePoll(inv, histories.OK, []histories.Mop{{F: histories.MPoll, Records: got.records}}, nil)
 		return nil
 	case len(res.committed) == 0:
-		// Maybe committed: the poll's outcome is unknown too.
+		// Maybe committed: the poll's outcome is unknown too. So after
+		// a hung CommitOffsets or read-back, then the client-hang op.
 		commit := histories.Mop{F: histories.MCommit, Offsets: got.next}
 		c.completePoll(inv, histories.Info, []histories.Mop{commit, {F: histories.MPoll, Records: got.records}}, res.err)
-		return nil
+		return c.hangOp()
 	}
 	processed := make(map[histories.Key][]histories.Record, len(res.committed))
 	for k := range res.committed {
@@ -141,7 +161,7 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 		}
 	}
 	c.recordPoll(op)
-	return nil
+	return c.hangOp() // a Seek of the rewind may have hung
 }
 
 // rewind seeks each key to its first record in got.
@@ -153,7 +173,8 @@ func (c *Consumer) rewind(got *fetched, keys map[histories.Key]int64) error {
 		}
 		tp, _ := c.opts.Keys.TP(k)
 		tp.Offset = kafka.Offset(recs[0].Offset)
-		if err := c.kc.Seek(tp, 0); err != nil {
+		err := c.call("Seek", c.timeout(quickTimeout), func(kc consumerHandle) error { return kc.Seek(tp, 0) })
+		if err != nil {
 			return fmt.Errorf("key %d to offset %d: %w", k, recs[0].Offset, err)
 		}
 	}
@@ -188,7 +209,11 @@ func (c *Consumer) fetch(ctx context.Context, max int, wait time.Duration) (*fet
 		if left <= 0 || ctx.Err() != nil {
 			break
 		}
-		if err := c.handle(c.kc.Poll(int(min(left, 50*time.Millisecond)/time.Millisecond)), got); err != nil {
+		ev, err := c.pollEvent(int(min(left, 50*time.Millisecond) / time.Millisecond))
+		if err != nil {
+			return got, err // hung: the handle is abandoned
+		}
+		if err := c.handle(ev, got); err != nil {
 			return got, err
 		}
 		if CrashPoint(c.crashAt.Load()) == CrashAnywhere {
@@ -290,8 +315,10 @@ func (c *Consumer) recordAutoCommits() {
 }
 
 // commit runs one commit op for the given next offsets. The completion
-// lists what is known per key: see commitResult.
-func (c *Consumer) commit(next map[histories.Key]int64) {
+// lists what is known per key: see commitResult. A hung CommitOffsets (or
+// read-back) completes it as info, the client-hang op follows, and the
+// error is the worker's (see hangOp).
+func (c *Consumer) commit(next map[histories.Key]int64) error {
 	mops := []histories.Mop{{F: histories.MCommit, Offsets: next}}
 	inv := c.invoke(histories.FCommit, mops, nil)
 	res := c.commitOffsets(next)
@@ -307,6 +334,7 @@ func (c *Consumer) commit(next map[histories.Key]int64) {
 		op.Error = res.err.Error()
 	}
 	c.opts.Recorder.Record(op)
+	return c.hangOp()
 }
 
 // uncommittedExtra is the Extra field of an ok commit (or commit-before-
@@ -344,7 +372,9 @@ func (c *Consumer) commitOffsets(next map[histories.Key]int64) commitResult {
 		tps = append(tps, tp)
 	}
 	res := commitResult{committed: map[histories.Key]int64{}, unproven: map[histories.Key]int64{}}
-	out, err := c.kc.CommitOffsets(tps)
+	out, err := callValue(c, "CommitOffsets", c.commitTimeout(), func(kc consumerHandle) ([]kafka.TopicPartition, error) {
+		return kc.CommitOffsets(tps)
+	})
 	if err == nil {
 		err = firstPartitionError(out)
 	}
@@ -354,8 +384,11 @@ func (c *Consumer) commitOffsets(next map[histories.Key]int64) commitResult {
 		return res
 	}
 	stored := map[histories.Key]int64{}
-	if CommitOutcome(err) == histories.Info {
+	if CommitOutcome(err) == histories.Info && c.hang == nil {
 		stored = c.committedOffsets(tps)
+		if c.hang != nil {
+			res.err = fmt.Errorf("%w (read-back: %w)", err, c.hang)
+		}
 	}
 	for k, off := range next {
 		if at, ok := stored[k]; ok && at == off {
@@ -371,7 +404,10 @@ func (c *Consumer) commitOffsets(next map[histories.Key]int64) commitResult {
 // error it knows nothing.
 func (c *Consumer) committedOffsets(tps []kafka.TopicPartition) map[histories.Key]int64 {
 	out := map[histories.Key]int64{}
-	got, err := c.kc.Committed(tps, int(commitReadBack/time.Millisecond))
+	timeout := c.timeout(commitReadBack)
+	got, err := callValue(c, "Committed", timeout, func(kc consumerHandle) ([]kafka.TopicPartition, error) {
+		return kc.Committed(tps, int(timeout/time.Millisecond))
+	})
 	if err != nil {
 		return out
 	}
@@ -405,6 +441,5 @@ func (c *Consumer) Commit(next map[histories.Key]int64) error {
 		return err
 	}
 	defer c.opMu.Unlock()
-	c.commit(next)
-	return nil
+	return c.commit(next)
 }

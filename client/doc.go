@@ -11,6 +11,18 @@
 // the outcome unknown is the table in errors.go, which also maps the
 // transactional API's error classes (retriable, abortable, fatal).
 //
+// librdkafka calls that can block past their timeout (or have none) go
+// through Bounded: the consumer's Poll, CommitOffsets, Committed,
+// QueryWatermarkOffsets, Assign, SubscribeTopics, Seek and Close, and the
+// copier's transactional calls. One still blocked a grace (HangGrace) past
+// its timeout is given up: the open op completes (info, or fail when
+// provably without effect), a client-hang op {call, timeout-ms, grace-ms,
+// blocked-ms} ends the process as a crash op would, and the client is
+// abandoned: never used or closed again, its goroutine and threads leaked.
+// The worker gets an error matching ErrClientHang (a consumer's also
+// matches ErrCrashed, so its slot replaces it as after a crash);
+// FinalReads fails naming the call.
+//
 // This package must not know about checkers or models: it writes histories,
 // it never judges them. It must not know a cluster provider either: it talks
 // to a bootstrap address, and the only cluster cooperation it asks for (to

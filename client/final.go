@@ -3,11 +3,13 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -19,6 +21,9 @@ type FinalReadOptions struct {
 	Process       int64 // a process of its own
 	ReadCommitted bool
 	BatchSize     int // records per poll op; 0 means 1000
+
+	callTimeout time.Duration                       // tests: see ConsumerOptions
+	wrap        func(consumerHandle) consumerHandle // tests: see ConsumerOptions
 }
 
 // FinalReads runs after every fault is healed: one consumer assigns every
@@ -30,6 +35,12 @@ type FinalReadOptions struct {
 // expires first, naming the keys not read to the end: a partial final read
 // must not pass for a complete one.
 //
+// Every librdkafka call of the final reads is bounded (see consumerHandle),
+// so FinalReads returns within ctx plus a grace (HangGrace of the last
+// call's timeout; the close is given what is left of ctx, at least
+// finalCloseMin). A call that hangs ends the reads with an error naming
+// it, after the process's client-hang op.
+//
 // Its ops carry Extra "final": true, so that checkers know the final reads
 // from the history alone, and its polls "hwm-round": n, the measure they
 // read towards (1 for the first); the reads stopped because measure n+1 of
@@ -37,17 +48,26 @@ type FinalReadOptions struct {
 // high watermarks are asked for: every record an op read before it was
 // below the high watermark then, so the final reads must return it unless
 // the log lost it (checkers' lost-after-read).
-func FinalReads(ctx context.Context, opts FinalReadOptions) error {
+func FinalReads(ctx context.Context, opts FinalReadOptions) (err error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 1000
 	}
 	rec := &finalRecorder{Recorder: opts.Recorder}
 	c, err := NewConsumer(ConsumerOptions{Bootstrap: opts.Bootstrap, Keys: opts.Keys, Recorder: rec,
-		Process: opts.Process, Config: ConsumerConfig{ReadCommitted: opts.ReadCommitted}})
+		Process: opts.Process, Config: ConsumerConfig{ReadCommitted: opts.ReadCommitted},
+		callTimeout: opts.callTimeout, wrap: opts.wrap})
 	if err != nil {
 		return fmt.Errorf("final reads: %w", err)
 	}
-	defer c.Close()
+	defer func() {
+		timeout := closeTimeout
+		if d, ok := ctx.Deadline(); ok {
+			timeout = max(finalCloseMin, min(timeout, time.Until(d)))
+		}
+		if cerr := c.closeWithin(c.timeout(timeout)); cerr != nil && err == nil {
+			err = fmt.Errorf("final reads: close: %w", cerr)
+		}
+	}()
 	if err := c.Assign(opts.Keys.Keys()); err != nil {
 		return fmt.Errorf("final reads: assign: %w", err)
 	}
@@ -129,6 +149,9 @@ const (
 	watermarkBackoff    = 50 * time.Millisecond
 	watermarkBackoffMax = time.Second
 	watermarkTimeout    = 5 * time.Second
+	// finalCloseMin is the least the final reads' close is given, even
+	// once ctx has expired.
+	finalCloseMin = time.Second
 )
 
 func (c *Consumer) highWatermark(ctx context.Context, k histories.Key) (int64, error) {
@@ -139,9 +162,12 @@ func (c *Consumer) highWatermark(ctx context.Context, k histories.Key) (int64, e
 		if d, ok := ctx.Deadline(); ok {
 			timeout = min(timeout, time.Until(d))
 		}
-		_, high, err := c.kc.QueryWatermarkOffsets(*tp.Topic, tp.Partition, max(1, int(timeout/time.Millisecond)))
+		high, err := c.queryHigh(tp, c.timeout(max(time.Millisecond, timeout)))
 		if err == nil {
 			return high, nil
+		}
+		if errors.Is(err, ErrClientHang) || errors.Is(err, ErrCrashed) {
+			return 0, fmt.Errorf("high watermark of key %d (%s/%d): %w", k, *tp.Topic, tp.Partition, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -150,6 +176,20 @@ func (c *Consumer) highWatermark(ctx context.Context, k histories.Key) (int64, e
 		}
 		backoff = min(2*backoff, watermarkBackoffMax)
 	}
+}
+
+// queryHigh is one bounded QueryWatermarkOffsets, taking the op lock as an
+// op would; a hang ends the process (hangOp) and is its error.
+func (c *Consumer) queryHigh(tp kafka.TopicPartition, timeout time.Duration) (int64, error) {
+	if err := c.begin(); err != nil {
+		return 0, err
+	}
+	defer c.opMu.Unlock()
+	high, err := callValue(c, "QueryWatermarkOffsets", timeout, func(kc consumerHandle) (int64, error) {
+		_, high, err := kc.QueryWatermarkOffsets(*tp.Topic, tp.Partition, int(timeout/time.Millisecond))
+		return high, err
+	})
+	return high, c.hangOr(err)
 }
 
 func sortedKeys(m map[histories.Key]int64) []histories.Key {

@@ -49,19 +49,19 @@ func polled(ops []histories.Op, p int64, k histories.Key) []int64 {
 }
 
 // checkPaired fails unless every process alternates invoke and completion
-// and a crash op is its last.
+// and a crash or client-hang op (a process's end) is its last.
 func checkPaired(t *testing.T, ops []histories.Op) {
 	t.Helper()
 	open := map[int64]bool{}
 	dead := map[int64]bool{}
 	for _, o := range ops {
 		if dead[o.Process] {
-			t.Fatalf("op %d of process %d after its crash", o.Index, o.Process)
+			t.Fatalf("op %d of process %d after its crash or client-hang", o.Index, o.Process)
 		}
 		switch {
-		case o.F == histories.FCrash:
+		case o.F == histories.FCrash || o.F == histories.FClientHang:
 			if open[o.Process] {
-				t.Fatalf("crash op %d with an op still open", o.Index)
+				t.Fatalf("%s op %d with an op still open", o.F, o.Index)
 			}
 			dead[o.Process] = true
 		case o.Type == histories.Invoke:

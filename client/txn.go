@@ -349,8 +349,10 @@ func (cp *Copier) Close() {
 	cp.dead = true
 	if !cp.kcGone {
 		cp.kcGone = true
-		if err := Bounded("Consumer.Close", cp.opts.CallTimeout, cp.c.Close); errors.Is(err, ErrClientHang) {
-			cp.abandon(err)
+		// The consumer bounds its own close and records its own hang.
+		if err := cp.c.Close(); errors.Is(err, ErrClientHang) {
+			cp.unfenced.Store(true)
+			cp.abandon(nil)
 			return
 		}
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -381,8 +383,11 @@ func TestChaosTransactionalCopyExactlyOnce(t *testing.T) {
 }
 
 // TestChaosRandom draws a few short scenarios on the selected cluster, from
-// the fault kinds it supports; each must show a guarantee at least as
-// strong as the one Kafka documents for its configuration. A failure
+// the fault kinds it supports, each with at least one fault that can take
+// effect in it; each must run without a harness error, fire every fault it
+// scheduled (a draw whose faults never acted proves nothing) and show a
+// guarantee at least as strong as the one Kafka documents for its
+// configuration. A failure
 // shrinks to a small schedule, keeps its run directory and prints the
 // replay command. -rapid.checks sets how many (default: the profile's).
 // The docker profile's draw is TestChaosDockerRandom, which make's -run
@@ -410,6 +415,7 @@ func randomProfileFor(t *testing.T, provider string) randomProfile {
 	t.Helper()
 	sp := generators.ShortSpace()
 	sp.Provider, sp.Kinds = provider, generators.KindsFor(provider)
+	sp.MinFaults = 1 // issue 12: every draw fires faults
 	p := randomProfile{space: sp, draws: 3, keep: *flagKeep}
 	if provider != "embedded" {
 		requireReal(t, provider)
@@ -432,17 +438,45 @@ func chaosRandom(t *testing.T, p randomProfile) {
 	}
 	rapid.Check(t, func(rt *rapid.T) {
 		s := generators.ScenarioGenIn(p.space).Draw(rt, "scenario")
+		began := time.Now()
 		out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: p.keep, Replay: replay})
 		if err != nil {
-			rt.Fatalf("run dir %s: %v; replay: %s", out.Dir, err, out.Scenario.Replay)
+			rt.Fatalf("run dir %s: %v; faults %s; replay: %s", out.Dir, err, faultSummary(out), out.Scenario.Replay)
 		}
-		t.Logf("%s: faults %s (fired %d), expected %s, observed %s, anomalies %v, run dir %s (kept %v)", s.Name, faultSummary(out),
-			out.Stats.FaultsFired, out.Expected.EndToEnd, out.Observed.EndToEnd, out.Result.Counts, out.Dir, out.Kept)
+		t.Logf("%s (%s limit, took %s): faults %s (fired %d), expected %s, observed %s, anomalies %v, run dir %s (kept %v)",
+			s.Name, s.TimeLimit, time.Since(began).Round(time.Millisecond), faultSummary(out), out.Stats.FaultsFired,
+			out.Expected.EndToEnd, out.Observed.EndToEnd, out.Result.Counts, out.Dir, out.Kept)
+		if err := faultsTookEffect(s, out.Stats.Faults); err != nil {
+			rt.Fatalf("%v\nrun dir: %s\nreplay: %s", err, out.Dir, out.Scenario.Replay)
+		}
 		if !out.Held {
 			rt.Fatalf("observed %s does not satisfy expected %s (anomalies %v)\nrun dir: %s\nreplay: %s",
 				out.Observed.EndToEnd, out.Expected.EndToEnd, out.Result.Counts, out.Dir, out.Scenario.Replay)
 		}
 	})
+}
+
+// faultsTookEffect says which of s's faults never fired or failed to heal:
+// the generators draw only faults that can take effect in their scenario,
+// so one that did not is a harness or generator bug, and its run proves
+// nothing about that fault. A failed heal is a harness error too; it is
+// checked here as well in case one hid behind a run that ended anyway.
+func faultsTookEffect(s generators.Scenario, stats []runner.FaultStat) error {
+	if len(stats) != len(s.Nemesis) {
+		return fmt.Errorf("%d fault stats for %d scheduled faults", len(stats), len(s.Nemesis))
+	}
+	var errs []error
+	for i, f := range stats {
+		if f.Fired == 0 {
+			errs = append(errs, fmt.Errorf("nemesis[%d] %s never fired (errors %v)", i, f.Kind, f.Errors))
+		}
+		for _, e := range f.Errors {
+			if strings.HasPrefix(e, "heal: ") {
+				errs = append(errs, fmt.Errorf("nemesis[%d] %s failed to heal: %s", i, f.Kind, e))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // childRunsEnv, when set, makes this test binary a child that runs one long

@@ -1,5 +1,7 @@
 package generators
 
+import "time"
+
 // Fault kinds. They name what nemesis/ injects; a provider supports a kind
 // when it has the capability KindCapability names.
 const (
@@ -71,6 +73,62 @@ func Instantaneous(kind string) bool {
 		return true
 	}
 	return false
+}
+
+// need is what a fault kind needs of its scenario to take effect: the
+// kind's availability rule, as etcd's robustness suite gives each
+// failpoint an Available(config) check. A fault whose need is unmet is
+// scheduled, counted and reported, and proves nothing; Available applies
+// the rule, Validate refuses such a fault and the generators never draw one.
+type need struct {
+	senders   bool // acts on produce requests or on a producer: producers or copiers must run
+	consumers bool // acts on a consumer
+	group     bool // acts on a group member, which only group-mode consumers are
+	brokers   int  // fewest brokers on which it has an effect
+	takesDown bool // takes nodes out: a majority must be up when it starts (see majorityUp)
+	// warmup is how long after the run starts the clients it acts on are
+	// up; effect how long before the run ends a step must land for its
+	// effect to show. A fault needs one step between the two.
+	warmup, effect time.Duration
+}
+
+// Client timings the needs use, seen on the embedded cluster with two
+// loaded cores, with margin: a consumer slot has a consumer within tens of
+// milliseconds; a group member owns partitions and polls records within a
+// few hundred, and a crashed member's successor about a second after the
+// crash (successive after-commit crashes landed 1.0s apart); a requested
+// crash lands at the client's next poll or transaction, a few ops later.
+const (
+	clientStart = 200 * time.Millisecond
+	groupJoin   = time.Second
+	crashEffect = 500 * time.Millisecond
+)
+
+// needOf is each kind's availability rule, before its parameters (see
+// Fault.need for those).
+func needOf(kind string) need {
+	switch kind {
+	case KindLostAck, KindDelay, KindDrop:
+		// lost-ack hits produce requests only; delay and drop are drawn
+		// for what they do to sends
+		return need{senders: true}
+	case KindLeaderShuffle:
+		return need{brokers: 2} // a new leader needs another broker
+	case KindKill, KindPause, KindCleanRestart:
+		return need{takesDown: true}
+	case KindPartition, KindBridge:
+		return need{brokers: 3} // a minority of one against the rest; a bridge and two sides
+	case KindIsolateLeader, KindIsolateLeaderReplication:
+		return need{brokers: 2} // a leader and a follower to cut it from
+	case KindCrashProducer:
+		// a copier's crash lands in its next transaction
+		return need{senders: true, effect: crashEffect}
+	case KindCrashConsumer:
+		return need{consumers: true, warmup: clientStart, effect: crashEffect}
+	case KindChurn:
+		return need{consumers: true, group: true, warmup: clientStart}
+	}
+	return need{} // rolling restarts, cut clients, packet loss and slow links act on any cluster
 }
 
 func knownKind(kind string) bool {

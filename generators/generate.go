@@ -16,6 +16,7 @@ func ScenarioGen() *rapid.Generator[Scenario] { return ScenarioGenIn(ShortSpace(
 // configuration, a workload mix and a nemesis schedule; shrinking goes
 // towards fewer faults, fewer keys and clients, and the simplest configs.
 func ScenarioGenIn(sp Space) *rapid.Generator[Scenario] {
+	mustDraw(sp)
 	return rapid.Custom(func(t *rapid.T) Scenario {
 		seed := rapid.Int64Min(0).Draw(t, "seed")
 		return build(rapidDrawer{t}, sp, seed)
@@ -40,12 +41,11 @@ func WorkloadGen(sp Space, s Scenario) *rapid.Generator[Workload] {
 	})
 }
 
-// NemesisGen draws a schedule fitting in timeLimit. It does not know the
-// scenario's commit strategy, so its consumer crashes land anywhere, the
-// one point every consumer reaches.
-func NemesisGen(sp Space, timeLimit time.Duration) *rapid.Generator[[]Fault] {
+// NemesisGen draws a schedule for s (its workload, brokers and time
+// limit): faults that can take effect in it (see Available).
+func NemesisGen(sp Space, s Scenario) *rapid.Generator[[]Fault] {
 	return rapid.Custom(func(t *rapid.T) []Fault {
-		return drawNemesis(rapidDrawer{t}, sp, timeLimit, []string{CrashAnywhere})
+		return drawNemesis(rapidDrawer{t}, sp, s)
 	})
 }
 
@@ -55,6 +55,7 @@ func Random(seed int64) Scenario { return RandomIn(LongSpace(), seed) }
 
 // RandomIn draws a scenario within sp from seed.
 func RandomIn(sp Space, seed int64) Scenario {
+	mustDraw(sp)
 	r := rand.New(rand.NewPCG(uint64(seed), 0x6b61666b61))
 	return build(randDrawer{r}, sp, seed)
 }
@@ -67,7 +68,7 @@ func build(d drawer, sp Space, seed int64) Scenario {
 	copying := sp.MaxCopiers > 0 && d.boolean("copy")
 	drawClient(d, sp, &s, copying)
 	s.Workload = drawWorkload(d, sp, s)
-	s.Nemesis = drawNemesis(d, sp, s.TimeLimit.D(), CrashPoints(s))
+	s.Nemesis = drawNemesis(d, sp, s)
 	return s
 }
 
@@ -125,14 +126,14 @@ func drawWorkload(d drawer, sp Space, s Scenario) Workload {
 	w := Workload{
 		Producers: d.intRange("producers", 1, sp.MaxProducers),
 		Lanes:     d.intRange("lanes", 1, 4),
-		Consumers: d.intRange("consumers", 0, sp.MaxConsumers),
+		Consumers: d.intRange("consumers", minConsumers(sp), sp.MaxConsumers),
 		Mode:      ModeGroup,
 		Group:     "kafkachaos",
 		Mix:       Mix{Send: d.intRange("mix-send", 1, 4), Poll: d.intRange("mix-poll", 1, 4)},
 		Rate:      float64(d.intRange("rate", 50, sp.MaxRate)),
 		PollBatch: d.intRange("poll-batch", 1, 100),
 	}
-	if d.boolean("assign") {
+	if !groupOnly(sp) && d.boolean("assign") {
 		w.Mode = ModeAssign
 	}
 	if s.Keys.OutputTopic != "" {
@@ -144,26 +145,123 @@ func drawWorkload(d drawer, sp Space, s Scenario) Workload {
 	return w
 }
 
-// drawNemesis draws a schedule; consumer crashes land at one of points.
-func drawNemesis(d drawer, sp Space, limit time.Duration, points []string) []Fault {
-	n := d.intRange("faults", 0, sp.MaxFaults)
-	limitMs := int(limit / time.Millisecond)
-	out := make([]Fault, 0, n)
+// drawNemesis draws at least sp.MinFaults faults that can take effect in
+// s: kinds whose need s meets, each starting where it can act. A drawn
+// fault that would still be unavailable (a node fault starting without a
+// majority up) or would queue behind another on the same clients is
+// dropped; the first never is, having no other to overlap, so a space of
+// MinFaults 1 always gets one.
+func drawNemesis(d drawer, sp Space, s Scenario) []Fault {
+	kinds := availableKinds(sp.Kinds, s)
+	if len(kinds) == 0 {
+		return nil // mustDraw makes sure a space that needs faults has kinds for them
+	}
+	n := d.intRange("faults", sp.MinFaults, sp.MaxFaults)
+	s.Nemesis = make([]Fault, 0, n)
 	for i := range n {
-		label := func(s string) string { return fmt.Sprintf("fault-%d-%s", i, s) }
-		f := Fault{Kind: d.pick(label("kind"), sp.Kinds)}
-		startMs := d.intRange(label("start-ms"), 0, limitMs*7/10)
-		minDur := max(1, limitMs/10)
-		durMs := d.intRange(label("duration-ms"), minDur, max(minDur, limitMs-startMs))
-		f.Start = Duration(time.Duration(startMs) * time.Millisecond)
-		f.Duration = Duration(time.Duration(min(durMs, limitMs-startMs)) * time.Millisecond)
-		f.Params = drawParams(d, label, f.Kind, points)
-		out = append(out, f)
+		label := func(name string) string { return fmt.Sprintf("fault-%d-%s", i, name) }
+		s.Nemesis = append(s.Nemesis, drawFault(d, label, s, kinds))
+		if !allAvailable(s) || clientFaultsQueue(s) {
+			s.Nemesis = s.Nemesis[:len(s.Nemesis)-1]
+		}
+	}
+	return s.Nemesis
+}
+
+// drawFault draws one fault of kinds, its params first: they decide when
+// it can act (a commit crash point waits for the group to form).
+func drawFault(d drawer, label func(string) string, s Scenario, kinds []string) Fault {
+	f := Fault{Kind: d.pick(label("kind"), kinds)}
+	f.Params = drawParams(d, label, s, f.Kind)
+	limitMs := int(s.TimeLimit.D() / time.Millisecond)
+	lo, hi := startRange(f.need(s), limitMs)
+	startMs := d.intRange(label("start-ms"), lo, hi)
+	minDur := max(1, limitMs/10)
+	durMs := d.intRange(label("duration-ms"), minDur, max(minDur, limitMs-startMs))
+	f.Start = Duration(time.Duration(startMs) * time.Millisecond)
+	f.Duration = Duration(time.Duration(min(durMs, limitMs-startMs)) * time.Millisecond)
+	return f
+}
+
+// startRange is where a fault of need n starts, in ms of a run of limitMs:
+// once its clients are up, with time left for its effect, and early enough
+// (70% of the run) for its window to hold. The first step, at the start,
+// can always act; later ones are a bonus.
+func startRange(n need, limitMs int) (lo, hi int) {
+	lo = int(n.warmup / time.Millisecond)
+	last := limitMs - int(n.effect/time.Millisecond) - 1 // a window needs a millisecond
+	return lo, max(lo, min(limitMs*7/10, last))
+}
+
+// availableKinds is the kinds of a fault s could meet the need of, by its
+// workload and brokers and, with the parameters that ask least, its time
+// limit.
+func availableKinds(kinds []string, s Scenario) []string {
+	var out []string
+	for _, k := range kinds {
+		f := Fault{Kind: k}
+		f.Start = Duration(f.need(s).warmup)
+		f.Duration = max(0, s.TimeLimit-f.Start)
+		probe := s
+		probe.Nemesis = []Fault{f}
+		if Available(probe, 0) == nil {
+			out = append(out, k)
+		}
 	}
 	return out
 }
 
-func drawParams(d drawer, label func(string) string, kind string, points []string) FaultParams {
+// allAvailable reports whether every fault of s can take effect.
+func allAvailable(s Scenario) bool {
+	for i := range s.Nemesis {
+		if Available(s, i) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// clientFaultsQueue reports whether two faults of s on the same clients
+// overlap, each window stretched by the time its last step takes to land.
+// Both could take effect, but the runner plays steps one at a time and a
+// crash holds the timeline until it lands: the later fault's step would
+// run the moment the earlier's crash landed, find that client still being
+// replaced, and not fire. Draws avoid it; a hand-written schedule may not.
+func clientFaultsQueue(s Scenario) bool {
+	for i, a := range s.Nemesis {
+		for _, b := range s.Nemesis[i+1:] {
+			if clientRole(a.Kind) != "" && clientRole(a.Kind) == clientRole(b.Kind) &&
+				a.Start.D() <= b.End().D()+b.need(s).effect && b.Start.D() <= a.End().D()+a.need(s).effect {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// clientRole is the clients a client fault acts on; "" for other faults.
+func clientRole(kind string) string {
+	switch kind {
+	case KindCrashConsumer, KindChurn:
+		return "consumers"
+	case KindCrashProducer:
+		return "producers"
+	}
+	return ""
+}
+
+// drawnPoints is the crash points drawn for s: those its consumers reach
+// (CrashPoints), but only anywhere when group members outnumber the keys.
+// A member without a partition never commits, so a commit-point crash
+// would land only if the draw of which consumer to crash were lucky.
+func drawnPoints(s Scenario) []string {
+	if s.Workload.Mode == ModeGroup && s.Workload.Consumers > s.Keys.Count {
+		return []string{CrashAnywhere}
+	}
+	return CrashPoints(s)
+}
+
+func drawParams(d drawer, label func(string) string, s Scenario, kind string) FaultParams {
 	var p FaultParams
 	switch kind {
 	case KindLostAck, KindDrop, KindDelay:
@@ -173,10 +271,14 @@ func drawParams(d drawer, label func(string) string, kind string, points []strin
 	case KindDelay:
 		p.Delay = Duration(time.Duration(d.intRange(label("delay-ms"), 10, 300)) * time.Millisecond)
 	case KindCrashConsumer:
-		p.Point = d.pick(label("point"), points)
+		p.Point = d.pick(label("point"), drawnPoints(s))
 		fallthrough
 	case KindCrashProducer, KindLeaderShuffle, KindChurn:
-		p.Every = Duration(time.Duration(d.intRange(label("every-ms"), 200, 2000)) * time.Millisecond)
+		// The runner plays steps one at a time and a crash holds the
+		// timeline until it has landed: a repeat sooner than a step's
+		// effect would pile up behind it and starve the later faults.
+		lo := max(200, int(Fault{Kind: kind, Params: p}.need(s).effect/time.Millisecond))
+		p.Every = Duration(time.Duration(d.intRange(label("every-ms"), lo, max(lo, 2000))) * time.Millisecond)
 	}
 	return p
 }

@@ -33,7 +33,7 @@ func TestSubGeneratorsDrawValidParts(t *testing.T) {
 		s := ClientConfigGen(sp).Draw(t, "client")
 		s.Name, s.TimeLimit = "x", Duration(time.Second)
 		s.Workload = WorkloadGen(sp, s).Draw(t, "workload")
-		s.Nemesis = NemesisGen(sp, s.TimeLimit.D()).Draw(t, "nemesis")
+		s.Nemesis = NemesisGen(sp, s).Draw(t, "nemesis")
 		if err := s.Validate(); err != nil {
 			t.Fatalf("assembled scenario is invalid: %v", err)
 		}

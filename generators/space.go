@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -18,7 +19,10 @@ type Space struct {
 	MaxProducers     int
 	MaxConsumers     int
 	MaxCopiers       int
-	MaxFaults        int
+	// MinFaults is the fewest faults a draw has; 0 lets rapid shrink a
+	// failure to a schedule without faults. Every drawn fault can take
+	// effect in its scenario (see Available).
+	MinFaults, MaxFaults int
 	// MaxRate bounds ops per second.
 	MaxRate int
 }
@@ -61,9 +65,68 @@ func ShortSpace() Space {
 		MaxKeys: 3, MaxProducers: 2, MaxConsumers: 2, MaxCopiers: 1, MaxFaults: 3, MaxRate: 400}
 }
 
-// LongSpace is for long seeded runs: minutes, more keys, clients and faults.
+// LongSpace is for long seeded runs: minutes, more keys, clients and
+// faults, at least one (a long run without faults is a benchmark).
 func LongSpace() Space {
 	return Space{Provider: "embedded", Brokers: 3, Kinds: KindsFor("embedded"),
 		MinTime: 30 * time.Second, MaxTime: 3 * time.Minute,
-		MaxKeys: 8, MaxProducers: 4, MaxConsumers: 4, MaxCopiers: 2, MaxFaults: 20, MaxRate: 2000}
+		MaxKeys: 8, MaxProducers: 4, MaxConsumers: 4, MaxCopiers: 2, MinFaults: 1, MaxFaults: 20, MaxRate: 2000}
+}
+
+// check reports a space no draw can honour: one that needs faults must
+// have a kind that can act on its brokers and the clients it may draw.
+func (sp Space) check() error {
+	switch {
+	case sp.MinFaults < 0 || sp.MinFaults > sp.MaxFaults:
+		return fmt.Errorf("faults %d..%d: want 0 <= min <= max", sp.MinFaults, sp.MaxFaults)
+	case sp.MinFaults == 0:
+		return nil
+	case sp.MaxConsumers < minConsumers(sp):
+		return fmt.Errorf("every kind of %v acts on consumers, and at most %d are drawn", sp.Kinds, sp.MaxConsumers)
+	}
+	for _, k := range sp.Kinds {
+		if !knownKind(k) {
+			return fmt.Errorf("kind %q is not one of %v", k, kinds)
+		}
+		if needOf(k).brokers <= sp.Brokers {
+			return nil
+		}
+	}
+	return fmt.Errorf("no kind of %v acts on %d brokers", sp.Kinds, sp.Brokers)
+}
+
+// mustDraw panics on a space no draw can honour: a caller's mistake,
+// better named at once than found as draws without faults.
+func mustDraw(sp Space) {
+	if err := sp.check(); err != nil {
+		panic("generators: space: " + err.Error())
+	}
+}
+
+// minConsumers is the fewest consumers a draw in sp has: one when it needs
+// faults and every kind acts on a consumer, so that some fault can act.
+func minConsumers(sp Space) int {
+	if sp.MinFaults == 0 {
+		return 0
+	}
+	for _, k := range sp.Kinds {
+		if !needOf(k).consumers {
+			return 0
+		}
+	}
+	return 1
+}
+
+// groupOnly reports whether a draw in sp must put its consumers in a
+// group: it needs faults and every kind acts on a group member.
+func groupOnly(sp Space) bool {
+	if sp.MinFaults == 0 || len(sp.Kinds) == 0 {
+		return false
+	}
+	for _, k := range sp.Kinds {
+		if !needOf(k).group {
+			return false
+		}
+	}
+	return true
 }

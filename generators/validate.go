@@ -47,6 +47,14 @@ func (s *Scenario) Validate() error {
 	for i, f := range s.Nemesis {
 		add(f.validate(fmt.Sprintf("nemesis[%d]", i), s))
 	}
+	if len(errs) > 0 {
+		// only the faults of an otherwise sound scenario can be judged
+		// against its workload, brokers, time limit and other faults
+		return errors.Join(errs...)
+	}
+	for i := range s.Nemesis {
+		add(Available(*s, i))
+	}
 	return errors.Join(errs...)
 }
 

@@ -56,13 +56,14 @@ func TestValidateCrashPointReachable(t *testing.T) {
 		{ModeGroup, "before-processing", CrashBeforeCommit, false},
 		{ModeGroup, "after-processing", CrashBeforeCommit, true},
 		{ModeGroup, "after-processing", CrashAfterCommit, false},
-		{ModeGroup, "auto", CrashAfterCommit, false},
+		{ModeGroup, "auto", CrashAfterCommit, true},
+		{ModeGroup, "auto", CrashBeforeCommit, false},
 		{ModeGroup, "auto", CrashAnywhere, true},
 		{ModeAssign, "after-processing", CrashBeforeCommit, false},
 	}
 	for _, c := range cases {
 		s := sample()
-		s.Workload.Mode = c.mode
+		s.Workload.Mode, s.Workload.Consumers = c.mode, 1
 		s.Consumer.CommitStrategy = model.CommitStrategy(c.commit)
 		s.Nemesis = []Fault{{Kind: KindCrashConsumer, Start: Duration(time.Second), Params: FaultParams{Point: c.point, Every: Duration(time.Second)}}}
 		err := s.Validate()

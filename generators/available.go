@@ -1,0 +1,139 @@
+package generators
+
+import (
+	"fmt"
+	"time"
+)
+
+// Available reports why s.Nemesis[i] could never take effect in s — its
+// kind's need (needOf) is unmet by the workload, the brokers, the timing or
+// the other faults — as a *FieldError naming the field; nil when it can.
+func Available(s Scenario, i int) error {
+	f := s.Nemesis[i]
+	field := fmt.Sprintf("nemesis[%d]", i)
+	n := f.need(s)
+	if err := n.workload(s, f.Kind, field); err != nil {
+		return err
+	}
+	if s.Cluster.Brokers < n.brokers {
+		return bad(field+".kind", "%s%s needs %d brokers to act on, the cluster has %d",
+			f.Kind, targetText(f), n.brokers, s.Cluster.Brokers)
+	}
+	if err := n.timing(f, s.TimeLimit.D(), field); err != nil {
+		return err
+	}
+	if n.takesDown {
+		return majorityUp(s, i, field)
+	}
+	return nil
+}
+
+func targetText(f Fault) string {
+	if f.Params.Target == "" {
+		return ""
+	}
+	return " on target " + f.Params.Target
+}
+
+// need is f's kind's need with what its parameters change.
+func (f Fault) need(s Scenario) need {
+	n := needOf(f.Kind)
+	if f.Kind == KindCrashConsumer && f.Params.Point != "" && f.Params.Point != CrashAnywhere &&
+		s.Workload.Mode == ModeGroup {
+		// a commit point is passed only by a member that owns partitions
+		// and polls records: after the run starts, and again after each
+		// crash, when the crashed member's successor has joined
+		n.warmup, n.effect = groupJoin, groupJoin
+	}
+	if f.Kind == KindCrashProducer && s.Workload.Copiers > 0 {
+		// the crash may fall on a copier, which crashes in a transaction:
+		// once it has joined its group, and again once its successor has
+		n.warmup, n.effect = groupJoin, groupJoin
+	}
+	if f.Kind == KindPartition && f.Params.Target != "" {
+		n.brokers = 2 // the target against the rest
+	}
+	if f.Params.Target == "minority" {
+		n.brokers = max(n.brokers, 3) // fewer than half of one or two brokers is none
+	}
+	return n
+}
+
+// workload checks the clients the kind acts on run.
+func (n need) workload(s Scenario, kind, field string) error {
+	w := s.Workload
+	switch {
+	case n.senders && w.Producers+w.Copiers == 0:
+		return bad(field+".kind", "%s acts on producers or their produce requests, and the workload has neither producers nor copiers", kind)
+	case n.consumers && w.Consumers == 0:
+		return bad(field+".kind", "%s acts on a consumer, and the workload has none", kind)
+	case n.group && w.Mode != ModeGroup:
+		return bad(field+".kind", "%s makes a group member leave, and the consumers are in mode %s, not group", kind, w.Mode)
+	}
+	return nil
+}
+
+// timing checks that a step of f lands when it can act: its clients up
+// (warmup) and time left for its effect before the run ends at limit.
+func (n need) timing(f Fault, limit time.Duration, field string) error {
+	last := limit - n.effect
+	for _, at := range Steps(f) {
+		if at >= n.warmup && at <= last && at < limit {
+			return nil
+		}
+	}
+	return bad(field+".start", "%s steps at %v, none between %v (its clients up) and %v (%v before the %v time limit, for its effect to show)",
+		f.Kind, Steps(f), n.warmup, last, n.effect, limit)
+}
+
+// Steps is when f acts, as the runner schedules it: a window fault at its
+// start; an instantaneous one at its start, then every Params.Every until
+// its window closes.
+func Steps(f Fault) []time.Duration {
+	if !Instantaneous(f.Kind) || f.Params.Every <= 0 {
+		return []time.Duration{f.Start.D()}
+	}
+	var out []time.Duration
+	for at := f.Start; at <= f.End(); at += f.Params.Every {
+		out = append(out, at.D())
+	}
+	return out
+}
+
+// majorityUp checks that node fault i starts with a majority of the
+// brokers up, counting the nodes the other node faults hold down then. A
+// cluster without a majority has no KRaft quorum: a leader or controller
+// target cannot be named, a node cannot be picked from those up, and
+// stacking faults on it shows nothing the majority's loss did not.
+func majorityUp(s Scenario, i int, field string) error {
+	brokers := s.Cluster.Brokers
+	at := s.Nemesis[i].Start
+	down, by := 0, []int{}
+	for j, o := range s.Nemesis {
+		if j != i && needOf(o.Kind).takesDown && o.Start <= at && at < o.End() {
+			down += nodesTaken(o, brokers)
+			by = append(by, j)
+		}
+	}
+	if brokers-down > brokers/2 {
+		return nil
+	}
+	return bad(field+".start", "%s starts at %v while nemesis%v hold %d of %d brokers down: no majority is up",
+		s.Nemesis[i].Kind, at, by, down, brokers)
+}
+
+// nodesTaken is how many brokers node fault f takes down.
+func nodesTaken(f Fault, brokers int) int {
+	if len(f.Params.Nodes) > 0 {
+		return len(f.Params.Nodes)
+	}
+	switch f.Params.Target {
+	case "minority":
+		return (brokers - 1) / 2
+	case "majority":
+		return brokers/2 + 1
+	case "all":
+		return brokers
+	}
+	return 1 // one node, the leader or the controller
+}

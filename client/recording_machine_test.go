@@ -320,13 +320,19 @@ func (m *recordingMachine) committed() (map[histories.Key]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer kc.Close()
+	// Bounded like every call of the workers: a hang here would be the
+	// test's, not the harness's.
+	defer Bounded("Consumer.Close", 10*time.Second, kc.Close)
 	var tps []kafka.TopicPartition
 	for _, k := range m.keys.Keys() {
 		tp, _ := m.keys.TP(k)
 		tps = append(tps, tp)
 	}
-	res, err := kc.Committed(tps, 10000)
+	var res []kafka.TopicPartition
+	err = Bounded("Consumer.Committed", 10*time.Second, func() (err error) {
+		res, err = kc.Committed(tps, 10000)
+		return err
+	})
 	var kerr kafka.Error
 	if errors.As(err, &kerr) && kerr.Code() == kafka.ErrGroupIDNotFound {
 		return nil, nil // kfake: a group that never committed does not exist

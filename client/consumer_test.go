@@ -520,3 +520,52 @@ func TestFinalReadsCloseWithinCtx(t *testing.T) {
 	}
 	checkPaired(t, rec.Ops())
 }
+
+// TestFinalReadsReadPastALaterWatermark: a record appended after the final
+// reads measured the high watermark and read up to it (as a follower that
+// catches up after a heal raises it) is still read: the reads measure again
+// and go round until a measure finds nothing new. The record is appended
+// from the recorder, synchronously, when the first round's first poll
+// completes, so that round's measure cannot have seen it.
+func TestFinalReadsReadPastALaterWatermark(t *testing.T) {
+	e := startCluster(t, 1)
+	mem := NewMemRecorder()
+	procs := &Processes{}
+	produce(t, e, mem, procs, 0, 3)
+	late, err := NewProducer(ProducerOptions{Bootstrap: e.Bootstrap(), Config: ProducerConfig{Acks: "all"},
+		Keys: SequentialKeys("t", 1), Recorder: mem, Processes: procs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close(context.Background())
+	appended := false
+	rec := recorderFunc(func(op *histories.Op) {
+		mem.Record(op)
+		if appended || op.F != histories.FPoll || op.Type != histories.OK {
+			return
+		}
+		appended = true
+		if typ, err := late.Send(context.Background(), 0, 3); typ != histories.OK {
+			t.Errorf("late send: %s %v", typ, err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	const final = 99
+	if err := FinalReads(ctx, FinalReadOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", 1), Recorder: rec, Process: final}); err != nil {
+		t.Fatal(err)
+	}
+	ops := mem.Ops()
+	if got := polled(ops, final, 0); !slices.Contains(got, 3) {
+		t.Fatalf("final reads read %v: the value appended after the first measure is missing", got)
+	}
+	rounds := map[string]bool{}
+	for _, o := range opsOf(ops, final) {
+		if r, ok := o.Extra["hwm-round"]; ok {
+			rounds[string(r)] = true
+		}
+	}
+	if !rounds["2"] {
+		t.Fatalf("final polls' rounds %v: want a second round", rounds)
+	}
+}

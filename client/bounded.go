@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/histories"
 )
 
 // ErrClientHang is matched (errors.Is) by every *HangError.
@@ -33,20 +35,12 @@ func (e *HangError) Error() string {
 // Is makes every HangError match ErrClientHang.
 func (e *HangError) Is(target error) bool { return target == ErrClientHang }
 
-// hangValue is the value of a client-hang op: the contract the checkers
-// and the report read a liveness finding from.
-type hangValue struct {
-	Call      string `json:"call"`
-	TimeoutMS int64  `json:"timeout-ms"`
-	GraceMS   int64  `json:"grace-ms"`
-	BlockedMS int64  `json:"blocked-ms"`
-}
-
-// value marshals e as a client-hang op's value; strings and integers
-// cannot fail to marshal.
+// value marshals e as a client-hang op's value, the shape checkers and the
+// report read a liveness finding from; strings and integers cannot fail to
+// marshal.
 func (e *HangError) value() json.RawMessage {
-	b, _ := json.Marshal(hangValue{Call: e.Call, TimeoutMS: e.Timeout.Milliseconds(),
-		GraceMS: e.Grace.Milliseconds(), BlockedMS: e.Blocked.Milliseconds()})
+	b, _ := json.Marshal(histories.ClientHang{Call: e.Call, TimeoutMs: e.Timeout.Milliseconds(),
+		GraceMs: e.Grace.Milliseconds(), BlockedMs: e.Blocked.Milliseconds()})
 	return b
 }
 

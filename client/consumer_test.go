@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -272,12 +271,12 @@ func expectConsumerHang(t *testing.T, ops []histories.Op, f, call string, timeou
 	if done.F != f || done.Type != histories.Info || !strings.Contains(done.Error, "client hang: "+call) {
 		t.Fatalf("completion %+v: want info %s naming the hang of %s", done, f, call)
 	}
-	var v hangValue
-	if err := json.Unmarshal(hang.Value, &v); err != nil || hang.F != histories.FClientHang || hang.Type != histories.Info {
+	v, err := hang.ClientHang()
+	if err != nil || hang.F != histories.FClientHang || hang.Type != histories.Info {
 		t.Fatalf("last op %+v (%v): want an info client-hang", hang, err)
 	}
-	if v.Call != call || v.TimeoutMS != timeout.Milliseconds() || v.GraceMS != HangGrace(timeout).Milliseconds() ||
-		v.BlockedMS < v.TimeoutMS+v.GraceMS {
+	if v.Call != call || v.TimeoutMs != timeout.Milliseconds() || v.GraceMs != HangGrace(timeout).Milliseconds() ||
+		v.BlockedMs < v.TimeoutMs+v.GraceMs {
 		t.Fatalf("client-hang value %+v: want call %s, timeout %v, grace %v, blocked >= both", v, call, timeout, HangGrace(timeout))
 	}
 	return done
@@ -479,9 +478,9 @@ func TestFinalReadsHangIsAnError(t *testing.T) {
 			ops := opsOf(rec.Ops(), 9)
 			checkPaired(t, rec.Ops())
 			last := ops[len(ops)-1]
-			var v hangValue
-			if err := json.Unmarshal(last.Value, &v); err != nil || last.F != histories.FClientHang ||
-				v.Call != tc.call || v.TimeoutMS != tc.timeout.Milliseconds() || v.BlockedMS < v.TimeoutMS+v.GraceMS {
+			v, err := last.ClientHang()
+			if err != nil || last.F != histories.FClientHang ||
+				v.Call != tc.call || v.TimeoutMs != tc.timeout.Milliseconds() || v.BlockedMs < v.TimeoutMs+v.GraceMs {
 				t.Fatalf("last op %+v %s (%v): want the client-hang of %s", last, last.Value, err, tc.call)
 			}
 			if tc.call == "Poll" && ops[len(ops)-2].F != histories.FPoll {

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -480,13 +479,13 @@ func expectHangRecorded(t *testing.T, ops []histories.Op, call string, want hist
 	if txn.F != histories.FTxn || txn.Type != want || !strings.Contains(txn.Error, "client hang: "+call) {
 		t.Fatalf("txn completion %+v: want %s naming the hang of %s", txn, want, call)
 	}
-	var v hangValue
-	if err := json.Unmarshal(hang.Value, &v); err != nil || hang.F != histories.FClientHang || hang.Type != histories.Info {
+	v, err := hang.ClientHang()
+	if err != nil || hang.F != histories.FClientHang || hang.Type != histories.Info {
 		t.Fatalf("last op %+v (%v): want an info client-hang", hang, err)
 	}
 	grace := HangGrace(timeout)
-	if v.Call != call || v.TimeoutMS <= 0 || v.TimeoutMS > timeout.Milliseconds() ||
-		v.GraceMS != grace.Milliseconds() || v.BlockedMS < v.TimeoutMS+v.GraceMS {
+	if v.Call != call || v.TimeoutMs <= 0 || v.TimeoutMs > timeout.Milliseconds() ||
+		v.GraceMs != grace.Milliseconds() || v.BlockedMs < v.TimeoutMs+v.GraceMs {
 		t.Fatalf("client-hang value %+v: want call %s, timeout <= %v, grace %v, blocked >= both", v, call, timeout, grace)
 	}
 }

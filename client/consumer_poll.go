@@ -146,7 +146,14 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 	}
 	commit := histories.Mop{F: histories.MCommit, Offsets: res.committed}
 	if c.crashPoint(CrashAfterCommit) {
-		return c.crashIn(inv, []histories.Mop{commit, {F: histories.MPoll, Records: got.records}})
+		// The commit is proven and nothing was processed: the poll is
+		// ok with its commit and no records processed (what it fetched
+		// is in Extra "unprocessed", for people). An info poll would
+		// hide a commit that certainly happened.
+		op := c.pollCompletion(inv, histories.OK, []histories.Mop{commit, {F: histories.MPoll}}, res.err)
+		op.Extra = map[string]json.RawMessage{unprocessedExtra: recordsJSON(got.records)}
+		c.recordPoll(op)
+		return c.crashIn(nil, nil)
 	}
 	mops := []histories.Mop{commit, {F: histories.MPoll, Records: processed}}
 	op := c.pollCompletion(inv, histories.OK, mops, res.err)
@@ -420,6 +427,24 @@ func (c *Consumer) committedOffsets(tps []kafka.TopicPartition) map[histories.Ke
 }
 
 // offsetsJSON marshals per-key offsets; integers cannot fail to marshal.
+// unprocessedExtra is the Extra field of a poll that committed, then
+// crashed before processing: the records it had fetched, per key, as
+// [offset, value] pairs. Checkers ignore it: nothing processed them.
+const unprocessedExtra = "unprocessed"
+
+// recordsJSON marshals records as {"key": [[offset, value], ...]}; integers
+// cannot fail to marshal.
+func recordsJSON(records map[histories.Key][]histories.Record) json.RawMessage {
+	out := make(map[histories.Key][][2]int64, len(records))
+	for k, rs := range records {
+		for _, r := range rs {
+			out[k] = append(out[k], [2]int64{r.Offset, r.Value})
+		}
+	}
+	b, _ := json.Marshal(out)
+	return b
+}
+
 func offsetsJSON(m map[histories.Key]int64) json.RawMessage {
 	b, _ := json.Marshal(m)
 	return b

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -141,17 +142,26 @@ func TestCommitBeforeProcessingCrashLosesRecords(t *testing.T) {
 	}
 	ops := rec.Ops()
 	checkPaired(t, ops)
-	var infoPoll *histories.Op
+	// The poll that crashed is ok with its proven commit and nothing
+	// processed; what it fetched is in Extra "unprocessed".
+	var crashed *histories.Op
 	for i, o := range opsOf(ops, a.Process()) {
-		if o.F == histories.FPoll && o.Type == histories.Info {
-			infoPoll = &opsOf(ops, a.Process())[i]
+		if o.F == histories.FPoll && o.Extra[unprocessedExtra] != nil {
+			crashed = &opsOf(ops, a.Process())[i]
 		}
 	}
-	if infoPoll == nil || len(infoPoll.Mops) != 2 || infoPoll.Mops[0].F != histories.MCommit ||
-		len(infoPoll.Mops[1].Records[0]) == 0 {
-		t.Fatalf("want an info poll with a commit mop then the fetched-but-unprocessed records, got %+v", infoPoll)
+	if crashed == nil || crashed.Type != histories.OK || len(crashed.Mops) != 2 || crashed.Mops[0].F != histories.MCommit ||
+		len(crashed.Mops[1].Records) != 0 {
+		t.Fatalf("want an ok poll with its commit mop and no records processed, got %+v", crashed)
 	}
-	lost := infoPoll.Mops[1].Records[0]
+	var fetched map[string][][2]int64
+	if err := json.Unmarshal(crashed.Extra[unprocessedExtra], &fetched); err != nil || len(fetched["0"]) == 0 {
+		t.Fatalf("unprocessed %s (%v): want the fetched records of key 0", crashed.Extra[unprocessedExtra], err)
+	}
+	var lost []histories.Record
+	for _, r := range fetched["0"] {
+		lost = append(lost, histories.Record{Offset: r[0], Value: r[1]})
+	}
 
 	produce(t, e, rec, procs, 10, 11)
 	b := newGroupConsumer(t, e, rec, procs, CommitBeforeProcessing)

@@ -30,6 +30,12 @@ type schedule struct {
 	active atomic.Int64 // faults in effect now, for the progress line
 	mu     sync.Mutex
 	rng    *rand.Rand
+	// awaiting is the processes with a crash requested and not yet
+	// landed (under mu): a second request would land with the first
+	// and be counted twice. confirming tracks the goroutines that wait
+	// for requested crashes to land.
+	awaiting   map[int64]bool
+	confirming sync.WaitGroup
 }
 
 // kafkaRequestTimedOut is REQUEST_TIMED_OUT: what a broker answers when the
@@ -42,7 +48,7 @@ func newSchedule(prov cluster.Provider, w *workload, s generators.Scenario) (*sc
 	if err := unsupported(prov, s, func(cluster.Capability) bool { return true }); err != nil {
 		return nil, err
 	}
-	sc := &schedule{prov: prov, w: w, rng: rand.New(rand.NewPCG(uint64(s.Seed), 2))}
+	sc := &schedule{prov: prov, w: w, rng: rand.New(rand.NewPCG(uint64(s.Seed), 2)), awaiting: map[int64]bool{}}
 	for i, f := range s.Nemesis {
 		inner, err := sc.realFault(s, f)
 		if inner == nil && err == nil {
@@ -133,6 +139,7 @@ func onlyContext(err error) bool {
 
 // stats reports what each scenario fault did.
 func (sc *schedule) stats() []FaultStat {
+	sc.confirming.Wait() // each wait ends within crashEffectBound or with the run
 	out := make([]FaultStat, len(sc.meter))
 	for i, m := range sc.meter {
 		out[i] = m.stat()
@@ -204,11 +211,16 @@ func (sc *schedule) crashProducer(ctx context.Context) (any, error) {
 	}
 	i := sc.intN(n)
 	if i >= len(sc.w.producers) {
-		cp, err := sc.w.copiers[i-len(sc.w.producers)].crash()
+		slot := sc.w.copiers[i-len(sc.w.producers)]
+		if cur := slot.current(); cur != nil && sc.isAwaited(cur.Process()) {
+			return nil, errNothingToCrash // its crash is requested already
+		}
+		cp, err := slot.crash()
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"copier": cp.Process()}, tookEffect(ctx, cp.Crashed)
+		return map[string]any{"copier": cp.Process(), "effect": "requested: counted when its crash op is recorded"},
+			sc.await(ctx, cp.Process(), cp.Crashed)
 	}
 	slot := sc.w.producers[i]
 	procs := slot.current().Processes()
@@ -218,7 +230,7 @@ func (sc *schedule) crashProducer(ctx context.Context) (any, error) {
 // crashConsumer asks a consumer to crash at point and counts once it has:
 // the crash happens when its poll reaches the point.
 func (sc *schedule) crashConsumer(ctx context.Context, point client.CrashPoint) (any, error) {
-	slot, _ := sc.consumer()
+	slot := sc.crashable()
 	if slot == nil {
 		return nil, errNothingToCrash
 	}
@@ -226,12 +238,44 @@ func (sc *schedule) crashConsumer(ctx context.Context, point client.CrashPoint) 
 	if c == nil {
 		return nil, err
 	}
-	detail := map[string]any{"process": c.Process(), "point": point.String()}
+	detail := map[string]any{"process": c.Process(), "point": point.String(), "effect": "requested: counted when its crash op is recorded"}
 	if err != nil {
 		return detail, err
 	}
-	return detail, tookEffect(ctx, c.Crashed)
+	return detail, sc.await(ctx, c.Process(), c.Crashed)
 }
+
+// await returns an *awaitedCrash for process's requested crash: the fault
+// is counted when the crash lands (see meteredFault.Start), while the
+// schedule goes on; a crash lands when the worker reaches its point.
+func (sc *schedule) await(ctx context.Context, process int64, crashed func() bool) error {
+	sc.mu.Lock()
+	sc.awaiting[process] = true
+	sc.mu.Unlock()
+	return &awaitedCrash{wait: func() error {
+		defer func() {
+			sc.mu.Lock()
+			delete(sc.awaiting, process)
+			sc.mu.Unlock()
+		}()
+		return tookEffect(ctx, crashed)
+	}, track: &sc.confirming}
+}
+
+func (sc *schedule) isAwaited(process int64) bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.awaiting[process]
+}
+
+// awaitedCrash is the "error" of a client fault that was requested and
+// lands later: not a failure, a count deferred until wait returns.
+type awaitedCrash struct {
+	wait  func() error
+	track *sync.WaitGroup
+}
+
+func (a *awaitedCrash) Error() string { return "crash requested; counted once it lands" }
 
 func (sc *schedule) churn(context.Context) (any, error) {
 	slot, c := sc.consumer()
@@ -240,6 +284,21 @@ func (sc *schedule) churn(context.Context) (any, error) {
 	}
 	slot.churn()
 	return map[string]any{"left": c.Process()}, nil
+}
+
+// crashable picks a consumer slot whose consumer is running and has no
+// crash requested already, or nil when there is none.
+func (sc *schedule) crashable() *consumerSlot {
+	var free []*consumerSlot
+	for _, slot := range sc.w.consumers {
+		if c := slot.current(); c != nil && !c.Crashed() && !sc.isAwaited(c.Process()) {
+			free = append(free, slot)
+		}
+	}
+	if len(free) == 0 {
+		return nil
+	}
+	return free[sc.intN(len(free))]
 }
 
 // consumer picks a consumer slot and its current consumer (nil before the
@@ -328,6 +387,10 @@ func (f *clientFault) Start(ctx context.Context) error {
 	f.mu.Lock()
 	f.last = d
 	f.mu.Unlock()
+	var aw *awaitedCrash
+	if errors.As(err, &aw) {
+		return aw
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", errNotFired, err)
 	}
@@ -369,6 +432,15 @@ func (m *meteredFault) Detail() any {
 
 func (m *meteredFault) Start(ctx context.Context) error {
 	err := m.Fault.Start(ctx)
+	var aw *awaitedCrash
+	if errors.As(err, &aw) {
+		aw.track.Add(1)
+		go func() {
+			defer aw.track.Done()
+			m.landed(aw.wait())
+		}()
+		return nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err != nil {
@@ -386,6 +458,20 @@ func (m *meteredFault) Start(ctx context.Context) error {
 		m.active.Add(1)
 	}
 	return nil
+}
+
+// landed counts a requested crash once it has landed, or lists why it did
+// not as a fault error.
+func (m *meteredFault) landed(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		if len(m.errors) < 5 {
+			m.errors = append(m.errors, fmt.Errorf("%w: %w", errNotFired, err).Error())
+		}
+		return
+	}
+	m.fired++
 }
 
 func (m *meteredFault) Stop(ctx context.Context) error {

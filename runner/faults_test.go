@@ -131,7 +131,7 @@ func TestOnlyContextErrorsAreTheRunsEnd(t *testing.T) {
 // crash counts as fired once the consumer has crashed, not when it was
 // asked to; a crash at a point its commit strategy never reaches, or one
 // that has not happened when the wait ends, is an error of the fault, not
-// fired, and does not stop the schedule.
+// fired, and neither stops nor holds up the schedule.
 func TestClientFaultCountsOnlyWhatTookEffect(t *testing.T) {
 	keys, err := client.NewKeyMap(map[histories.Key]client.TopicPartition{0: {Topic: "in"}})
 	if err != nil {
@@ -160,16 +160,22 @@ func TestClientFaultCountsOnlyWhatTookEffect(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { cons.Close() })
-			sc := &schedule{w: &workload{consumers: []*consumerSlot{{c: cons}}}}
+			sc := &schedule{w: &workload{consumers: []*consumerSlot{{c: cons}}}, awaiting: map[int64]bool{}}
 			sc.rng = rand.New(rand.NewPCG(1, 2))
 			fault := &clientFault{name: generators.KindCrashConsumer,
 				do: func(ctx context.Context) (any, error) { return sc.crashConsumer(ctx, c.point) }}
 			m := &meteredFault{Fault: fault, kind: generators.KindCrashConsumer, active: &sc.active}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
+			began := time.Now()
 			if err := m.Start(ctx); err != nil {
 				t.Fatalf("a client fault stopped the schedule: %v", err)
 			}
+			// The schedule goes on while a requested crash is awaited.
+			if took := time.Since(began); took > 200*time.Millisecond {
+				t.Fatalf("Start blocked the schedule for %v", took)
+			}
+			sc.confirming.Wait()
 			st := m.stat()
 			if st.Fired != c.fired || (c.errs == "") != (len(st.Errors) == 0) ||
 				(c.errs != "" && !strings.Contains(st.Errors[0], c.errs)) {
@@ -179,6 +185,40 @@ func TestClientFaultCountsOnlyWhatTookEffect(t *testing.T) {
 				t.Fatalf("consumer crashed %v, fired %d", crashed, st.Fired)
 			}
 		})
+	}
+}
+
+// TestSecondCrashRequestOfAWorkerIsRefused: while a worker's requested
+// crash has not landed, no second request is made of it (the fault finds
+// no worker to act on, not fired): both would be counted for the one crash
+// that lands.
+func TestSecondCrashRequestOfAWorkerIsRefused(t *testing.T) {
+	keys, err := client.NewKeyMap(map[histories.Key]client.TopicPartition{0: {Topic: "in"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := client.NewConsumer(client.ConsumerOptions{Bootstrap: "127.0.0.1:1", Keys: keys, Recorder: client.NewMemRecorder(),
+		Config: client.ConsumerConfig{Group: "g", Commit: client.CommitAfterProcessing}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cons.Close() })
+	sc := &schedule{w: &workload{consumers: []*consumerSlot{{c: cons}}}, awaiting: map[int64]bool{}}
+	sc.rng = rand.New(rand.NewPCG(1, 2))
+	fault := &clientFault{name: generators.KindCrashConsumer,
+		do: func(ctx context.Context) (any, error) { return sc.crashConsumer(ctx, client.CrashBeforeCommit) }}
+	m := &meteredFault{Fault: fault, kind: generators.KindCrashConsumer, active: &sc.active}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	for range 2 {
+		if err := m.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc.confirming.Wait()
+	st := m.stat()
+	if st.Fired != 0 || len(st.Errors) != 2 || !strings.Contains(strings.Join(st.Errors, "; "), errNothingToCrash.Error()) {
+		t.Fatalf("stat %+v: want nothing fired, the second request refused and the first never landed", st)
 	}
 }
 

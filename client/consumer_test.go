@@ -126,8 +126,9 @@ func TestFinalReadsNameWhatIsMissingOnTimeout(t *testing.T) {
 }
 
 // TestCommitBeforeProcessingCrashLosesRecords: a crash after the commit and
-// before processing leaves the poll info, and the next member of the group
-// starts after the records the dead one never processed.
+// before processing leaves the poll ok with its commit and nothing processed,
+// and the next member of the group starts after the records the dead one
+// never processed.
 func TestCommitBeforeProcessingCrashLosesRecords(t *testing.T) {
 	e := startCluster(t, 1)
 	rec := NewMemRecorder()

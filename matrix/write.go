@@ -1,0 +1,215 @@
+package matrix
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The files Write makes in the matrix's directory.
+const (
+	MarkdownFile = "MATRIX.md"
+	HTMLFile     = "matrix.html"
+)
+
+// Write writes m's MATRIX.md and matrix.html into dir (the Options.Out the
+// matrix ran with, so that the run links resolve).
+func Write(dir string, m Matrix) error {
+	v := viewOf(m)
+	var md bytes.Buffer
+	writeMarkdown(&md, v)
+	if err := os.WriteFile(filepath.Join(dir, MarkdownFile), md.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("matrix: %w", err)
+	}
+	var page bytes.Buffer
+	if err := pageTemplate.Execute(&page, v); err != nil {
+		return fmt.Errorf("matrix: rendering %s: %w", HTMLFile, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, HTMLFile), page.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("matrix: %w", err)
+	}
+	return nil
+}
+
+// view is the matrix as both pages show it.
+type view struct {
+	Title, Summary string
+	Findings       []findingView
+	Columns        []ColumnInfo
+	Rows           []rowView
+	Notes          []string // n/a reasons, numbered from 1
+}
+
+type rowView struct {
+	RowInfo
+	Predicted string
+	Cells     []cellView
+}
+
+type findingView struct {
+	Row, Column, Predicted, Observed, Detail string
+	Links                                    []link
+}
+
+type cellView struct {
+	Status    string // finding, held, na, error, notrun
+	Mark      string // what the cell says first
+	Observed  string
+	Detail    string
+	NA        string
+	Note      int // the n/a reason's number
+	Links     []link
+	Predicted string
+}
+
+type link struct{ Text, Href string }
+
+func viewOf(m Matrix) view {
+	ran, na, harness := m.Counts()
+	fs := m.Findings()
+	v := view{Title: "Semantics matrix: " + m.Cluster + " cluster", Columns: m.Columns,
+		Summary: fmt.Sprintf("%d cells run (%d run(s) each, time limit %v), %d n/a, %d with a harness error, %d finding(s); took %v.",
+			ran, m.Runs, m.TimeLimit, na, harness, len(fs), m.Elapsed.Round(time.Second))}
+	notes := map[string]int{}
+	for i, r := range m.Rows {
+		rv := rowView{RowInfo: r, Predicted: r.Predicted().String()}
+		for _, c := range m.Cells[i] {
+			cv := cellOf(c, r)
+			if cv.NA != "" {
+				if notes[cv.NA] == 0 {
+					v.Notes = append(v.Notes, cv.NA)
+					notes[cv.NA] = len(v.Notes)
+				}
+				cv.Note = notes[cv.NA]
+			}
+			rv.Cells = append(rv.Cells, cv)
+		}
+		v.Rows = append(v.Rows, rv)
+	}
+	for _, f := range fs {
+		cv := v.Rows[f.Row].Cells[f.Col]
+		v.Findings = append(v.Findings, findingView{Row: m.Rows[f.Row].Name, Column: m.Columns[f.Col].Name,
+			Predicted: string(m.Rows[f.Row].Hop) + " " + cv.Predicted, Observed: cv.Observed, Detail: cv.Detail, Links: cv.Links})
+	}
+	return v
+}
+
+func cellOf(c Cell, r RowInfo) cellView {
+	cv := cellView{Predicted: r.Predicted().String()}
+	if c.NA != "" {
+		cv.Status, cv.Mark, cv.NA = "na", "n/a", c.NA
+		return cv
+	}
+	for i, run := range c.Runs {
+		if run.Dir != "" {
+			cv.Links = append(cv.Links, link{Text: fmt.Sprintf("run %d", i+1), Href: run.Dir + "/index.html"})
+		}
+	}
+	obs, judged := c.Observed(r.Hop)
+	cv.Observed = obs.String()
+	cv.Detail = fmt.Sprintf("%d/%d held; %s", c.Held(), len(c.Runs), countsText(c.Anomalies()))
+	if n := c.errors(); n > 0 {
+		cv.Detail += fmt.Sprintf("; %d harness error(s): %s", n, firstErr(c))
+	}
+	switch {
+	case c.Finding(r):
+		cv.Status, cv.Mark = "finding", "FINDING"
+	case !judged && c.errors() > 0:
+		cv.Status, cv.Mark, cv.Observed = "error", "harness error", "?"
+	case !judged:
+		cv.Status, cv.Mark, cv.Observed = "notrun", "not run", "?"
+	default:
+		cv.Status, cv.Mark = "held", "held"
+	}
+	return cv
+}
+
+func firstErr(c Cell) string {
+	for _, r := range c.Runs {
+		if r.Err != "" {
+			return clip(r.Err, 200)
+		}
+	}
+	return ""
+}
+
+// clip keeps a long error readable inside a table cell; the run directory
+// has the whole of it.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func writeMarkdown(b *bytes.Buffer, v view) {
+	fmt.Fprintf(b, "# %s\n\n%s\n\n", v.Title, v.Summary)
+	b.WriteString("Each cell: the guarantee observed on the row's hop against the one the model predicts for it, " +
+		"the runs that held the runner's verdict, the anomalies found, and the run directories. " +
+		"A cell observed weaker than predicted is a finding.\n\n## Findings\n\n")
+	if len(v.Findings) == 0 {
+		b.WriteString("None: every cell that ran showed at least the predicted guarantee.\n\n")
+	}
+	for _, f := range v.Findings {
+		fmt.Fprintf(b, "- **%s × %s**: predicted %s, observed %s (%s) %s\n", f.Row, f.Column, f.Predicted, f.Observed,
+			f.Detail, mdLinks(f.Links))
+	}
+	if len(v.Findings) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("## Matrix\n\n| configuration | hop | predicted |")
+	for _, c := range v.Columns {
+		fmt.Fprintf(b, " %s |", c.Name)
+	}
+	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(v.Columns)) + "\n")
+	for _, r := range v.Rows {
+		fmt.Fprintf(b, "| %s | %s | %s |", mdEscape(r.Name), r.Hop, r.Predicted)
+		for _, c := range r.Cells {
+			b.WriteString(" " + mdCell(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	if len(v.Notes) > 0 {
+		b.WriteString("\n## Not applicable\n\n")
+		for i, n := range v.Notes {
+			fmt.Fprintf(b, "%d. %s\n", i+1, mdEscape(n))
+		}
+	}
+	b.WriteString("\n## Why the model predicts what it does\n\n")
+	for _, r := range v.Rows {
+		fmt.Fprintf(b, "- **%s** (%s %s): %s\n", mdEscape(r.Name), r.Hop, r.Predicted, mdEscape(strings.Join(r.Reasons(), "; ")))
+	}
+}
+
+func mdCell(c cellView) string {
+	switch c.Status {
+	case "na":
+		return fmt.Sprintf("n/a [%d]", c.Note)
+	case "finding":
+		return fmt.Sprintf("**FINDING**: observed %s, predicted %s; %s %s", c.Observed, c.Predicted, mdEscape(c.Detail), mdLinks(c.Links))
+	}
+	return fmt.Sprintf("%s: observed %s, predicted %s; %s %s", c.Mark, c.Observed, c.Predicted, mdEscape(c.Detail), mdLinks(c.Links))
+}
+
+func mdLinks(ls []link) string {
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = fmt.Sprintf("[%s](%s)", l.Text, l.Href)
+	}
+	return strings.Join(parts, " ")
+}
+
+// mdEscape keeps a text inside one table cell.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+//go:embed page.html.tmpl
+var pageHTML string
+
+var pageTemplate = template.Must(template.New("matrix").Parse(pageHTML))

@@ -26,6 +26,7 @@ func commands() []command {
 		{"run", "run a chaos scenario and check it", func(a []string, _, _ io.Writer) int { return runCmd(a) }},
 		{"check", "check a history file or run directory", checkCmd},
 		{"view", "write or serve HTML reports of run directories", viewCmd},
+		{"summary", "one line per run directory: text, markdown (CI) or json", summaryCmd},
 		{"matrix", "run every configuration under every fault kind; write MATRIX.md and matrix.html", matrixCmd},
 		{"import", "convert a Jepsen EDN history to JSONL", importCmd},
 		{"clean", "remove what crashed runs left behind (brokers, namespaces, rules)", cleanCmd},

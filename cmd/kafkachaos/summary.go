@@ -1,0 +1,421 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/model"
+	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/runner"
+)
+
+// A run's status in a summary, worst first. The words are the viewer's
+// (report's index page), so a run reads the same in CI and in the browser.
+const (
+	statusUnreadable = "UNREADABLE"  // results.json (or scenario.json) could not be read
+	statusNotChecked = "NOT CHECKED" // a history but no results.json: the harness stopped before judging
+	statusNotTrusted = "NOT TRUSTED" // harness-error set: the verdict cannot be trusted
+	statusNotHeld    = "NOT HELD"    // observed weaker than expected
+	statusHeld       = "held"
+)
+
+// runSummary is one run's line. Its JSON field names are a contract for CI
+// scripts: every field is always present.
+type runSummary struct {
+	Test     string `json:"test"` // the run directory's parent folder
+	Run      string `json:"run"`  // the run directory's own name (its UTC time)
+	Dir      string `json:"dir"`
+	Status   string `json:"status"`
+	Cluster  string `json:"cluster"` // scenario.json's cluster provider; "" when unknown
+	Expected string `json:"expected-guarantee"`
+	Observed string `json:"observed-guarantee"`
+	// Held is results.json's guarantee-held; null when there is none.
+	Held   *bool                      `json:"guarantee-held"`
+	Counts map[checkers.Anomaly]int64 `json:"counts"`
+	// FaultsFired is stats.faults-fired. HealFailures counts the faults'
+	// "heal: " errors; the runner keeps at most five errors per fault, so
+	// it is a lower bound (any failed heal also sets the harness error).
+	FaultsFired  int64  `json:"faults-fired"`
+	HealFailures int    `json:"heal-failures"`
+	ClientHangs  int    `json:"client-hangs"`
+	HarnessError string `json:"harness-error"`
+	// Error says why the run could not be summarized in full.
+	Error string `json:"error"`
+
+	types []checkers.Anomaly // Counts' keys in results.json's order
+}
+
+func (s runSummary) passed() bool { return s.Status == statusHeld }
+
+func summaryCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "text (an aligned table), markdown (a GitHub table, failures first) or json (an array)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: kafkachaos summary [--format text|markdown|json] RUNS...")
+		fmt.Fprintln(stderr, "RUNS are run directories or folders holding them (e.g. runs/), searched recursively.")
+		fmt.Fprintln(stderr, "exit status: 0 every run held, 1 a run did not hold, had a harness error or could not be read, 2 bad usage")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	write, ok := summaryWriter(*format)
+	if !ok {
+		fmt.Fprintf(stderr, "kafkachaos summary: --format %q: want text, markdown or json\n", *format)
+		return exitError
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitError
+	}
+	for _, a := range fs.Args() {
+		if strings.HasPrefix(a, "-") {
+			fmt.Fprintf(stderr, "kafkachaos summary: %q after a path: flags go before RUNS\n", a)
+			return exitError
+		}
+	}
+	dirs, err := findRuns(fs.Args())
+	if err != nil {
+		fmt.Fprintln(stderr, "kafkachaos summary:", err)
+		return exitError
+	}
+	runs := make([]runSummary, len(dirs))
+	code := exitValid
+	for i, d := range dirs {
+		runs[i] = summarize(d)
+		if runs[i].Error != "" {
+			fmt.Fprintln(stderr, "kafkachaos summary:", runs[i].Error)
+		}
+		if !runs[i].passed() {
+			code = exitInvalid
+		}
+	}
+	if err := write(stdout, runs, fs.Args()); err != nil {
+		fmt.Fprintln(stderr, "kafkachaos summary:", err)
+		return exitError
+	}
+	return code
+}
+
+// findRuns lists the run directories at or under paths, in walk order: a
+// directory holding results.json or history.jsonl (a run the harness did
+// not finish judging is listed too). A path that does not exist is an
+// error: a mistyped root must not read as "no runs, all fine".
+func findRuns(paths []string) ([]string, error) {
+	var dirs []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("%s: not a directory (want a run directory or a folder of runs)", p)
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || (d.Name() != report.ResultsFile && d.Name() != report.HistoryFile) {
+				return nil
+			}
+			dir := filepath.Dir(path)
+			if !seen[dir] {
+				seen[dir] = true
+				dirs = append(dirs, dir)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return dirs, nil
+}
+
+// summarize reads one run directory. What cannot be read becomes the run's
+// Error and status, never a reason to stop summarizing the others.
+func summarize(dir string) runSummary {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	s := runSummary{Test: filepath.Base(filepath.Dir(abs)), Run: filepath.Base(abs), Dir: dir,
+		Counts: map[checkers.Anomaly]int64{}}
+	var errs []error
+	s.Cluster, err = readCluster(dir)
+	errs = append(errs, err)
+	res, found, err := readResults(dir)
+	errs = append(errs, err)
+	if found && err == nil {
+		s.fill(res)
+	}
+	switch err := errors.Join(errs...); {
+	case err != nil:
+		s.Status, s.Error = statusUnreadable, err.Error()
+	case !found:
+		s.Status = statusNotChecked
+		s.Error = fmt.Sprintf("%s: no %s: the harness stopped before judging the run; `kafkachaos check %s` judges it",
+			dir, report.ResultsFile, dir)
+	case s.HarnessError != "":
+		s.Status = statusNotTrusted
+	case !*s.Held:
+		s.Status = statusNotHeld
+	default:
+		s.Status = statusHeld
+	}
+	return s
+}
+
+func (s *runSummary) fill(res runner.Results) {
+	s.Expected, s.Observed, s.Held, s.HarnessError = res.Expected, res.Observed, &res.Held, res.HarnessError
+	s.FaultsFired = res.Stats.FaultsFired
+	for _, f := range res.Stats.Faults {
+		for _, e := range f.Errors {
+			if strings.HasPrefix(e, "heal: ") {
+				s.HealFailures++
+			}
+		}
+	}
+	if res.Liveness != nil {
+		s.ClientHangs = len(res.Liveness.ClientHangs)
+	}
+	for _, a := range res.AnomalyTypes {
+		s.Counts[a], s.types = res.Counts[a], append(s.types, a)
+	}
+}
+
+// readCluster is scenario.json's cluster provider; "" when the run has no
+// scenario.json. Only that field is decoded, so a scenario written by an
+// older or newer harness still names its cluster.
+func readCluster(dir string) (string, error) {
+	path := filepath.Join(dir, generators.FileName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var sc struct {
+		Cluster generators.Cluster `json:"cluster"`
+	}
+	if err := json.Unmarshal(b, &sc); err != nil {
+		return "", fmt.Errorf("%s: %w", path, jsonAt(b, err))
+	}
+	return sc.Cluster.Provider, nil
+}
+
+// readResults decodes results.json into the runner's own type; found is
+// false when the run has none.
+func readResults(dir string) (res runner.Results, found bool, err error) {
+	path := filepath.Join(dir, report.ResultsFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return res, false, nil
+	}
+	if err != nil {
+		return res, true, err
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		return res, true, fmt.Errorf("%s: %w", path, jsonAt(b, err))
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(b, &present); err != nil {
+		return res, true, fmt.Errorf("%s: %w", path, jsonAt(b, err))
+	}
+	// A results.json lacking one of these is malformed, not a run that
+	// held nothing.
+	for _, f := range []string{"expected-guarantee", "observed-guarantee", "guarantee-held"} {
+		if _, ok := present[f]; !ok {
+			return res, true, fmt.Errorf("%s: field %s: missing", path, f)
+		}
+	}
+	for _, g := range []struct{ field, value string }{{"expected-guarantee", res.Expected}, {"observed-guarantee", res.Observed}} {
+		if _, err := model.ParseGuarantee(g.value); err != nil {
+			return res, true, fmt.Errorf("%s: field %s: %w", path, g.field, err)
+		}
+	}
+	return res, true, nil
+}
+
+// jsonAt adds the line, and the field where encoding/json knows it, to a
+// decode error of b.
+func jsonAt(b []byte, err error) error {
+	lineOf := func(off int64) int { return 1 + strings.Count(string(b[:min(max(off, 0), int64(len(b)))]), "\n") }
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("line %d: %w", lineOf(se.Offset), err)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Errorf("line %d: field %s: %w", lineOf(te.Offset), te.Field, err)
+	}
+	return err
+}
+
+// summaryWriter prints the runs in one --format; roots name what was
+// searched, for the message when nothing was found.
+func summaryWriter(format string) (func(w io.Writer, runs []runSummary, roots []string) error, bool) {
+	switch format {
+	case "text":
+		return writeSummaryText, true
+	case "markdown":
+		return writeSummaryMarkdown, true
+	case "json":
+		return writeSummaryJSON, true
+	}
+	return nil, false
+}
+
+func writeSummaryJSON(w io.Writer, runs []runSummary, _ []string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(append([]runSummary{}, runs...)) // [] rather than null when empty
+}
+
+// textErrorWidth bounds the error column of the text table; the whole
+// message is on stderr (read errors) or in results.json (harness errors).
+const textErrorWidth = 80
+
+func writeSummaryText(w io.Writer, runs []runSummary, roots []string) error {
+	if len(runs) == 0 {
+		_, err := fmt.Fprintf(w, "no runs under %s\n", strings.Join(roots, ", "))
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATUS\tTEST\tRUN\tCLUSTER\tEXPECTED\tOBSERVED\tHELD\tANOMALIES\tFAULTS\tHANGS\tERROR")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Status, r.Test, r.Run, dash(r.Cluster),
+			dash(r.Expected), dash(r.Observed), heldWord(r.Held), anomalyCounts(r), faults(r), r.ClientHangs,
+			dash(truncate(oneLine(r.problem()), textErrorWidth)))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, totals(runs))
+	return err
+}
+
+// writeSummaryMarkdown writes a GitHub table for a CI job's step summary:
+// the runs that did not pass first, their status in bold.
+func writeSummaryMarkdown(w io.Writer, runs []runSummary, roots []string) error {
+	if len(runs) == 0 {
+		_, err := fmt.Fprintf(w, "**kafkachaos**: no runs under `%s`.\n", strings.Join(roots, "`, `"))
+		return err
+	}
+	sorted := slices.Clone(runs)
+	slices.SortStableFunc(sorted, func(a, b runSummary) int {
+		switch {
+		case a.passed() == b.passed():
+			return 0
+		case b.passed():
+			return -1
+		}
+		return 1
+	})
+	fmt.Fprintf(w, "**kafkachaos**: %s\n\n", totals(runs))
+	fmt.Fprintln(w, "| status | test | run | cluster | expected | observed | held | anomalies | faults | hangs | error |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, r := range sorted {
+		status := r.Status
+		if !r.passed() {
+			status = "**" + status + "**"
+		}
+		_, err := fmt.Fprintf(w, "| %s | `%s` | `%s` | %s | %s | %s | %s | %s | %s | %d | %s |\n", status,
+			r.Test, r.Run, dash(r.Cluster), dash(r.Expected), dash(r.Observed), heldWord(r.Held),
+			anomalyCounts(r), faults(r), r.ClientHangs, mdCell(dash(oneLine(r.problem()))))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// problem is what went wrong with the run itself, if anything.
+func (s runSummary) problem() string {
+	if s.Error != "" {
+		return s.Error
+	}
+	return s.HarnessError
+}
+
+// totals counts the runs by status, e.g. "3 runs: 1 held, 2 NOT HELD".
+func totals(runs []runSummary) string {
+	n := map[string]int{}
+	for _, r := range runs {
+		n[r.Status]++
+	}
+	parts := []string{}
+	for _, st := range []string{statusHeld, statusNotHeld, statusNotTrusted, statusNotChecked, statusUnreadable} {
+		if n[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
+		}
+	}
+	noun := "runs"
+	if len(runs) == 1 {
+		noun = "run"
+	}
+	return fmt.Sprintf("%d %s: %s", len(runs), noun, strings.Join(parts, ", "))
+}
+
+func heldWord(held *bool) string {
+	switch {
+	case held == nil:
+		return "-"
+	case *held:
+		return "yes"
+	}
+	return "NO"
+}
+
+// anomalyCounts is e.g. "lost-write=2 duplicate=1", in results.json's order.
+func anomalyCounts(s runSummary) string {
+	if len(s.types) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(s.types))
+	for i, a := range s.types {
+		parts[i] = fmt.Sprintf("%s=%d", a, s.Counts[a])
+	}
+	return strings.Join(parts, " ")
+}
+
+func faults(s runSummary) string {
+	if s.HealFailures == 0 {
+		return fmt.Sprint(s.FaultsFired)
+	}
+	return fmt.Sprintf("%d, %d unhealed", s.FaultsFired, s.HealFailures)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// mdCell keeps a value inside its table cell: a | would end it.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

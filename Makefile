@@ -7,7 +7,7 @@ CLUSTER   ?= embedded
 TIMEOUT   ?= 20m
 RUNS_DIR  ?= $(CURDIR)/runs
 
-.PHONY: build test soak chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka
+.PHONY: build test setup matrix soak chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka
 
 build:
 	$(GO) build -o bin/kafkachaos ./cmd/kafkachaos
@@ -15,15 +15,39 @@ build:
 vet:
 	$(GO) vet ./...
 
-# test runs every package's tests (never from the test cache: the chaos
-# tests talk to real clusters), then the seed text's claims on real
-# Kafka brokers, as local processes and in containers (short profiles: one
-# attempt per claim). Real-Kafka tests skip on a machine without root, Java,
-# Maven or a Docker engine (make docker-engine), and fail under CI=true.
+# test sets up what it can, runs every package's tests (never from the
+# test cache: the chaos tests talk to real clusters), then the seed text's
+# claims on real Kafka brokers, as local processes and in containers (short
+# profiles: one attempt per claim), and ends with a summary naming what ran,
+# what failed and every test that skipped, with its reason. As root,
+# scripts/setup.sh installs what the tests need (the same set-up as .ci/run)
+# and starts the project's Docker engine, which is stopped again at the end
+# if make test started it. Without root it says what is missing and the
+# command that installs it, and the real-Kafka tests skip (under CI=true
+# they fail instead). JUnit XML and the go test -json streams: $(TEST_OUT).
+TEST_OUT  ?= $(RUNS_DIR)/test
+MODULE    := github.com/kafkachaos/kafkachaos
+GOTESTSUM  = $(GO) tool gotestsum --format pkgname --hide-summary=skipped
 test:
-	$(GO) test -count=1 -timeout $(TIMEOUT) ./...
-	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=short $(GO) test -count=1 -timeout 20m -run ChaosLocal .
-	KAFKACHAOS_CLUSTER=docker KAFKACHAOS_PROFILE=short $(GO) test -count=1 -timeout 20m -run ChaosDocker .
+	@mkdir -p $(TEST_OUT) && rm -f $(TEST_OUT)/*.json $(TEST_OUT)/*.xml
+	@scripts/setup.sh prepare $(TEST_OUT)/engine-started || exit $$?; \
+	trap 'scripts/setup.sh release $(TEST_OUT)/engine-started' EXIT; \
+	export DOCKER_HOST=$(KAFKACHAOS_DOCKER_HOST) KAFKACHAOS_DOCKER=1; status=0; \
+	$(GOTESTSUM) --jsonfile $(TEST_OUT)/unit.json --junitfile $(TEST_OUT)/unit.xml -- \
+		-count=1 -timeout $(TIMEOUT) -skip '^TestChaos(Local|Docker)' ./... || status=1; \
+	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/local.json --junitfile $(TEST_OUT)/local.xml -- \
+		-count=1 -timeout 20m -run ChaosLocal . || status=1; \
+	KAFKACHAOS_CLUSTER=docker KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/docker.json --junitfile $(TEST_OUT)/docker.xml -- \
+		-count=1 -timeout 20m -run ChaosDocker . || status=1; \
+	echo; $(GO) run ./internal/testsummary/summarize -trim $(MODULE) \
+		$(TEST_OUT)/unit.json $(TEST_OUT)/local.json $(TEST_OUT)/docker.json || status=1; \
+	echo "JUnit XML and go test -json streams: $(TEST_OUT)"; exit $$status
+
+# setup installs everything make test needs, as root (sudo env "PATH=$$PATH"
+# make setup): Debian packages, Kafka jars, docker.io and the Kafka image.
+# It leaves no engine running that it started.
+setup:
+	scripts/setup.sh
 
 chaos: build
 	mkdir -p $(RUNS_DIR)
@@ -67,6 +91,11 @@ SOAK_RUNS ?= 50
 soak: build
 	KAFKACHAOS_CLUSTER=$(CLUSTER) KAFKACHAOS_SOAK=$(SOAK_RUNS) $(GO) test -count=1 -timeout 90m -run '^TestSoak$$' -v . 2>&1 | \
 		grep -E '^(--- |ok|FAIL|PASS|SOAK)|^ +(configuration|safe|retries|commit|acks)|run [0-9]+:' ; exit $${PIPESTATUS[0]}
+
+# matrix runs the configuration x fault table live on CLUSTER and writes
+# MATRIX.md and matrix.html under $(RUNS_DIR)/matrix.
+matrix: build
+	bin/kafkachaos matrix --cluster $(CLUSTER) --out $(RUNS_DIR)/matrix
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,15 +1,54 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests need, only those missing:
+# The Debian packages the tests need, and the command each one provides:
 # chromium for the report's browser test; maven and a Java 17 runtime to
 # fetch and run real Kafka brokers; iproute2, nftables and iptables for the
 # local provider's network namespaces and partitions; debootstrap to build
 # the Kafka image for the docker provider (no registry is reachable).
+#
+#   .ci/install-packages.sh           install the missing ones (root)
+#   .ci/install-packages.sh --check   print "package (command)" for each
+#                                     command not on PATH; exit 1 if any
+#
+# One table for both, so what scripts/setup.sh reports missing is exactly
+# what it installs.
 set -euo pipefail
-need=()
-for pkg in chromium maven openjdk-17-jre-headless iproute2 nftables iptables debootstrap; do
-	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
-done
-if [ "${#need[@]}" -gt 0 ]; then
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${need[@]}"
-fi
+packages=(
+	chromium:chromium
+	maven:mvn
+	openjdk-17-jre-headless:java
+	iproute2:ip
+	nftables:nft
+	iptables:iptables
+	debootstrap:debootstrap
+)
+
+check() {
+	local entry missing=0
+	for entry in "${packages[@]}"; do
+		if ! command -v "${entry#*:}" >/dev/null 2>&1; then
+			echo "${entry%%:*} (${entry#*:})"
+			missing=1
+		fi
+	done
+	return $missing
+}
+
+install() {
+	local entry need=()
+	for entry in "${packages[@]}"; do
+		dpkg -s "${entry%%:*}" >/dev/null 2>&1 || need+=("${entry%%:*}")
+	done
+	if [ "${#need[@]}" -gt 0 ]; then
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends "${need[@]}"
+	fi
+}
+
+case "${1:-}" in
+--check) check ;;
+"") install ;;
+*)
+	echo "usage: $0 [--check]" >&2
+	exit 2
+	;;
+esac

@@ -1,22 +1,32 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// bar is one operation on the timeline: from invoke to completion.
-type bar struct {
+// span is one op on the timeline, from invoke to completion. It is kept for
+// every op of the history, so it is small: the op's f is an index into
+// collected.Fs, not a string.
+type span struct {
 	Process    int64
 	Start, End int64 // ns since run start
-	Type       byte  // 'o' ok, 'f' fail, 'i' info (also never completed)
-	F          string
 	Invoke, Op int64 // indexes of the invoke and the completion
+	F          uint32
+	Type       byte // 'o' ok, 'f' fail, 'i' info (also never completed)
 	Unfinished bool
+}
+
+// bar is a nemesis op with its f spelled out, for pairing fault windows.
+type bar struct {
+	Start, End int64
+	F          string
+	Invoke, Op int64
 }
 
 // obs is one (offset, value) seen by one op on a key whose orders are drawn.
@@ -28,28 +38,31 @@ type obs struct {
 // valueTimes is when a value was acknowledged and first read.
 type valueTimes struct{ acked, read int64 }
 
-// collected is everything one streaming pass over the history keeps.
+// collected is everything one streaming pass over the history keeps: a
+// small span per op and what the findings need, never the ops themselves
+// (their JSON is streamed again from the file when the page inlines it).
 type collected struct {
-	Bars    []bar
-	Nemesis []bar // nemesis ops, paired like client ops
+	Spans   []span // client ops, by start
+	Nemesis []span // nemesis ops, paired like client ops, by start
+	Fs      []string
+	fid     map[string]uint32
 	// NemValues holds the value of every nemesis op, to label fault windows.
 	NemValues map[int64]json.RawMessage
 	End       int64 // time of the last op
 	Ops       int64
 	MaxIndex  int64
-	// Lines holds the raw JSON of every op when the history fits the budget;
-	// nil otherwise. Evidence always holds the raw JSON of the ops anomalies
-	// name.
-	Lines    [][]byte
+	// Dense is true when op indexes run 0, 1, 2, ... in file order, so the
+	// page can find an op's JSON by position.
+	Dense bool
+	// Evidence holds the raw JSON of the ops anomalies name.
 	Evidence map[int64][]byte
-	linesOff bool
 	// Warnings are what the reader tolerated, e.g. a cut-off last line.
 	Warnings []string
 	// Orders holds observations on the focus keys; OrdersCut names the keys
 	// whose observations passed the cap.
 	Orders    map[int64][]obs
 	OrdersCut map[int64]bool
-	Values    map[[2]int64]*valueTimes
+	Values    map[[2]int64]valueTimes
 }
 
 // maxObsPerKey bounds the memory the orders of one key may take.
@@ -57,45 +70,35 @@ const maxObsPerKey = 100_000
 
 type pending struct {
 	time, index int64
-	f           string
+	f           uint32
 }
 
 // collect streams the history once, through the histories package's reader
 // so that the page and the checker agree on what the history says.
-func collect(dir string, focusKeys map[int64]bool, evidence map[int64]bool, lineBudget int64) (*collected, error) {
-	path := filepath.Join(dir, HistoryFile)
-	if st, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if st.Size() > lineBudget {
-		lineBudget = 0 // too big to inline: keep only the evidence
-	}
-	src, err := histories.Open(path, histories.FormatJSONL)
+func collect(dir string, focusKeys map[int64]bool, evidence map[int64]bool) (*collected, error) {
+	src, err := histories.Open(filepath.Join(dir, HistoryFile), histories.FormatJSONL)
 	if err != nil {
 		return nil, err
 	}
 	c := &collected{
+		fid:       map[string]uint32{},
+		Dense:     true,
 		Evidence:  map[int64][]byte{},
 		Orders:    map[int64][]obs{},
 		OrdersCut: map[int64]bool{},
-		Values:    map[[2]int64]*valueTimes{},
+		Values:    map[[2]int64]valueTimes{},
 		NemValues: map[int64]json.RawMessage{},
 	}
 	open := map[int64]pending{}
-	var line []byte
 	err = src.Scan(func(op *histories.Op) error {
+		c.Dense = c.Dense && op.Index == c.Ops
 		c.Ops++
 		c.End = max(c.End, op.Time)
 		c.MaxIndex = max(c.MaxIndex, op.Index)
-		if lineBudget > 0 || evidence[op.Index] {
+		if evidence[op.Index] {
 			// The reader checked the op, so encoding it back cannot fail
 			// and gives the line as written (the codec is canonical).
-			line, _ = histories.AppendJSON(line[:0], op)
-		}
-		if lineBudget > 0 {
-			c.keepLine(op.Index, line)
-		}
-		if evidence[op.Index] {
-			c.Evidence[op.Index] = append([]byte(nil), line...)
+			c.Evidence[op.Index], _ = histories.AppendJSON(nil, op)
 		}
 		if !op.IsClient() {
 			c.NemValues[op.Index] = append(json.RawMessage(nil), op.Value...)
@@ -111,52 +114,70 @@ func collect(dir string, focusKeys map[int64]bool, evidence map[int64]bool, line
 		c.Warnings = append(c.Warnings, w.String())
 	}
 	for p, inv := range open {
-		c.add(bar{Process: p, Start: inv.time, End: c.End, Type: 'i', F: inv.f,
+		c.add(span{Process: p, Start: inv.time, End: c.End, Type: 'i', F: inv.f,
 			Invoke: inv.index, Op: inv.index, Unfinished: true})
 	}
-	sort.Slice(c.Nemesis, func(i, j int) bool { return c.Nemesis[i].Start < c.Nemesis[j].Start })
-	sort.Slice(c.Bars, func(i, j int) bool { return c.Bars[i].Start < c.Bars[j].Start })
+	// By start, then invoke index: a total order, so the page does not
+	// depend on the order ops were left open.
+	byStart := func(a, b span) int {
+		if a.Start != b.Start {
+			return cmp.Compare(a.Start, b.Start)
+		}
+		return cmp.Compare(a.Invoke, b.Invoke)
+	}
+	slices.SortFunc(c.Nemesis, byStart)
+	slices.SortFunc(c.Spans, byStart)
 	return c, nil
 }
 
-// pair turns invoke/completion pairs of a process into bars; a completion
+// intern returns the index of an op f in c.Fs.
+func (c *collected) intern(f string) uint32 {
+	i, ok := c.fid[f]
+	if !ok {
+		i = uint32(len(c.Fs))
+		c.fid[f] = i
+		c.Fs = append(c.Fs, f)
+	}
+	return i
+}
+
+// pair turns invoke/completion pairs of a process into spans; a completion
 // with no invoke (a lone nemesis info) is an instant.
 func (c *collected) pair(open map[int64]pending, op *histories.Op) {
+	f := c.intern(op.F)
 	if op.Type == histories.Invoke {
 		if prev, ok := open[op.Process]; ok {
 			// A process invoking twice never completed the first op.
-			c.add(bar{Process: op.Process, Start: prev.time, End: op.Time, Type: 'i', F: prev.f,
+			c.add(span{Process: op.Process, Start: prev.time, End: op.Time, Type: 'i', F: prev.f,
 				Invoke: prev.index, Op: prev.index, Unfinished: true})
 		}
-		open[op.Process] = pending{op.Time, op.Index, op.F}
+		open[op.Process] = pending{op.Time, op.Index, f}
 		return
 	}
-	b := bar{Process: op.Process, Start: op.Time, End: op.Time, Type: string(op.Type)[0], F: op.F,
+	s := span{Process: op.Process, Start: op.Time, End: op.Time, Type: string(op.Type)[0], F: f,
 		Invoke: op.Index, Op: op.Index}
 	if inv, ok := open[op.Process]; ok {
-		b.Start, b.Invoke = inv.time, inv.index
+		s.Start, s.Invoke = inv.time, inv.index
 		delete(open, op.Process)
 	}
-	c.add(b)
+	c.add(s)
 }
 
-// keepLine keeps the raw JSON of op i for the page, which finds it by
-// position: a history whose indexes are not dense from 0 keeps none.
-func (c *collected) keepLine(i int64, line []byte) {
-	if i != int64(len(c.Lines)) {
-		c.Lines, c.linesOff = nil, true
-	}
-	if !c.linesOff {
-		c.Lines = append(c.Lines, append([]byte(nil), line...))
-	}
-}
-
-func (c *collected) add(b bar) {
-	if b.Process < 0 {
-		c.Nemesis = append(c.Nemesis, b)
+func (c *collected) add(s span) {
+	if s.Process < 0 {
+		c.Nemesis = append(c.Nemesis, s)
 		return
 	}
-	c.Bars = append(c.Bars, b)
+	c.Spans = append(c.Spans, s)
+}
+
+// nemesisBars are the nemesis spans with their f spelled out.
+func (c *collected) nemesisBars() []bar {
+	out := make([]bar, len(c.Nemesis))
+	for i, s := range c.Nemesis {
+		out[i] = bar{Start: s.Start, End: s.End, F: c.Fs[s.F], Invoke: s.Invoke, Op: s.Op}
+	}
+	return out
 }
 
 // observe records acknowledgements and reads of values, and the orders of
@@ -168,7 +189,9 @@ func (c *collected) observe(op *histories.Op, focus map[int64]bool) {
 	for _, m := range op.Mops {
 		switch m.F {
 		case histories.MSend:
-			c.value(m.Key, m.Value).acked = op.Time
+			v := c.value(m.Key, m.Value)
+			v.acked = op.Time
+			c.Values[[2]int64{m.Key, m.Value}] = v
 			if focus[m.Key] && m.Offset >= 0 {
 				c.addObs(m.Key, obs{m.Offset, m.Value, op.Index, true})
 			}
@@ -177,6 +200,7 @@ func (c *collected) observe(op *histories.Op, focus map[int64]bool) {
 				for _, rec := range recs {
 					if v := c.value(k, rec.Value); v.read < 0 {
 						v.read = op.Time
+						c.Values[[2]int64{k, rec.Value}] = v
 					}
 					if focus[k] {
 						c.addObs(k, obs{rec.Offset, rec.Value, op.Index, false})
@@ -187,14 +211,12 @@ func (c *collected) observe(op *histories.Op, focus map[int64]bool) {
 	}
 }
 
-func (c *collected) value(k, v int64) *valueTimes {
-	kv := [2]int64{k, v}
-	t := c.Values[kv]
-	if t == nil {
-		t = &valueTimes{acked: -1, read: -1}
-		c.Values[kv] = t
+// value is what is known of a value so far; the caller stores it back.
+func (c *collected) value(k, v int64) valueTimes {
+	if t, ok := c.Values[[2]int64{k, v}]; ok {
+		return t
 	}
-	return t
+	return valueTimes{acked: -1, read: -1}
 }
 
 func (c *collected) addObs(k int64, o obs) {
@@ -205,13 +227,9 @@ func (c *collected) addObs(k int64, o obs) {
 	c.Orders[k] = append(c.Orders[k], o)
 }
 
-// rawOp returns the raw JSON of an op for the page, or nil.
-func (c *collected) rawOp(i int64) json.RawMessage {
-	if b, ok := c.Evidence[i]; ok {
-		return b
-	}
-	if c.Lines != nil && i >= 0 && i < int64(len(c.Lines)) {
-		return c.Lines[i]
-	}
-	return nil
+// inlineOps reports whether the page can carry every op's JSON: the history
+// fits the budget and the page can find each op by position.
+func inlineOps(dir string, c *collected, budget int64) bool {
+	st, err := os.Stat(filepath.Join(dir, HistoryFile))
+	return err == nil && st.Size() <= budget && c.Dense && c.Ops > 0
 }

@@ -5,8 +5,9 @@ import (
 	"html/template"
 )
 
-// The page is one template with its stylesheet and script inlined, so the
-// written file needs nothing but itself.
+// The page is one template file with its stylesheet and script inlined, so
+// the written file needs nothing but itself. It defines "page" and "tail";
+// the timeline and ops data are streamed between them (write.go).
 var (
 	//go:embed page.html.tmpl
 	pageHTML string
@@ -16,7 +17,7 @@ var (
 	pageJS string
 )
 
-var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"css": func() template.CSS { return template.CSS(pageCSS) },
 	"js":  func() template.JS { return template.JS(pageJS) },
 }).Parse(pageHTML))

@@ -18,7 +18,7 @@ const (
 // latencyPlot draws each client op's latency at its completion time (a
 // sample of them for big histories; every fail and info, up to the cap)
 // with the p50/p95/p99/max per time bucket.
-func latencyPlot(bars []bar, wins []window, end int64) template.HTML {
+func latencyPlot(bars []span, names []string, wins []window, end int64) template.HTML {
 	p := newPlot("latency", end, wins)
 	lo, hi := math.Inf(1), 0.0
 	bins := make([][]float64, nBins)
@@ -42,12 +42,12 @@ func latencyPlot(bars []bar, wins []window, end int64) template.HTML {
 		if b.Unfinished || (!odd && i%stride != 0) || (odd && i%max(1, stride/4) != 0) {
 			continue
 		}
-		fs[b.F] = true
+		fs[names[b.F]] = true
 		x, y := p.x(float64(b.End)/1e9), p.y(float64(b.End-b.Start)/1e6)
 		if odd {
 			fmt.Fprintf(&p.b, `<path d="M%.1f %.1fl4 4m0 -4l-4 4" stroke="%s" class="pt"/>`, x-2, y-2, typeColor(b.Type))
 		} else {
-			fmt.Fprintf(&p.b, `<circle cx="%.1f" cy="%.1f" r="1.6" fill="%s" class="pt"/>`, x, y, fColor(b.F))
+			fmt.Fprintf(&p.b, `<circle cx="%.1f" cy="%.1f" r="1.6" fill="%s" class="pt"/>`, x, y, fColor(names[b.F]))
 		}
 	}
 	for _, f := range sortedKeys(fs) {
@@ -73,7 +73,7 @@ func latencyPlot(bars []bar, wins []window, end int64) template.HTML {
 }
 
 // ratePlot draws completions per second by op f, and fail/info together.
-func ratePlot(bars []bar, wins []window, end int64) template.HTML {
+func ratePlot(bars []span, names []string, wins []window, end int64) template.HTML {
 	p := newPlot("throughput", end, wins)
 	counts := map[string][]float64{}
 	add := func(name string, t int64) {
@@ -87,7 +87,7 @@ func ratePlot(bars []bar, wins []window, end int64) template.HTML {
 			continue
 		}
 		if b.Type == 'o' {
-			add(b.F, b.End)
+			add(names[b.F], b.End)
 		} else {
 			add("fail/info", b.End)
 		}
@@ -117,7 +117,7 @@ func ratePlot(bars []bar, wins []window, end int64) template.HTML {
 
 // unseenPlot draws how many acknowledged values had not yet been read, over
 // time: a line that stays up after the final reads is loss.
-func unseenPlot(values map[[2]int64]*valueTimes, wins []window, end int64) (template.HTML, int64) {
+func unseenPlot(values map[[2]int64]valueTimes, wins []window, end int64) (template.HTML, int64) {
 	p := newPlot("unseen", end, wins)
 	delta := make([]float64, nBins+1)
 	var never int64

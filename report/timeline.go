@@ -1,109 +1,206 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
-	"sort"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// timelineData is what the page's timeline script draws, in columns so that
-// 100k ops cost a few bytes each and no DOM node: times are microseconds,
-// starts are delta-encoded in start order.
-type timelineData struct {
-	Lanes   []int64    `json:"lanes"` // process of each lane; the nemesis first
-	Fs      []string   `json:"fs"`    // op f names, indexed by F
-	Lane    []int32    `json:"lane"`
-	Start   []int64    `json:"s"` // delta from the previous bar's start
-	Dur     []int64    `json:"d"`
-	Type    string     `json:"t"` // one char per bar: o, f, i; u for never completed
-	F       []int32    `json:"f"`
-	Invoke  []int64    `json:"i"` // invoke index
-	Op      []int64    `json:"c"` // completion index minus invoke index
-	Windows [][3]any   `json:"w"` // start µs, end µs, label
-	End     int64      `json:"end"`
-	Focus   [][2]int64 `json:"focus"` // [op index, anomaly number] for evidence ops
+// The timeline is what the page's script draws, in columns so that 100k ops
+// cost a few bytes each and no DOM node: times are microseconds, starts are
+// delta-encoded in start order. It is one JSON object:
+//
+//	lanes  process of each lane; the nemesis first
+//	fs     op f names, indexed by f
+//	lane, s (start delta), d (duration), f, i (invoke index),
+//	c (completion index minus invoke index): one number per bar
+//	t      one char per bar: o, f, i; u for never completed
+//	w      fault windows: [start µs, end µs, label]
+//	end    end of the run, µs
+//	focus  [op index, anomaly number] for evidence ops
+//
+// It is written straight to the page, column by column, from the spans the
+// history pass kept: no copy of the ops is built, whatever the history size.
+type timeline struct {
+	bars  []span // nemesis and client spans merged by start, nemesis first on ties
+	lanes []int64
+	lane  map[int64]int
+	fs    []string // f names in first-seen order along the timeline
+	fidx  []int    // collected f index -> index in fs
 }
 
-func buildTimeline(c *collected, wins []window, focus map[int64]int) timelineData {
-	bars := make([]bar, 0, len(c.Bars)+len(c.Nemesis))
-	bars = append(bars, c.Nemesis...)
-	bars = append(bars, c.Bars...)
-	sort.SliceStable(bars, func(i, j int) bool { return bars[i].Start < bars[j].Start })
-
-	td := timelineData{End: c.End / 1000}
-	lanes := map[int64]int32{}
-	fs := map[string]int32{}
+func newTimeline(c *collected) *timeline {
+	tl := &timeline{bars: mergeByStart(c.Nemesis, c.Spans), lane: map[int64]int{}}
 	if len(c.Nemesis) > 0 {
-		lanes[-1] = 0
-		td.Lanes = append(td.Lanes, -1)
+		tl.lane[-1] = 0
+		tl.lanes = append(tl.lanes, -1)
 	}
-	procs := map[int64]bool{}
-	for _, b := range c.Bars {
-		procs[b.Process] = true
-	}
-	sorted := make([]int64, 0, len(procs))
-	for p := range procs {
-		sorted = append(sorted, p)
-	}
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-	for _, p := range sorted {
-		lanes[p] = int32(len(td.Lanes))
-		td.Lanes = append(td.Lanes, p)
-	}
-
-	types := make([]byte, len(bars))
-	var prev int64
-	for i, b := range bars {
-		fi, ok := fs[b.F]
-		if !ok {
-			fi = int32(len(td.Fs))
-			fs[b.F] = fi
-			td.Fs = append(td.Fs, b.F)
+	var procs []int64
+	for _, s := range c.Spans {
+		if _, ok := tl.lane[s.Process]; !ok {
+			tl.lane[s.Process] = -1
+			procs = append(procs, s.Process)
 		}
-		s, e := b.Start/1000, b.End/1000
-		td.Lane = append(td.Lane, lanes[b.Process])
-		td.Start = append(td.Start, s-prev)
-		td.Dur = append(td.Dur, e-s)
-		td.F = append(td.F, fi)
-		td.Invoke = append(td.Invoke, b.Invoke)
-		td.Op = append(td.Op, b.Op-b.Invoke)
-		types[i] = b.Type
-		if b.Unfinished {
-			types[i] = 'u'
+	}
+	slices.Sort(procs)
+	for _, p := range procs {
+		tl.lane[p] = len(tl.lanes)
+		tl.lanes = append(tl.lanes, p)
+	}
+	tl.fidx = make([]int, len(c.Fs))
+	for i := range tl.fidx {
+		tl.fidx[i] = -1
+	}
+	for _, b := range tl.bars {
+		if tl.fidx[b.F] < 0 {
+			tl.fidx[b.F] = len(tl.fs)
+			tl.fs = append(tl.fs, c.Fs[b.F])
 		}
-		prev = s
 	}
-	td.Type = string(types)
-	for _, w := range wins {
-		td.Windows = append(td.Windows, [3]any{w.Start / 1000, w.End / 1000, w.Label})
-	}
-	for op, n := range focus {
-		td.Focus = append(td.Focus, [2]int64{op, int64(n)})
-	}
-	sort.Slice(td.Focus, func(i, j int) bool { return td.Focus[i][0] < td.Focus[j][0] })
-	return td
+	return tl
 }
 
-// opsJSON is the raw JSON of every op, as one array the page parses only
-// when a person first clicks an op; nil when the history was too big. Lines
-// are HTML-escaped so that an error text holding "</script>" stays inert.
-func opsJSON(c *collected) []byte {
-	if c.Lines == nil {
-		return nil
-	}
-	var buf bytes.Buffer
-	n := 2
-	for _, l := range c.Lines {
-		n += len(l) + 1
-	}
-	buf.Grow(n)
-	buf.WriteByte('[')
-	for i, l := range c.Lines {
-		if i > 0 {
-			buf.WriteByte(',')
+// mergeByStart merges two start-sorted lists, a's first on equal starts.
+func mergeByStart(a, b []span) []span {
+	out := make([]span, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if b[0].Start < a[0].Start {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
 		}
-		json.HTMLEscape(&buf, l)
 	}
-	buf.WriteByte(']')
-	return buf.Bytes()
+	return append(append(out, a...), b...)
+}
+
+// jsonWriter writes JSON by hand onto a buffered writer; the first error
+// sticks and is returned by err.
+type jsonWriter struct {
+	w   *bufio.Writer
+	buf []byte
+	e   error
+}
+
+func (j *jsonWriter) raw(s string) {
+	if j.e == nil {
+		_, j.e = j.w.WriteString(s)
+	}
+}
+
+func (j *jsonWriter) int(v int64) {
+	if j.e == nil {
+		j.buf = strconv.AppendInt(j.buf[:0], v, 10)
+		_, j.e = j.w.Write(j.buf)
+	}
+}
+
+// value marshals a small value as encoding/json does (HTML-safe).
+func (j *jsonWriter) value(v any) {
+	if j.e != nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		j.e = err
+		return
+	}
+	_, j.e = j.w.Write(b)
+}
+
+// column writes "name":[...] with one number per bar, or null when there
+// are no bars (as encoding/json writes a nil slice).
+func (j *jsonWriter) column(name string, bars []span, num func(i int, b span) int64) {
+	j.raw(`,"` + name + `":`)
+	if len(bars) == 0 {
+		j.raw("null")
+		return
+	}
+	j.raw("[")
+	for i, b := range bars {
+		if i > 0 {
+			j.raw(",")
+		}
+		j.int(num(i, b))
+	}
+	j.raw("]")
+}
+
+func (tl *timeline) write(w *bufio.Writer, wins []window, end int64, focus map[int64]int) error {
+	j := &jsonWriter{w: w}
+	j.raw(`{"lanes":`)
+	j.value(tl.lanes)
+	j.raw(`,"fs":`)
+	j.value(tl.fs)
+	j.column("lane", tl.bars, func(_ int, b span) int64 { return int64(tl.lane[b.Process]) })
+	j.column("s", tl.bars, func(i int, b span) int64 {
+		if i == 0 {
+			return b.Start / 1000
+		}
+		return b.Start/1000 - tl.bars[i-1].Start/1000
+	})
+	j.column("d", tl.bars, func(_ int, b span) int64 { return b.End/1000 - b.Start/1000 })
+	j.raw(`,"t":"`)
+	for _, b := range tl.bars {
+		if b.Unfinished {
+			j.raw("u")
+		} else {
+			j.raw(string(b.Type))
+		}
+	}
+	j.raw(`"`)
+	j.column("f", tl.bars, func(_ int, b span) int64 { return int64(tl.fidx[b.F]) })
+	j.column("i", tl.bars, func(_ int, b span) int64 { return b.Invoke })
+	j.column("c", tl.bars, func(_ int, b span) int64 { return b.Op - b.Invoke })
+	var ws [][3]any
+	for _, w := range wins {
+		ws = append(ws, [3]any{w.Start / 1000, w.End / 1000, w.Label})
+	}
+	j.raw(`,"w":`)
+	j.value(ws)
+	j.raw(`,"end":`)
+	j.int(end / 1000)
+	var fs [][2]int64
+	for op, n := range focus {
+		fs = append(fs, [2]int64{op, int64(n)})
+	}
+	slices.SortFunc(fs, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	j.raw(`,"focus":`)
+	j.value(fs)
+	j.raw("}")
+	return j.e
+}
+
+// writeOps streams the raw JSON of every op, as one array the page parses
+// only when a person first clicks an op, reading the history a second time
+// rather than keeping it. Lines are HTML-escaped so that an error text
+// holding "</script>" stays inert.
+func writeOps(w *bufio.Writer, dir string) error {
+	src, err := histories.Open(filepath.Join(dir, HistoryFile), histories.FormatJSONL)
+	if err != nil {
+		return err
+	}
+	var line []byte
+	var esc bytes.Buffer
+	sep := byte('[')
+	err = src.Scan(func(op *histories.Op) error {
+		// The reader checked the op, so encoding it back cannot fail
+		// and gives the line as written (the codec is canonical).
+		line, _ = histories.AppendJSON(line[:0], op)
+		esc.Reset()
+		esc.WriteByte(sep)
+		json.HTMLEscape(&esc, line)
+		sep = ','
+		_, err := w.Write(esc.Bytes())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return w.WriteByte(']')
 }

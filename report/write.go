@@ -1,8 +1,7 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
+	"bufio"
 	"errors"
 	"fmt"
 	"html/template"
@@ -34,30 +33,35 @@ func (o Options) inlineBudget() int64 {
 	return 64 << 20
 }
 
-// page is the template's data.
+// page is the template's data. The timeline and the ops' JSON are not in
+// it: they are the bulk of a big run's page and are streamed after it.
 type page struct {
-	Title, Dir                string
-	Checked                   bool
-	Verdict                   verdict
-	HarnessError              string
-	Expected, Observed        string
-	HeldKnown, Held           bool // the run's verdict, when results.json has one
-	Unclassified              []checkers.Anomaly
-	Liveness                  *checkers.Liveness
-	Stats                     checkers.Stats
-	Anomalies                 []anomalyView
-	Warnings                  []string
-	Scenario                  *scenario
-	Timeline, Ops             template.JS
-	InlineOps                 bool
-	Orders                    []orderView
-	Latency, Rate, Unseen     template.HTML
-	NeverRead                 int64
-	Visualizations            []visualization
-	LinSummary                string
-	Evidence                  []evidence
-	HistoryOps, Bars, Windows int
-	Generated                 string
+	Title, Dir            string
+	Checked               bool
+	Verdict               verdict
+	HarnessError          string
+	Expected, Observed    string
+	HeldKnown, Held       bool // the run's verdict, when results.json has one
+	Unclassified          []checkers.Anomaly
+	Liveness              *checkers.Liveness
+	Stats                 checkers.Stats
+	Anomalies             []anomalyView
+	Warnings              []string
+	Scenario              *scenario
+	Orders                []orderView
+	Latency, Rate, Unseen template.HTML
+	NeverRead             int64
+	Visualizations        []visualization
+	LinSummary            string
+	Evidence              []evidence
+	HistoryOps, Windows   int
+	Generated             string
+
+	timeline  *timeline
+	wins      []window
+	end       int64
+	focus     map[int64]int
+	inlineOps bool
 }
 
 type evidence struct {
@@ -67,33 +71,31 @@ type evidence struct {
 
 // Write writes (or refreshes) index.html in a run directory from its
 // history.jsonl, results.json (optional: an unchecked run shows no verdict)
-// and scenario.json (optional). The file is replaced atomically.
+// and scenario.json (optional). The page is streamed to a temporary file
+// that replaces index.html only when complete.
 func Write(runDir string, opts Options) error {
-	var buf bytes.Buffer
-	if err := Render(&buf, runDir, opts); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(runDir, ".index-*.html")
+	tmp, err := os.CreateTemp(runDir, ".index-*.tmp") // not *.html: the page lists those
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	err = Render(tmp, runDir, opts)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(runDir, IndexFile))
 	}
-	return os.Rename(tmp.Name(), filepath.Join(runDir, IndexFile))
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
-// Render writes the report page of a run directory to w.
+// Render writes the report page of a run directory to w, as it is made:
+// the page never exists whole in memory.
 func Render(w io.Writer, runDir string, opts Options) error {
 	start := time.Now()
 	p, err := build(runDir, opts)
@@ -101,7 +103,33 @@ func Render(w io.Writer, runDir string, opts Options) error {
 		return err
 	}
 	p.Generated = fmt.Sprintf("%s in %v", time.Now().UTC().Format(time.RFC3339), time.Since(start).Round(time.Millisecond))
-	return pageTemplate.Execute(w, p)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := p.write(bw, runDir); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// write executes the page template around the streamed parts: the
+// timeline, then (for histories small enough) every op's JSON.
+func (p *page) write(w *bufio.Writer, dir string) error {
+	if err := pageTemplate.ExecuteTemplate(w, "page", p); err != nil {
+		return err
+	}
+	w.WriteString(`<script type="application/json" id="tl-data">`)
+	if err := p.timeline.write(w, p.wins, p.end, p.focus); err != nil {
+		return err
+	}
+	w.WriteString("</script>\n")
+	if p.inlineOps {
+		w.WriteString(`<script type="application/json" id="ops-data">`)
+		if err := writeOps(w, dir); err != nil {
+			return err
+		}
+		w.WriteString("</script>")
+	}
+	w.WriteString("\n")
+	return pageTemplate.ExecuteTemplate(w, "tail", p)
 }
 
 func build(dir string, opts Options) (*page, error) {
@@ -127,40 +155,34 @@ func build(dir string, opts Options) (*page, error) {
 	for _, k := range keys {
 		focus[k] = true
 	}
-	c, err := collect(dir, focus, evSet, opts.inlineBudget())
+	c, err := collect(dir, focus, evSet)
 	if err != nil {
 		return nil, err
 	}
-	wins := faultWindows(c.Nemesis, c.End, c.NemValues)
+	wins := faultWindows(c.nemesisBars(), c.End, c.NemValues)
 	p := &page{
 		Title: opts.Title, Dir: dir, Checked: checked, Verdict: readVerdict(res, checked),
 		HarnessError: res.HarnessError, Expected: res.Expected, Observed: res.Observed,
 		HeldKnown: res.Held != nil, Held: res.Held != nil && *res.Held,
 		Unclassified: res.Observation.Unclassified, Liveness: res.Liveness, Stats: res.Stats,
 		Anomalies: views, Warnings: res.Warnings, Scenario: sc,
-		HistoryOps: int(c.Ops), Bars: len(c.Bars), Windows: len(wins),
+		HistoryOps: int(c.Ops), Windows: len(wins),
 		Visualizations: visualizations(dir, res), LinSummary: linSummary(res),
 	}
 	if p.Title == "" {
 		p.Title = filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir))
 	}
 	p.Warnings = append(p.Warnings, c.Warnings...)
-	tl, err := json.Marshal(buildTimeline(c, wins, evFirst))
-	if err != nil {
-		return nil, err
-	}
-	p.Timeline = template.JS(tl)
-	if ops := opsJSON(c); ops != nil {
-		p.Ops, p.InlineOps = template.JS(ops), true
-	}
-	p.Latency = latencyPlot(c.Bars, wins, c.End)
-	p.Rate = ratePlot(c.Bars, wins, c.End)
+	p.timeline, p.wins, p.end, p.focus = newTimeline(c), wins, c.End, evFirst
+	p.inlineOps = inlineOps(dir, c, opts.inlineBudget())
+	p.Latency = latencyPlot(c.Spans, c.Fs, wins, c.End)
+	p.Rate = ratePlot(c.Spans, c.Fs, wins, c.End)
 	p.Unseen, p.NeverRead = unseenPlot(c.Values, wins, c.End)
 	for _, k := range keys {
 		p.Orders = append(p.Orders, buildOrder(k, c.Orders[k], c.OrdersCut[k], findings[k]))
 	}
 	for i := range evSet {
-		if raw := c.rawOp(i); raw != nil {
+		if raw := c.Evidence[i]; raw != nil {
 			p.Evidence = append(p.Evidence, evidence{i, indentJSON(raw)})
 		}
 	}

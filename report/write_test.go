@@ -33,6 +33,9 @@ func TestWriteSynthetic(t *testing.T) {
 			}
 		}
 	}
+	if strings.Contains(page, ".index-") {
+		t.Error("the page lists the temporary file it is being written to")
+	}
 	if strings.Contains(page, "http://") || strings.Contains(page, "https://") {
 		t.Error("page names another host")
 	}

@@ -33,7 +33,13 @@ type ConsumerOptions struct {
 	// a crash still stops the worker but librdkafka's close may leave the
 	// group cleanly, and the crash op says so.
 	Fencer MemberFencer
+	// Logs, when set, takes librdkafka's own log lines; nil leaves them
+	// on stderr.
+	Logs *Logs
 
+	// worker names the process in its log lines; "" means "consumer pN".
+	// The copier and the final reads, which run a Consumer, name theirs.
+	worker string
 	// callTimeout, when set (tests), replaces the timeouts the bounded
 	// calls are given (see Consumer.call).
 	callTimeout time.Duration
@@ -134,10 +140,15 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	}
 	c := &Consumer{opts: opts}
 	(*cm)["client.id"] = c.clientID()
+	opts.Logs.configure(cm, opts.Config.Extra)
 	kc, err := kafka.NewConsumer(cm)
 	if err != nil {
 		return nil, fmt.Errorf("consumer: %w", err)
 	}
+	if opts.worker == "" {
+		opts.worker = "consumer " + processList([]int64{opts.Process})
+	}
+	opts.Logs.drain(opts.worker, kc.Logs())
 	c.kc = kc
 	if opts.wrap != nil {
 		c.kc = opts.wrap(kc)

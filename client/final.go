@@ -21,6 +21,9 @@ type FinalReadOptions struct {
 	Process       int64 // a process of its own
 	ReadCommitted bool
 	BatchSize     int // records per poll op; 0 means 1000
+	// Logs, when set, takes librdkafka's own log lines; nil leaves them
+	// on stderr.
+	Logs *Logs
 
 	callTimeout time.Duration                       // tests: see ConsumerOptions
 	wrap        func(consumerHandle) consumerHandle // tests: see ConsumerOptions
@@ -55,6 +58,7 @@ func FinalReads(ctx context.Context, opts FinalReadOptions) (err error) {
 	rec := &finalRecorder{Recorder: opts.Recorder}
 	c, err := NewConsumer(ConsumerOptions{Bootstrap: opts.Bootstrap, Keys: opts.Keys, Recorder: rec,
 		Process: opts.Process, Config: ConsumerConfig{ReadCommitted: opts.ReadCommitted},
+		Logs: opts.Logs, worker: "final reader " + processList([]int64{opts.Process}),
 		callTimeout: opts.callTimeout, wrap: opts.wrap})
 	if err != nil {
 		return fmt.Errorf("final reads: %w", err)

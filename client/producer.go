@@ -36,6 +36,9 @@ type ProducerOptions struct {
 	// Lanes is how many sends may be in flight at once; each lane is one
 	// process of the history (a process has one op at a time). 0 means 1.
 	Lanes int
+	// Logs, when set, takes librdkafka's own log lines; nil leaves them
+	// on stderr.
+	Logs *Logs
 }
 
 // producerState is where a Producer is in its life.
@@ -91,6 +94,7 @@ func NewProducer(opts ProducerOptions) (*Producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.Logs.configure(cm, opts.Config.Extra)
 	kp, err := kafka.NewProducer(cm)
 	if err != nil {
 		return nil, fmt.Errorf("producer: %w", err)
@@ -102,6 +106,7 @@ func NewProducer(opts ProducerOptions) (*Producer, error) {
 		p.lanes = append(p.lanes, id)
 		p.free <- id
 	}
+	opts.Logs.drain("producer "+processList(p.lanes), kp.Logs())
 	go p.deliveries()
 	return p, nil
 }

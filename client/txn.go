@@ -69,6 +69,9 @@ type CopierOptions struct {
 	Recorder    Recorder
 	Process     int64
 	Fencer      MemberFencer // makes a crash honest for the group, as for Consumer
+	// Logs, when set, takes librdkafka's own log lines of both clients;
+	// nil leaves them on stderr.
+	Logs *Logs
 }
 
 // Copier is one consume-transform-produce process. Step runs one
@@ -125,7 +128,8 @@ func NewCopier(ctx context.Context, opts CopierOptions) (*Copier, error) {
 	cc := opts.Consumer
 	cc.Group, cc.Commit, cc.ReadCommitted = opts.Group, CommitNone, true
 	c, err := NewConsumer(ConsumerOptions{Bootstrap: opts.Bootstrap, Config: cc, Keys: in,
-		Recorder: opts.Recorder, Process: opts.Process, Fencer: opts.Fencer})
+		Recorder: opts.Recorder, Process: opts.Process, Fencer: opts.Fencer,
+		Logs: opts.Logs, worker: opts.worker() + " consumer"})
 	if err != nil {
 		return nil, fmt.Errorf("copier: %w", err)
 	}
@@ -225,10 +229,12 @@ func (cp *Copier) newProducer() (*kafka.Producer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("copier: %w", err)
 	}
+	cp.opts.Logs.configure(cm, pc.Extra)
 	kp, err := kafka.NewProducer(cm)
 	if err != nil {
 		return nil, fmt.Errorf("copier: %w", err)
 	}
+	cp.opts.Logs.drain(cp.opts.worker()+" producer", kp.Logs())
 	// Delivery reports go to per-step channels; client-level events are
 	// drained so they never back up.
 	go func() {
@@ -382,3 +388,6 @@ func (cp *Copier) abandon(err error) {
 		go cp.kp.Close()
 	}
 }
+
+// worker names the copier in its clients' log lines.
+func (o CopierOptions) worker() string { return "copier " + processList([]int64{o.Process}) }

@@ -7,7 +7,7 @@ CLUSTER   ?= embedded
 TIMEOUT   ?= 20m
 RUNS_DIR  ?= $(CURDIR)/runs
 
-.PHONY: build test setup matrix soak chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka
+.PHONY: build test test-unit setup matrix soak chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka
 
 build:
 	$(GO) build -o bin/kafkachaos ./cmd/kafkachaos
@@ -28,20 +28,27 @@ vet:
 TEST_OUT  ?= $(RUNS_DIR)/test
 MODULE    := github.com/kafkachaos/kafkachaos
 GOTESTSUM  = $(GO) tool gotestsum --format pkgname --hide-summary=skipped
+SUMMARIZE  = $(GO) run ./internal/testsummary/summarize -trim $(MODULE)
+UNIT_TESTS = $(GOTESTSUM) --jsonfile $(TEST_OUT)/unit.json --junitfile $(TEST_OUT)/unit.xml -- \
+	-count=1 -timeout $(TIMEOUT) -skip '^TestChaos(Local|Docker)' ./...
 test:
 	@mkdir -p $(TEST_OUT) && rm -f $(TEST_OUT)/*.json $(TEST_OUT)/*.xml
 	@scripts/setup.sh prepare $(TEST_OUT)/engine-started || exit $$?; \
 	trap 'scripts/setup.sh release $(TEST_OUT)/engine-started' EXIT; \
 	export DOCKER_HOST=$(KAFKACHAOS_DOCKER_HOST) KAFKACHAOS_DOCKER=1; status=0; \
-	$(GOTESTSUM) --jsonfile $(TEST_OUT)/unit.json --junitfile $(TEST_OUT)/unit.xml -- \
-		-count=1 -timeout $(TIMEOUT) -skip '^TestChaos(Local|Docker)' ./... || status=1; \
+	$(UNIT_TESTS) || status=1; \
 	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/local.json --junitfile $(TEST_OUT)/local.xml -- \
 		-count=1 -timeout 20m -run ChaosLocal . || status=1; \
 	KAFKACHAOS_CLUSTER=docker KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/docker.json --junitfile $(TEST_OUT)/docker.xml -- \
 		-count=1 -timeout 20m -run ChaosDocker . || status=1; \
-	echo; $(GO) run ./internal/testsummary/summarize -trim $(MODULE) \
-		$(TEST_OUT)/unit.json $(TEST_OUT)/local.json $(TEST_OUT)/docker.json || status=1; \
+	echo; $(SUMMARIZE) $(TEST_OUT)/unit.json $(TEST_OUT)/local.json $(TEST_OUT)/docker.json || status=1; \
 	echo "JUnit XML and go test -json streams: $(TEST_OUT)"; exit $$status
+
+# test-unit is make test without set-up and without the real-Kafka suites:
+# every package's tests and the embedded chaos suite (the pull-request job).
+test-unit:
+	@mkdir -p $(TEST_OUT) && rm -f $(TEST_OUT)/*.json $(TEST_OUT)/*.xml
+	@status=0; $(UNIT_TESTS) || status=1; echo; $(SUMMARIZE) $(TEST_OUT)/unit.json || status=1; exit $$status
 
 # setup installs everything make test needs, as root (sudo env "PATH=$$PATH"
 # make setup): Debian packages, Kafka jars, docker.io and the Kafka image.

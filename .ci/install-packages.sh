@@ -10,10 +10,12 @@
 #                                     command not on PATH; exit 1 if any
 #
 # One table for both, so what scripts/setup.sh reports missing is exactly
-# what it installs.
+# what it installs. A package counts as present when one of its commands
+# (separated by |, as the tests look for them) is on PATH: a CI machine
+# with Google Chrome needs no chromium package.
 set -euo pipefail
 packages=(
-	chromium:chromium
+	'chromium:chromium|chromium-browser|google-chrome'
 	maven:mvn
 	openjdk-17-jre-headless:java
 	iproute2:ip
@@ -22,11 +24,22 @@ packages=(
 	debootstrap:debootstrap
 )
 
+# on_path reports whether one of the |-separated commands is on PATH.
+on_path() {
+	local cmd
+	IFS='|' read -ra cmds <<<"$1"
+	for cmd in "${cmds[@]}"; do
+		command -v "$cmd" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
+
 check() {
-	local entry missing=0
+	local entry cmds missing=0
 	for entry in "${packages[@]}"; do
-		if ! command -v "${entry#*:}" >/dev/null 2>&1; then
-			echo "${entry%%:*} (${entry#*:})"
+		cmds="${entry#*:}"
+		if ! on_path "$cmds"; then
+			echo "${entry%%:*} (${cmds%%|*})"
 			missing=1
 		fi
 	done
@@ -36,7 +49,7 @@ check() {
 install() {
 	local entry need=()
 	for entry in "${packages[@]}"; do
-		dpkg -s "${entry%%:*}" >/dev/null 2>&1 || need+=("${entry%%:*}")
+		on_path "${entry#*:}" || dpkg -s "${entry%%:*}" >/dev/null 2>&1 || need+=("${entry%%:*}")
 	done
 	if [ "${#need[@]}" -gt 0 ]; then
 		apt-get update -qq

@@ -1,0 +1,106 @@
+package matrix_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/matrix"
+	"github.com/kafkachaos/kafkachaos/model"
+)
+
+// chromium finds Debian's chromium. In CI (CI=true) a missing browser fails
+// the test; on a dev machine the test skips saying why (as report's
+// browser test does).
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium not found on PATH; .ci/chromium.sh installs it")
+	}
+	t.Skip("chromium not found on PATH: install it with .ci/chromium.sh (apt-get install -y chromium) to run the browser test")
+	return ""
+}
+
+// written is a matrix of one finding, one held cell and one n/a cell,
+// written to a temp dir, with the run directory its finding links to.
+func written(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	run := filepath.Join(dir, matrix.RunsDir, "matrix-acks-0-lost-ack", "t0")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, "index.html"), []byte("<!DOCTYPE html><title>run</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exp, err := model.Expected(model.ProducerConfig{Acks: model.AcksNone}, model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2},
+		model.ConsumerConfig{IsolationLevel: model.ReadCommitted, CommitStrategy: model.CommitAfterProcessing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := model.Observation{Producer: model.None, EndToEnd: model.None}
+	exactly := model.Observation{Producer: model.ExactlyOnce, Consumer: model.ExactlyOnce, EndToEnd: model.ExactlyOnce}
+	m := matrix.Matrix{Cluster: "embedded", Runs: 1, TimeLimit: 3 * time.Second,
+		Rows:    []matrix.RowInfo{{ID: "acks-0", Name: "acks=0", Hop: matrix.HopProducer, Expected: exp}},
+		Columns: []matrix.ColumnInfo{{ID: "lost-ack", Name: "lost acks"}, {ID: "kill", Name: "kill"}, {ID: "partition", Name: "partition"}},
+		Cells: [][]matrix.Cell{{
+			{Row: "acks-0", Column: "lost-ack", Runs: []matrix.RunResult{{Dir: "runs/matrix-acks-0-lost-ack/t0", Judged: true, Observed: none,
+				Counts: map[string]int64{"duplicate": 2, "lost-write": 1}}}},
+			{Row: "acks-0", Column: "kill", Runs: []matrix.RunResult{{Judged: true, Held: true, Observed: exactly}}},
+			{Row: "acks-0", Column: "partition", NA: "the embedded cluster does not inject partition"},
+		}}}
+	if err := matrix.Write(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestBrowserOpensMatrixOffline opens matrix.html in headless chromium with
+// every host name unresolvable: the page must render its verdict and every
+// cell from the file alone.
+func TestBrowserOpensMatrixOffline(t *testing.T) {
+	bin := chromium(t)
+	dir := written(t)
+	page := filepath.Join(dir, matrix.HTMLFile)
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	selfContained(t, string(b))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--no-first-run", "--disable-component-update", "--disable-sync", "--disable-quic",
+		"--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + t.TempDir(), "--virtual-time-budget=3000",
+		"--dump-dom", "file://" + page}
+	out, err := exec.CommandContext(ctx, bin, args...).Output()
+	if err != nil {
+		t.Fatalf("chromium %v: %v", args, err)
+	}
+	dom := string(out)
+	for _, want := range []string{`data-findings="1"`, "1 FINDING(S)", `data-status="finding"`, `data-status="held"`,
+		`data-status="na"`, "the embedded cluster does not inject partition", `href="runs/matrix-acks-0-lost-ack/t0/index.html"`,
+		"duplicate 2, lost-write 1"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered page lacks %q", want)
+		}
+	}
+	if n := strings.Count(dom, "data-status="); n != 3 {
+		t.Errorf("%d cells rendered, want 3", n)
+	}
+	shot := filepath.Join(t.ArtifactDir(), "matrix.png")
+	cmd := exec.CommandContext(ctx, bin, append(args[:len(args)-2], "--window-size=1280,900", "--screenshot="+shot, "file://"+page)...)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	t.Logf("screenshot: %s", shot)
+}

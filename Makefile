@@ -33,8 +33,8 @@ UNIT_TESTS = $(GOTESTSUM) --jsonfile $(TEST_OUT)/unit.json --junitfile $(TEST_OU
 	-count=1 -timeout $(TIMEOUT) -skip '^TestChaos(Local|Docker)' ./...
 test:
 	@mkdir -p $(TEST_OUT) && rm -f $(TEST_OUT)/*.json $(TEST_OUT)/*.xml
-	@scripts/setup.sh prepare $(TEST_OUT)/engine-started || exit $$?; \
-	trap 'scripts/setup.sh release $(TEST_OUT)/engine-started' EXIT; \
+	@trap 'scripts/setup.sh release $(TEST_OUT)/engine-started' EXIT; \
+	scripts/setup.sh prepare $(TEST_OUT)/engine-started || exit $$?; \
 	export DOCKER_HOST=$(KAFKACHAOS_DOCKER_HOST) KAFKACHAOS_DOCKER=1; status=0; \
 	$(UNIT_TESTS) || status=1; \
 	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/local.json --junitfile $(TEST_OUT)/local.xml -- \

@@ -42,10 +42,14 @@ type valueTimes struct{ acked, read int64 }
 // small span per op and what the findings need, never the ops themselves
 // (their JSON is streamed again from the file when the page inlines it).
 type collected struct {
-	Spans   []span // client ops, by start
-	Nemesis []span // nemesis ops, paired like client ops, by start
-	Fs      []string
-	fid     map[string]uint32
+	// Spans holds every op, client and nemesis (process < 0) alike, by
+	// start, nemesis first on equal starts; it is built in chunks and copied
+	// once into a slice of the exact size, since append's growth of a
+	// slice of a million spans allocates five times its size.
+	Spans  []span
+	chunks [][]span
+	Fs     []string
+	fid    map[string]uint32
 	// NemValues holds the value of every nemesis op, to label fault windows.
 	NemValues map[int64]json.RawMessage
 	End       int64 // time of the last op
@@ -117,18 +121,24 @@ func collect(dir string, focusKeys map[int64]bool, evidence map[int64]bool) (*co
 		c.add(span{Process: p, Start: inv.time, End: c.End, Type: 'i', F: inv.f,
 			Invoke: inv.index, Op: inv.index, Unfinished: true})
 	}
-	// By start, then invoke index: a total order, so the page does not
-	// depend on the order ops were left open.
-	byStart := func(a, b span) int {
+	c.Spans = slices.Concat(c.chunks...)
+	c.chunks = nil
+	// By start, the nemesis first, then invoke index: a total order, so
+	// the page does not depend on the order ops were left open.
+	slices.SortFunc(c.Spans, func(a, b span) int {
 		if a.Start != b.Start {
 			return cmp.Compare(a.Start, b.Start)
 		}
+		if (a.Process < 0) != (b.Process < 0) {
+			return cmp.Compare(b.Process>>63, a.Process>>63)
+		}
 		return cmp.Compare(a.Invoke, b.Invoke)
-	}
-	slices.SortFunc(c.Nemesis, byStart)
-	slices.SortFunc(c.Spans, byStart)
+	})
 	return c, nil
 }
+
+// spanChunk is how many spans one chunk holds (about 200 KB).
+const spanChunk = 4096
 
 // intern returns the index of an op f in c.Fs.
 func (c *collected) intern(f string) uint32 {
@@ -164,18 +174,20 @@ func (c *collected) pair(open map[int64]pending, op *histories.Op) {
 }
 
 func (c *collected) add(s span) {
-	if s.Process < 0 {
-		c.Nemesis = append(c.Nemesis, s)
-		return
+	if n := len(c.chunks); n == 0 || len(c.chunks[n-1]) == spanChunk {
+		c.chunks = append(c.chunks, make([]span, 0, spanChunk))
 	}
-	c.Spans = append(c.Spans, s)
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, s)
 }
 
 // nemesisBars are the nemesis spans with their f spelled out.
 func (c *collected) nemesisBars() []bar {
-	out := make([]bar, len(c.Nemesis))
-	for i, s := range c.Nemesis {
-		out[i] = bar{Start: s.Start, End: s.End, F: c.Fs[s.F], Invoke: s.Invoke, Op: s.Op}
+	var out []bar
+	for _, s := range c.Spans {
+		if s.Process < 0 {
+			out = append(out, bar{Start: s.Start, End: s.End, F: c.Fs[s.F], Invoke: s.Invoke, Op: s.Op})
+		}
 	}
 	return out
 }

@@ -17,12 +17,17 @@ const (
 
 // latencyPlot draws each client op's latency at its completion time (a
 // sample of them for big histories; every fail and info, up to the cap)
-// with the p50/p95/p99/max per time bucket.
+// with the p50/p95/p99/max per time bucket. Nemesis spans are skipped.
 func latencyPlot(bars []span, names []string, wins []window, end int64) template.HTML {
 	p := newPlot("latency", end, wins)
 	lo, hi := math.Inf(1), 0.0
-	bins := make([][]float64, nBins)
+	bins := latencyBins(bars, end)
+	nClient := 0
 	for _, b := range bars {
+		if b.Process < 0 {
+			continue
+		}
+		nClient++
 		if b.Unfinished {
 			continue
 		}
@@ -35,9 +40,14 @@ func latencyPlot(bars []span, names []string, wins []window, end int64) template
 		lo, hi = 1, 10
 	}
 	p.logY(lo, hi, "latency (ms)")
-	stride := max(1, len(bars)/maxPoints)
+	stride := max(1, nClient/maxPoints)
 	fs := map[string]bool{}
-	for i, b := range bars {
+	i := -1 // index among client ops
+	for _, b := range bars {
+		if b.Process < 0 {
+			continue
+		}
+		i++
 		odd := b.Type != 'o'
 		if b.Unfinished || (!odd && i%stride != 0) || (odd && i%max(1, stride/4) != 0) {
 			continue
@@ -72,7 +82,25 @@ func latencyPlot(bars []span, names []string, wins []window, end int64) template
 	return p.svg()
 }
 
-// ratePlot draws completions per second by op f, and fail/info together.
+// latencyBins makes each time bucket's slice of latencies at its final
+// size: appending to a hundred slices that end with a million values in all
+// would allocate several times that.
+func latencyBins(bars []span, end int64) [][]float64 {
+	n := make([]int, nBins)
+	for _, b := range bars {
+		if b.Process >= 0 && !b.Unfinished {
+			n[bin(b.End, end)]++
+		}
+	}
+	bins := make([][]float64, nBins)
+	for i := range bins {
+		bins[i] = make([]float64, 0, n[i])
+	}
+	return bins
+}
+
+// ratePlot draws client completions per second by op f, and fail/info
+// together.
 func ratePlot(bars []span, names []string, wins []window, end int64) template.HTML {
 	p := newPlot("throughput", end, wins)
 	counts := map[string][]float64{}
@@ -83,7 +111,7 @@ func ratePlot(bars []span, names []string, wins []window, end int64) template.HT
 		counts[name][bin(t, end)]++
 	}
 	for _, b := range bars {
-		if b.Unfinished {
+		if b.Unfinished || b.Process < 0 {
 			continue
 		}
 		if b.Type == 'o' {

@@ -28,7 +28,7 @@ import (
 // It is written straight to the page, column by column, from the spans the
 // history pass kept: no copy of the ops is built, whatever the history size.
 type timeline struct {
-	bars  []span // nemesis and client spans merged by start, nemesis first on ties
+	bars  []span // every span, by start, nemesis first on ties
 	lanes []int64
 	lane  map[int64]int
 	fs    []string // f names in first-seen order along the timeline
@@ -36,14 +36,14 @@ type timeline struct {
 }
 
 func newTimeline(c *collected) *timeline {
-	tl := &timeline{bars: mergeByStart(c.Nemesis, c.Spans), lane: map[int64]int{}}
-	if len(c.Nemesis) > 0 {
-		tl.lane[-1] = 0
+	tl := &timeline{bars: c.Spans, lane: map[int64]int{}}
+	var procs []int64
+	if slices.ContainsFunc(c.Spans, func(s span) bool { return s.Process < 0 }) {
+		tl.lane[-1] = 0 // every nemesis process draws in lane 0
 		tl.lanes = append(tl.lanes, -1)
 	}
-	var procs []int64
 	for _, s := range c.Spans {
-		if _, ok := tl.lane[s.Process]; !ok {
+		if _, ok := tl.lane[s.Process]; !ok && s.Process >= 0 {
 			tl.lane[s.Process] = -1
 			procs = append(procs, s.Process)
 		}
@@ -64,19 +64,6 @@ func newTimeline(c *collected) *timeline {
 		}
 	}
 	return tl
-}
-
-// mergeByStart merges two start-sorted lists, a's first on equal starts.
-func mergeByStart(a, b []span) []span {
-	out := make([]span, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if b[0].Start < a[0].Start {
-			out, b = append(out, b[0]), b[1:]
-		} else {
-			out, a = append(out, a[0]), a[1:]
-		}
-	}
-	return append(append(out, a...), b...)
 }
 
 // jsonWriter writes JSON by hand onto a buffered writer; the first error

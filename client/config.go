@@ -30,7 +30,7 @@ func (c ProducerConfig) ConfigMap(bootstrap string) (*kafka.ConfigMap, error) {
 		"bootstrap.servers":  bootstrap,
 		"linger.ms":          int(c.Linger / time.Millisecond),
 		"enable.idempotence": c.Idempotence,
-		"log_level":          3, // librdkafka logs go to stderr; errors only
+		"log_level":          3, // errors only, to stderr unless Logs route them (Logs.configure)
 	}
 	switch c.Acks {
 	case "":

@@ -56,7 +56,7 @@ func (s *copierSlot) options() (client.CopierOptions, error) {
 		Consumer:         client.ConsumerConfig{SessionTimeout: sc.Consumer.SessionTimeout.D()},
 		AbortProbability: sc.Workload.AbortRatio, Seed: sc.Seed + int64(s.index),
 		CallTimeout: copierCallTimeout,
-		Recorder:    s.w.rec, Process: s.w.procs.Next(), Fencer: s.w.fencer,
+		Recorder:    s.w.rec, Process: s.w.procs.Next(), Fencer: s.w.fencer, Logs: s.w.logs,
 	}, nil
 }
 

@@ -1,11 +1,14 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/client"
 )
 
 // RunsEnv names the environment variable for the runs root.
@@ -69,4 +72,30 @@ func safeName(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// ClientLogFile is the run directory's log of librdkafka's own lines (one
+// client.LogLine a line, naming the worker that logged it), which would
+// otherwise flood the terminal meant for progress and verdicts.
+const ClientLogFile = "client.log"
+
+// openClientLog creates dir's client log and routes clients' lines to it.
+// closeLog ends every drain, those of clients abandoned after a hang too,
+// and closes the file; its error names what failed.
+func openClientLog(dir string) (logs *client.Logs, closeLog func() error, err error) {
+	path := filepath.Join(dir, ClientLogFile)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("client log: %w", err)
+	}
+	w := client.NewLogWriter(f)
+	logs = client.NewLogs(w)
+	return logs, func() error {
+		logs.Close()
+		err := w.Err()
+		if cerr := f.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("closing %s: %w", path, cerr))
+		}
+		return err
+	}, nil
 }

@@ -194,12 +194,17 @@ func record(ctx context.Context, s generators.Scenario, prov cluster.Provider, d
 		return 0, nil, m, fmt.Errorf("starting cluster %s: %w", prov.Name(), err)
 	}
 	defer prov.Stop(context.Background())
-	hw, err := histories.Create(filepath.Join(dir, report.HistoryFile))
+	logs, closeLogs, err := openClientLog(dir)
 	if err != nil {
 		return 0, nil, m, err
 	}
+	hw, err := histories.Create(filepath.Join(dir, report.HistoryFile))
+	if err != nil {
+		return 0, nil, m, errors.Join(err, closeLogs())
+	}
 	rec := histories.NewRecorder(hw, histories.RecorderConfig{Observe: m.observe})
-	elapsed, faults, err := play(ctx, s, prov, rec, m, opts)
+	elapsed, faults, err := play(ctx, s, prov, rec, m, logs, opts)
+	err = errors.Join(err, closeLogs())
 	if cerr := rec.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing history: %w", cerr))
 	}
@@ -208,12 +213,13 @@ func record(ctx context.Context, s generators.Scenario, prov cluster.Provider, d
 
 // play is the recorded part of a run: workload and nemesis until the time
 // limit, heal, final reads.
-func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, m *meter, opts Options) (time.Duration, []FaultStat, error) {
+func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, m *meter, logs *client.Logs, opts Options) (time.Duration, []FaultStat, error) {
 	fencer, _ := prov.(client.MemberFencer)
 	w, err := newWorkload(s, prov.Bootstrap(), rec, fencer)
 	if err != nil {
 		return 0, nil, err
 	}
+	w.logs = logs
 	sc, err := newSchedule(prov, w, s)
 	if err != nil {
 		return 0, nil, err
@@ -283,7 +289,7 @@ func finalReads(ctx context.Context, s generators.Scenario, prov cluster.Provide
 	// by the final reads would be an aborted read nobody made.
 	rc := s.Producer.Transactional() || s.Consumer.IsolationLevel == model.ReadCommitted
 	return client.FinalReads(fctx, client.FinalReadOptions{Bootstrap: prov.Bootstrap(), Keys: km, Recorder: rec,
-		Process: w.procs.Next(), ReadCommitted: rc})
+		Process: w.procs.Next(), ReadCommitted: rc, Logs: w.logs})
 }
 
 func clusterSpec(s generators.Scenario, dir string) cluster.Spec {

@@ -26,6 +26,7 @@ type workload struct {
 	rec       client.Recorder
 	procs     *client.Processes
 	fencer    client.MemberFencer
+	logs      *client.Logs // librdkafka's log lines of every worker; nil: stderr
 
 	values atomic.Int64 // the last value handed out: values are unique
 
@@ -268,7 +269,7 @@ type producerSlot struct {
 
 func (s *producerSlot) replace() error {
 	p, err := client.NewProducer(client.ProducerOptions{Bootstrap: s.w.bootstrap, Config: s.w.producerConfig(),
-		Keys: s.w.input, Recorder: s.w.rec, Processes: s.w.procs, Lanes: s.w.s.Workload.Lanes})
+		Keys: s.w.input, Recorder: s.w.rec, Processes: s.w.procs, Lanes: s.w.s.Workload.Lanes, Logs: s.w.logs})
 	if err != nil {
 		return fmt.Errorf("workload: producer: %w", err)
 	}
@@ -344,7 +345,7 @@ func (s *consumerSlot) open() (*client.Consumer, error) {
 		keys = all
 	}
 	c, err := client.NewConsumer(client.ConsumerOptions{Bootstrap: s.w.bootstrap, Config: cfg,
-		Keys: keys, Recorder: s.w.rec, Process: s.w.procs.Next(), Fencer: s.w.fencer})
+		Keys: keys, Recorder: s.w.rec, Process: s.w.procs.Next(), Fencer: s.w.fencer, Logs: s.w.logs})
 	if err != nil {
 		return nil, fmt.Errorf("workload: consumer: %w", err)
 	}

@@ -12,6 +12,13 @@
 // and is shown first, then the run's guarantee-held, then the checker's
 // valid; only a run that passes all three is green. Unclassified anomalies
 // are named in the verdict, and liveness findings (client hangs) have their
-// own section and never change it. The page makes no request to any host:
-// CSS, JavaScript and SVG are inline.
+// own section and never change it. Anomaly types are listed by what they
+// mean for the user (loss, then duplication, then ordering, then the rest),
+// and a large case set is summarized per key with its first cases shown and
+// the others folded, every case results.json holds still in the page. The
+// page makes no request to any host: CSS, JavaScript and SVG are inline.
+//
+// The page is streamed to its file as it is made, and a pass over the
+// history keeps a small span per op, never the ops: a million-op history
+// is reported in about a hundred megabytes.
 package report

@@ -80,6 +80,12 @@ func (j *jsonWriter) raw(s string) {
 	}
 }
 
+func (j *jsonWriter) byte(b byte) {
+	if j.e == nil {
+		j.e = j.w.WriteByte(b)
+	}
+}
+
 func (j *jsonWriter) int(v int64) {
 	if j.e == nil {
 		j.buf = strconv.AppendInt(j.buf[:0], v, 10)
@@ -134,11 +140,11 @@ func (tl *timeline) write(w *bufio.Writer, wins []window, end int64, focus map[i
 	j.column("d", tl.bars, func(_ int, b span) int64 { return b.End/1000 - b.Start/1000 })
 	j.raw(`,"t":"`)
 	for _, b := range tl.bars {
+		t := b.Type
 		if b.Unfinished {
-			j.raw("u")
-		} else {
-			j.raw(string(b.Type))
+			t = 'u'
 		}
+		j.byte(t)
 	}
 	j.raw(`"`)
 	j.column("f", tl.bars, func(_ int, b span) int64 { return int64(tl.fidx[b.F]) })

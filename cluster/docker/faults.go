@@ -16,6 +16,10 @@ import (
 // bridge) in Partition components and CutLinks (cluster.ClientNode).
 const ClientNode = cluster.ClientNode
 
+// realbroker cannot import cluster, so it has its own ClientNode: this
+// index is out of range, and the package does not compile, if they differ.
+var _ = [1]struct{}{}[ClientNode-realbroker.ClientNode]
+
 // restartListenTimeout bounds how long Restart waits for the listener.
 const restartListenTimeout = 60 * time.Second
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 // waitReady returns once the cluster really serves, by cluster/local's
@@ -28,7 +29,11 @@ func (p *Provider) waitReady(ctx context.Context) error {
 
 // CreateTopics creates topics and waits until every partition has a leader.
 func (p *Provider) CreateTopics(ctx context.Context, topics ...cluster.TopicSpec) error {
-	if err := p.admin.CreateTopics(ctx, len(p.nodes), topics...); err != nil {
+	ts := make([]realbroker.Topic, len(topics))
+	for i, t := range topics {
+		ts[i] = realbroker.Topic(t)
+	}
+	if err := p.admin.CreateTopics(ctx, len(p.nodes), ts...); err != nil {
 		return fmt.Errorf("cluster/docker: %w", err)
 	}
 	return nil

@@ -18,6 +18,10 @@ import (
 // client of the run from that broker (cluster.ClientNode).
 const ClientNode = cluster.ClientNode
 
+// realbroker cannot import cluster, so it has its own ClientNode: this
+// index is out of range, and the package does not compile, if they differ.
+var _ = [1]struct{}{}[ClientNode-realbroker.ClientNode]
+
 // ErrNoNetworkFaults is returned by network fault hooks in loopback mode.
 var ErrNoNetworkFaults = errors.New("cluster/local: network faults need root and network namespaces; this run uses the loopback fallback (kill and pause only)")
 

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -49,7 +48,7 @@ func (a *Admin) Metadata(ctx context.Context, topics []string) (*kmsg.MetadataRe
 
 // CreateTopics creates topics and waits until every partition has a leader.
 // A topic without a replication factor gets min(3, brokers).
-func (a *Admin) CreateTopics(ctx context.Context, brokers int, topics ...cluster.TopicSpec) error {
+func (a *Admin) CreateTopics(ctx context.Context, brokers int, topics ...Topic) error {
 	for _, t := range topics {
 		if t.ReplicationFactor == 0 {
 			t.ReplicationFactor = int16(min(3, brokers))
@@ -63,7 +62,7 @@ func (a *Admin) CreateTopics(ctx context.Context, brokers int, topics ...cluster
 
 // CreateTopic creates t (an existing one is fine when existsOK) and waits
 // until every partition has a leader.
-func (a *Admin) CreateTopic(ctx context.Context, t cluster.TopicSpec, existsOK bool) error {
+func (a *Admin) CreateTopic(ctx context.Context, t Topic, existsOK bool) error {
 	req := kmsg.NewPtrCreateTopicsRequest()
 	req.TimeoutMillis = 10000
 	rt := kmsg.NewCreateTopicsRequestTopic()
@@ -93,7 +92,7 @@ func (a *Admin) CreateTopic(ctx context.Context, t cluster.TopicSpec, existsOK b
 }
 
 // topicConfigs are t's configs with MinInsyncReplicas as its property.
-func topicConfigs(t cluster.TopicSpec) map[string]string {
+func topicConfigs(t Topic) map[string]string {
 	configs := map[string]string{}
 	for k, v := range t.Configs {
 		configs[k] = v

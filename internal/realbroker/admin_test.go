@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -35,7 +34,7 @@ func TestWaitReadyAndTopics(t *testing.T) {
 	if err := a.WaitReady(ctx, 20*time.Second, 3, "test", func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.CreateTopics(ctx, 3, cluster.TopicSpec{Name: "in", Partitions: 2, MinInsyncReplicas: 2}); err != nil {
+	if err := a.CreateTopics(ctx, 3, Topic{Name: "in", Partitions: 2, MinInsyncReplicas: 2}); err != nil {
 		t.Fatal(err)
 	}
 	for p := range int32(2) {
@@ -46,7 +45,7 @@ func TestWaitReadyAndTopics(t *testing.T) {
 	if _, err := a.Leader(ctx, "in", 5); err == nil || !strings.Contains(err.Error(), "in/5 does not exist") {
 		t.Errorf("leader of a missing partition: %v", err)
 	}
-	err := a.CreateTopics(ctx, 3, cluster.TopicSpec{Name: "in", Partitions: 2})
+	err := a.CreateTopics(ctx, 3, Topic{Name: "in", Partitions: 2})
 	if err == nil || !strings.Contains(err.Error(), `creating topic "in"`) {
 		t.Errorf("creating an existing topic: %v", err)
 	}

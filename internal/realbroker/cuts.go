@@ -3,12 +3,15 @@ package realbroker
 import (
 	"fmt"
 	"slices"
-
-	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
+// ClientNode stands for the test process in links and components, as
+// cluster.ClientNode does; the providers, which see both, fail to compile if
+// the two ever differ.
+const ClientNode int32 = -1
+
 // Cuts are the network links of a run that are down, as pairs of node ids;
-// cluster.ClientNode stands for the test process. Providers keep one Cuts
+// ClientNode stands for the test process. Providers keep one Cuts
 // and apply it their own way (nft sets in namespaces).
 
 // PartitionLinks are the links to cut so that nodes in different components
@@ -22,7 +25,7 @@ func PartitionLinks(components [][]int32, nodes []int32) ([][2]int32, error) {
 			if _, dup := comp[id]; dup {
 				return nil, fmt.Errorf("partition: node %d in two components", id)
 			}
-			if id != cluster.ClientNode && !slices.Contains(nodes, id) {
+			if id != ClientNode && !slices.Contains(nodes, id) {
 				return nil, noNode(id, nodes)
 			}
 			comp[id] = i
@@ -34,7 +37,7 @@ func PartitionLinks(components [][]int32, nodes []int32) ([][2]int32, error) {
 		}
 	}
 	var links [][2]int32
-	ids := append([]int32{cluster.ClientNode}, nodes...)
+	ids := append([]int32{ClientNode}, nodes...)
 	for i, a := range ids {
 		for _, b := range ids[i+1:] {
 			ca, okA := comp[a]
@@ -51,7 +54,7 @@ func PartitionLinks(components [][]int32, nodes []int32) ([][2]int32, error) {
 func CheckLinks(links [][2]int32, nodes []int32) error {
 	for _, l := range links {
 		for _, id := range l {
-			if id != cluster.ClientNode && !slices.Contains(nodes, id) {
+			if id != ClientNode && !slices.Contains(nodes, id) {
 				return noNode(id, nodes)
 			}
 		}
@@ -78,7 +81,7 @@ func CutFrom(links [][2]int32, id int32) []int32 {
 
 // ClientCut reports whether links cut the clients from node id.
 func ClientCut(links [][2]int32, id int32) bool {
-	return slices.Contains(CutFrom(links, id), cluster.ClientNode)
+	return slices.Contains(CutFrom(links, id), ClientNode)
 }
 
 func noNode(id int32, nodes []int32) error {

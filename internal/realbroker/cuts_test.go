@@ -4,11 +4,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
-const c = cluster.ClientNode
+const c = ClientNode
 
 func TestPartitionLinks(t *testing.T) {
 	nodes := []int32{1, 2, 3}

@@ -8,5 +8,7 @@
 // It must not know how a node runs (process or container), how a fault is
 // applied (which namespace, which command runner), nor anything of
 // histories, checkers or clients: callers pass node ids, addresses and
-// callbacks, and wrap its errors with their own package name.
+// callbacks, and wrap its errors with their own package name. It sits below
+// cluster/ and must not import it: its Topic and ClientNode mirror
+// cluster's, and the providers adapt between the two.
 package realbroker

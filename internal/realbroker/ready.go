@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -32,7 +31,7 @@ func (a *Admin) WaitReady(ctx context.Context, limit time.Duration, brokers int,
 		}
 		if last = a.brokersRegistered(ctx, brokers); last == nil {
 			step = "probe topic"
-			probe := cluster.TopicSpec{Name: ProbeTopic, Partitions: 1, ReplicationFactor: int16(min(3, brokers))}
+			probe := Topic{Name: ProbeTopic, Partitions: 1, ReplicationFactor: int16(min(3, brokers))}
 			if last = a.CreateTopic(ctx, probe, true); last == nil {
 				step = "produce and fetch"
 				if last = a.roundTrip(ctx, tag); last == nil {

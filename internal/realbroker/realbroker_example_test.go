@@ -3,14 +3,13 @@ package realbroker_test
 import (
 	"fmt"
 
-	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 // A provider turns a partition into the links it cuts, then applies each
 // node's share in that node's namespace.
 func ExamplePartitionLinks() {
-	links, err := realbroker.PartitionLinks([][]int32{{cluster.ClientNode, 1}, {2, 3}}, []int32{1, 2, 3})
+	links, err := realbroker.PartitionLinks([][]int32{{realbroker.ClientNode, 1}, {2, 3}}, []int32{1, 2, 3})
 	if err != nil {
 		panic(err)
 	}

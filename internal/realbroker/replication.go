@@ -3,8 +3,6 @@ package realbroker
 import (
 	"fmt"
 	"strings"
-
-	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
 // Replication cuts drop only the traffic between two brokers that uses the
@@ -27,7 +25,7 @@ const (
 // a broker, so they have no replication traffic to cut.
 func CheckBrokerLinks(links [][2]int32, nodes []int32) error {
 	for _, l := range links {
-		if l[0] == cluster.ClientNode || l[1] == cluster.ClientNode {
+		if l[0] == ClientNode || l[1] == ClientNode {
 			return fmt.Errorf("replication cut %v names the clients: only links between brokers carry replication", l)
 		}
 	}

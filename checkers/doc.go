@@ -119,6 +119,13 @@
 // Result.Liveness and no detector judges it, so it never changes Valid or
 // the anomalies. A malformed one is an error naming the op and field.
 //
+// # Linearizability
+//
+// CheckLinearizable (linearizable.go) is a second, independent verdict:
+// each key's sends and polls against porcupine and the model of one
+// partition log in model/partitionlog. It keeps a key's ops in memory, so it
+// runs apart from Check's two passes, key by key, capped and time-limited.
+//
 // # Op indexes
 //
 // Indexes must increase and may skip (Jepsen's own test histories and any

@@ -1,7 +1,8 @@
 package checkers
 
 // The linearizability check: every key's history against a sequential model
-// of one partition log, with porcupine. It answers a different question from
+// of one partition log (model/partitionlog), with porcupine. This file is the
+// adapter: it turns a history into the model's operations. It answers a different question from
 // Check's anomaly detectors: not "which rule was broken" but "is there any
 // order of the operations, consistent with real time, in which a single log
 // would have answered exactly this". It needs a key's ops in memory and its
@@ -14,11 +15,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/model/partitionlog"
 )
 
 // Default caps of CheckLinearizable. Every kept operation costs about 100
@@ -80,8 +81,8 @@ type LinResult struct {
 	Keys     []LinKey `json:"keys"`
 }
 
-// CheckLinearizable checks each key of the history in src against a model of
-// one partition log. The model:
+// CheckLinearizable checks each key of the history in src against
+// partitionlog.Model, the model of one partition log:
 //
 //   - The state is the log: values in offset order.
 //   - A send is append(v). An ok send with a known offset must land exactly
@@ -151,7 +152,8 @@ func checkLinKey(key int64, kh *linKeyHistory, opts LinOptions) (LinKey, error) 
 	}
 	ops := kh.porcupineOps()
 	lk.Ops = len(ops)
-	model := linModel(knownOffsets(ops))
+	model := partitionlog.Model(partitionlog.KnownOffsets(ops))
+	model.DescribeOperationMetadata = describeLinMeta
 	start := time.Now()
 	var verdict porcupine.CheckResult
 	var info porcupine.LinearizationInfo
@@ -419,25 +421,18 @@ func (kh *linKeyHistory) porcupineOps() []porcupine.Operation {
 		}
 		po := porcupine.Operation{ClientId: c, Call: op.call, Return: op.ret, Metadata: linMeta{op.index, op.typ}}
 		if op.read {
-			po.Input, po.Output = linRead{}, op.records
+			po.Input, po.Output = partitionlog.Read{}, op.records
 		} else {
 			off := op.offset
 			if wasSeen && off == histories.NoOffset {
 				off = s.offset
 			}
-			po.Input, po.Output = linAppend{op.value}, off
+			po.Input, po.Output = partitionlog.Append{Value: op.value}, off
 		}
 		out = append(out, po)
 	}
 	return out
 }
-
-// linAppend is the input of an append; its output is the offset (an int64,
-// NoOffset when unknown).
-type linAppend struct{ value int64 }
-
-// linRead is the input of a read; its output is the []histories.Record read.
-type linRead struct{}
 
 // linMeta names the history op behind a porcupine operation.
 type linMeta struct {
@@ -445,211 +440,7 @@ type linMeta struct {
 	typ   histories.Type
 }
 
-// linLog is the model's state: a persistent list of log entries from the
-// tail back, so that an append shares everything before it and porcupine can
-// keep many states cheaply. nil is the empty log.
-type linLog struct {
-	prev          *linLog
-	jump          *linLog // an earlier entry, for searches in O(log n) steps
-	value, offset int64   // offset NoOffset when no one learned it
-	length        int
-	lastKnown     int64 // the highest known offset at or before this entry, -1 if none
-	unknownSince  int64 // entries of unknown offset after lastKnown
-	known         int   // entries of known offset, up to this one
-	hash          uint64
-}
-
-// nextFree is the lowest offset the next entry can have: each entry of
-// unknown offset needs one of its own.
-func (l *linLog) nextFree() int64 {
-	if l == nil {
-		return 0
-	}
-	return l.lastKnown + 1 + l.unknownSince
-}
-
-func (l *linLog) push(value, offset int64) *linLog {
-	n := &linLog{prev: l, value: value, offset: offset, length: 1, lastKnown: -1, hash: 14695981039346656037}
-	if l != nil {
-		n.jump = l
-		if j := l.jump; j != nil && l.length-j.length == j.length-j.jump.len() {
-			n.jump = j.jump
-		}
-		n.length, n.lastKnown, n.unknownSince, n.known, n.hash = l.length+1, l.lastKnown, l.unknownSince, l.known, l.hash
-	}
-	if offset == histories.NoOffset {
-		n.unknownSince++
-	} else {
-		n.lastKnown, n.unknownSince = offset, 0
-		n.known++
-	}
-	n.hash = (n.hash ^ uint64(value)) * 1099511628211
-	n.hash = (n.hash ^ uint64(offset)) * 1099511628211
-	return n
-}
-
-// len is the number of entries; nil is the empty log.
-func (l *linLog) len() int {
-	if l == nil {
-		return 0
-	}
-	return l.length
-}
-
-// holds reports whether rs are consecutive entries of the log.
-func (l *linLog) holds(rs []histories.Record) bool {
-	last := rs[len(rs)-1].Offset
-	if l == nil || l.lastKnown < last {
-		return false
-	}
-	// Find the earliest entry whose lastKnown reaches last: lastKnown only
-	// grows along the log, and it is the entry where offset last was set,
-	// if any was. Jump pointers (Myers' skew-binary scheme) make this
-	// logarithmic: reads of old records are common.
-	for {
-		if j := l.jump; j != nil && j.lastKnown >= last {
-			l = j
-		} else if p := l.prev; p != nil && p.lastKnown >= last {
-			l = p
-		} else {
-			break
-		}
-	}
-	for i := len(rs) - 1; i >= 0; i-- {
-		if l == nil || l.offset != rs[i].Offset || l.value != rs[i].Value {
-			return false
-		}
-		l = l.prev
-	}
-	return true
-}
-
-// knownCount is the number of entries of known offset in the log.
-func (l *linLog) knownCount() int {
-	if l == nil {
-		return 0
-	}
-	return l.known
-}
-
-// knownOffsets lists, sorted, the offsets of the appends that have one.
-func knownOffsets(ops []porcupine.Operation) []int64 {
-	var offs []int64
-	for _, op := range ops {
-		if off, isAppend := op.Output.(int64); isAppend && off != histories.NoOffset {
-			offs = append(offs, off)
-		}
-	}
-	sort.Slice(offs, func(i, j int) bool { return offs[i] < offs[j] })
-	return offs
-}
-
-// linStep applies one operation to the log. An append of known offset must
-// be the next of the key's known offsets: every such append is certain to
-// happen (unseen sends of unknown outcome were dropped), and once a higher
-// offset is in the log a lower one can never follow. The log alone would
-// allow the jump (offsets have gaps), but porcupine would then explore every
-// too-early placement of a send that was only read long after it began, and
-// each is a dead end; refusing them here keeps the search linear on correct
-// histories without changing any verdict.
-func linStep(next []int64) func(state, input, output interface{}) (bool, interface{}) {
-	return func(state, input, output interface{}) (bool, interface{}) {
-		l := state.(*linLog)
-		if _, isRead := input.(linRead); isRead {
-			return l.holds(output.([]histories.Record)), l
-		}
-		off := output.(int64)
-		if off != histories.NoOffset {
-			if k := l.knownCount(); k >= len(next) || next[k] != off || off < l.nextFree() {
-				return false, l
-			}
-		}
-		return true, l.push(input.(linAppend).value, off)
-	}
-}
-
-func linEqual(a, b interface{}) bool {
-	x, y := a.(*linLog), b.(*linLog)
-	for x != y {
-		if x == nil || y == nil || x.hash != y.hash || x.length != y.length ||
-			x.value != y.value || x.offset != y.offset {
-			return false
-		}
-		x, y = x.prev, y.prev
-	}
-	return true
-}
-
-func linHash(s interface{}) uint64 {
-	if l := s.(*linLog); l != nil {
-		return l.hash
-	}
-	return 0
-}
-
-// linModel is the porcupine model of one partition log whose appends of
-// known offset have, sorted, the offsets next.
-func linModel(next []int64) porcupine.Model {
-	return porcupine.Model{
-		Init:                      func() interface{} { return (*linLog)(nil) },
-		Step:                      linStep(next),
-		Equal:                     linEqual,
-		Hash:                      linHash,
-		DescribeOperation:         describeLinOp,
-		DescribeState:             describeLinLog,
-		DescribeOperationMetadata: describeLinMeta,
-	}
-}
-
 func describeLinMeta(m interface{}) string {
 	mm := m.(linMeta)
 	return fmt.Sprintf("op %d (%s)", mm.index, mm.typ)
-}
-
-func describeLinOp(input, output interface{}) string {
-	if _, isRead := input.(linRead); isRead {
-		return "poll -> " + describeRecords(output.([]histories.Record))
-	}
-	return fmt.Sprintf("send(%d) -> %s", input.(linAppend).value, describeOffset(output.(int64)))
-}
-
-func describeOffset(off int64) string {
-	if off == histories.NoOffset {
-		return "?"
-	}
-	return fmt.Sprint(off)
-}
-
-// describeRecords shows at most six records, eliding the middle.
-func describeRecords(rs []histories.Record) string {
-	parts := make([]string, 0, 7)
-	for i, r := range rs {
-		if len(rs) > 6 && i == 3 {
-			parts = append(parts, fmt.Sprintf("…%d more…", len(rs)-6))
-		}
-		if len(rs) <= 6 || i < 3 || i >= len(rs)-3 {
-			parts = append(parts, fmt.Sprintf("%d:%d", r.Offset, r.Value))
-		}
-	}
-	return "[" + strings.Join(parts, " ") + "]"
-}
-
-// describeLinLog shows the last six entries as offset:value.
-func describeLinLog(state interface{}) string {
-	l := state.(*linLog)
-	if l == nil {
-		return "[]"
-	}
-	var parts []string
-	for n := l; n != nil && len(parts) < 6; n = n.prev {
-		parts = append(parts, describeOffset(n.offset)+":"+fmt.Sprint(n.value))
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	prefix := ""
-	if l.length > len(parts) {
-		prefix = fmt.Sprintf("…%d earlier… ", l.length-len(parts))
-	}
-	return "[" + prefix + strings.Join(parts, " ") + "]"
 }

@@ -320,27 +320,6 @@ func TestLinVisualization(t *testing.T) {
 	}
 }
 
-func TestLinDescriptions(t *testing.T) {
-	rs := make([]histories.Record, 8)
-	for i := range rs {
-		rs[i] = histories.Record{Offset: int64(i), Value: int64(10 + i)}
-	}
-	if got := describeRecords(rs); got != "[0:10 1:11 2:12 …2 more… 5:15 6:16 7:17]" {
-		t.Errorf("describeRecords = %q", got)
-	}
-	var l *linLog
-	for i := int64(0); i < 8; i++ {
-		off := i
-		if i == 7 {
-			off = linNone
-		}
-		l = l.push(100+i, off)
-	}
-	if got := describeLinLog(l); got != "[…2 earlier… 2:102 3:103 4:104 5:105 6:106 ?:107]" {
-		t.Errorf("describeLinLog = %q", got)
-	}
-}
-
 // linCorrectHistory simulates clients of a correct log on nKeys keys:
 // producers whose sends overlap (each send's offset is assigned at a random
 // instant inside its interval), some timing out (info) whether or not they
@@ -475,44 +454,4 @@ func ExampleCheckLinearizable() {
 	// Output:
 	// key 7 illegal 2 ops: no order of these sends and polls is consistent with one log and with real time
 	// valid: false
-}
-
-// TestLinLogHoldsOnLongLogs checks the jump-pointer search against the log
-// it was built from: every slice holds, and a slice with one wrong value, a
-// missing entry or an offset past the end does not.
-func TestLinLogHoldsOnLongLogs(t *testing.T) {
-	var l *linLog
-	var entries []histories.Record // known offsets only, in order
-	for i := int64(0); i < 2000; i++ {
-		off := 3 * i // gaps of two
-		if i%7 == 3 {
-			l = l.push(-i, linNone) // an entry no read saw
-		}
-		l = l.push(i, off)
-		entries = append(entries, histories.Record{Offset: off, Value: i})
-	}
-	for start := 0; start < len(entries); start += 37 {
-		end := min(start+3, len(entries))
-		rs := entries[start:end]
-		want := true
-		for _, r := range rs[1:] {
-			if r.Value%7 == 3 {
-				want = false // the unseen entry sits between the two
-			}
-		}
-		if got := l.holds(rs); got != want {
-			t.Fatalf("holds(%v) = %v, want %v", rs, got, want)
-		}
-		bad := append([]histories.Record(nil), rs...)
-		bad[0].Value++
-		if l.holds(bad) {
-			t.Fatalf("holds(%v) with a wrong value", bad)
-		}
-	}
-	if l.holds([]histories.Record{{Offset: 3 * 2000, Value: 2000}}) {
-		t.Fatal("holds an offset past the end")
-	}
-	if l.holds([]histories.Record{{Offset: 1, Value: 0}}) {
-		t.Fatal("holds an offset in a gap")
-	}
 }

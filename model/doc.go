@@ -14,6 +14,7 @@
 //
 // This package must not know about Kafka clients, clusters or how a history
 // was recorded: it sees configurations as plain values and runs only through
-// checkers.Result. The porcupine model of a partition log lives in
-// checkers/linearizable.go, next to the other pure functions of a history.
+// checkers.Result. The porcupine model of a partition log is its own package
+// below this one, model/partitionlog: checkers' linearizability adapter uses
+// it, and this package imports checkers, so it cannot live here.
 package model

@@ -84,9 +84,10 @@ type Copier struct {
 	outputs map[histories.Key]kafka.TopicPartition // by input key
 	rng     *rand.Rand
 	dead    bool // fatal error, crash, hang or close: no more steps
-	// kcGone and kpGone: the handle is closed, closing or hung, and must
-	// not be touched again.
-	kcGone, kpGone bool
+	// consumerReleased, producerReleased: the copier has let go of that
+	// handle (closed it, is closing it, or abandoned it hung); it must not
+	// be touched again.
+	consumerReleased, producerReleased bool
 	// unfenced: the copier ended without a clean close (crash, fatal
 	// error, hang), so a transaction of its may still be open.
 	unfenced atomic.Bool
@@ -299,7 +300,7 @@ func (cp *Copier) attempt(ctx context.Context, name string, call func(context.Co
 	dl, _ := cctx.Deadline()
 	err := Bounded(name, time.Until(dl), func() error { return call(cctx) })
 	if errors.Is(err, ErrClientHang) {
-		cp.kpGone = true
+		cp.producerReleased = true
 	}
 	return err
 }
@@ -353,8 +354,8 @@ func (cp *Copier) NeedsFencing() bool { return cp.unfenced.Load() }
 // other is then left to close on its own.
 func (cp *Copier) Close() {
 	cp.dead = true
-	if !cp.kcGone {
-		cp.kcGone = true
+	if !cp.consumerReleased {
+		cp.consumerReleased = true
 		// The consumer bounds its own close and records its own hang.
 		if err := cp.c.Close(); errors.Is(err, ErrClientHang) {
 			cp.unfenced.Store(true)
@@ -362,8 +363,8 @@ func (cp *Copier) Close() {
 			return
 		}
 	}
-	if !cp.kpGone {
-		cp.kpGone = true
+	if !cp.producerReleased {
+		cp.producerReleased = true
 		if err := Bounded("Producer.Close", cp.opts.CallTimeout, func() error { cp.kp.Close(); return nil }); err != nil {
 			cp.abandon(err)
 		}
@@ -379,12 +380,12 @@ func (cp *Copier) abandon(err error) {
 		cp.opts.Recorder.Record(&histories.Op{Process: cp.opts.Process, Type: histories.Info,
 			F: histories.FClientHang, Value: hang.value()})
 	}
-	if !cp.kcGone {
-		cp.kcGone = true
+	if !cp.consumerReleased {
+		cp.consumerReleased = true
 		go cp.c.kc.Close()
 	}
-	if !cp.kpGone {
-		cp.kpGone = true
+	if !cp.producerReleased {
+		cp.producerReleased = true
 		go cp.kp.Close()
 	}
 }

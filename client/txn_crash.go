@@ -26,7 +26,7 @@ func (cp *Copier) crash(open *histories.Op, mops []histories.Mop) error {
 	if open != nil {
 		cp.c.completePoll(open, histories.Info, mops, ErrCrashed)
 	}
-	cp.dead, cp.kcGone, cp.kpGone = true, true, true
+	cp.dead, cp.consumerReleased, cp.producerReleased = true, true, true
 	cp.unfenced.Store(true)
 	// Every send has its report by now. The producer's transaction
 	// stays open: the coordinator aborts it when a successor's

@@ -227,7 +227,7 @@ func (cp *Copier) committed(tps []kafka.TopicPartition) ([]kafka.TopicPartition,
 		return cp.c.kc.Committed(tps, int(cp.opts.CallTimeout/time.Millisecond))
 	})
 	if errors.Is(err, ErrClientHang) {
-		cp.kcGone = true
+		cp.consumerReleased = true
 	}
 	var kerr kafka.Error
 	if errors.As(err, &kerr) && kerr.Code() == kafka.ErrGroupIDNotFound {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
-	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -18,7 +18,7 @@ import (
 
 // produceKeys sends values from..to-1, value v to key v%keys, and fails
 // unless all are ok.
-func produceKeys(t *testing.T, e *cluster.Embedded, keys int, from, to int64) {
+func produceKeys(t *testing.T, e *embedded.Provider, keys int, from, to int64) {
 	t.Helper()
 	p, err := NewProducer(ProducerOptions{Bootstrap: e.Bootstrap(), Config: ProducerConfig{Acks: "all"},
 		Keys: SequentialKeys("t", keys), Recorder: NewMemRecorder(), Processes: &Processes{}})
@@ -34,7 +34,7 @@ func produceKeys(t *testing.T, e *cluster.Embedded, keys int, from, to int64) {
 }
 
 // newConsumer subscribes a consumer of group "g" over keys keys.
-func newConsumer(t *testing.T, e *cluster.Embedded, rec Recorder, procs *Processes, keys int, cfg ConsumerConfig, fencer MemberFencer) *Consumer {
+func newConsumer(t *testing.T, e *embedded.Provider, rec Recorder, procs *Processes, keys int, cfg ConsumerConfig, fencer MemberFencer) *Consumer {
 	t.Helper()
 	cfg.Group, cfg.SessionTimeout, cfg.MaxPollInterval = "g", time.Second, 3*time.Second
 	c, err := NewConsumer(ConsumerOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", keys), Recorder: rec,
@@ -70,7 +70,7 @@ func pollKeys(t *testing.T, c *Consumer, rec *MemRecorder, keys, n int) {
 
 // groupCommitted reads group g's committed offsets of keys 0..keys-1 from
 // the cluster, leaving out keys with none.
-func groupCommitted(t *testing.T, e *cluster.Embedded, keys int) map[histories.Key]int64 {
+func groupCommitted(t *testing.T, e *embedded.Provider, keys int) map[histories.Key]int64 {
 	t.Helper()
 	cm, err := ConsumerConfig{Group: "g"}.ConfigMap(e.Bootstrap())
 	if err != nil {
@@ -102,7 +102,7 @@ func groupCommitted(t *testing.T, e *cluster.Embedded, keys int) map[histories.K
 
 // refuseCommits makes the coordinator refuse commits of the given
 // partitions of topic t (all when none are given) until removed.
-func refuseCommits(t *testing.T, e *cluster.Embedded, partitions ...int32) *kfake.FaultHandle {
+func refuseCommits(t *testing.T, e *embedded.Provider, partitions ...int32) *kfake.FaultHandle {
 	t.Helper()
 	h := e.Fake().Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetCommit}, Topic: "t", Partitions: partitions,
 		Err: kerr.OffsetMetadataTooLarge, Count: -1})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -19,7 +20,7 @@ import (
 )
 
 // produce sends values from..to-1 to key 0 and fails unless all are ok.
-func produce(t *testing.T, e *cluster.Embedded, rec Recorder, procs *Processes, from, to int64) {
+func produce(t *testing.T, e *embedded.Provider, rec Recorder, procs *Processes, from, to int64) {
 	t.Helper()
 	p, err := NewProducer(ProducerOptions{Bootstrap: e.Bootstrap(), Config: ProducerConfig{Acks: "all"},
 		Keys: SequentialKeys("t", 1), Recorder: rec, Processes: procs})
@@ -34,7 +35,7 @@ func produce(t *testing.T, e *cluster.Embedded, rec Recorder, procs *Processes, 
 	}
 }
 
-func newGroupConsumer(t *testing.T, e *cluster.Embedded, rec Recorder, procs *Processes, commit CommitStrategy) *Consumer {
+func newGroupConsumer(t *testing.T, e *embedded.Provider, rec Recorder, procs *Processes, commit CommitStrategy) *Consumer {
 	t.Helper()
 	c, err := NewConsumer(ConsumerOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", 1), Recorder: rec,
 		Process: procs.Next(), Fencer: e,

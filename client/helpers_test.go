@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-func startCluster(t testing.TB, partitions int32) *cluster.Embedded {
+func startCluster(t testing.TB, partitions int32) *embedded.Provider {
 	t.Helper()
-	e := cluster.NewEmbedded()
+	e := embedded.New()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := e.Start(ctx, cluster.Spec{RunID: t.Name(), Topics: []cluster.TopicSpec{{Name: "t", Partitions: partitions}}}); err != nil {

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-func newTestProducer(t *testing.T, e *cluster.Embedded, rec Recorder, cfg ProducerConfig, lanes int) *Producer {
+func newTestProducer(t *testing.T, e *embedded.Provider, rec Recorder, cfg ProducerConfig, lanes int) *Producer {
 	t.Helper()
 	p, err := NewProducer(ProducerOptions{Bootstrap: e.Bootstrap(), Config: cfg, Keys: SequentialKeys("t", 2),
 		Recorder: rec, Processes: &Processes{}, Lanes: lanes})
@@ -162,7 +163,7 @@ func TestProducerRetriedSendWithDefiniteLastErrorIsInfo(t *testing.T) {
 }
 
 // logValues reads key k's log from the beginning with the final reads.
-func logValues(t *testing.T, e *cluster.Embedded, k histories.Key) []int64 {
+func logValues(t *testing.T, e *embedded.Provider, k histories.Key) []int64 {
 	t.Helper()
 	rec := NewMemRecorder()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -46,7 +47,7 @@ func TestRecordingMachine(t *testing.T) {
 // recordingMachine is the state of one drawn run.
 type recordingMachine struct {
 	rt     *rapid.T
-	e      *cluster.Embedded
+	e      *embedded.Provider
 	rec    *MemRecorder
 	procs  *Processes
 	keys   *KeyMap
@@ -61,7 +62,7 @@ type recordingMachine struct {
 const machineGroup = "machine"
 
 func newRecordingMachine(rt *rapid.T) *recordingMachine {
-	e := cluster.NewEmbedded()
+	e := embedded.New()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := e.Start(ctx, cluster.Spec{RunID: "machine", Topics: []cluster.TopicSpec{{Name: "t", Partitions: 2}}}); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -35,7 +36,7 @@ func (c *copyCounter) Record(op *histories.Op) *histories.Op {
 func BenchmarkCopier(b *testing.B) {
 	for _, mode := range []CopyMode{CopyTransactional, CopyAtLeastOnce} {
 		b.Run(string(mode), func(b *testing.B) {
-			e := cluster.NewEmbedded()
+			e := embedded.New()
 			ctx := context.Background()
 			spec := cluster.Spec{RunID: b.Name(), Topics: []cluster.TopicSpec{{Name: "in", Partitions: 1}, {Name: "out", Partitions: 1}}}
 			if err := e.Start(ctx, spec); err != nil {

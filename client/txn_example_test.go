@@ -7,6 +7,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -16,7 +17,7 @@ import (
 // committed with them.
 func ExampleCopier() {
 	ctx := context.Background()
-	e := cluster.NewEmbedded()
+	e := embedded.New()
 	spec := cluster.Spec{RunID: "example-copier", Topics: []cluster.TopicSpec{{Name: "in", Partitions: 1}, {Name: "out", Partitions: 1}}}
 	if err := e.Start(ctx, spec); err != nil {
 		fmt.Println(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -20,7 +21,7 @@ import (
 // (keys 2, 3), recorded to a history file.
 type copyRig struct {
 	t     *testing.T
-	e     *cluster.Embedded
+	e     *embedded.Provider
 	keys  *KeyMap
 	pairs map[histories.Key]histories.Key
 	path  string
@@ -52,7 +53,7 @@ func (f *fileRecorder) Ops() []histories.Op {
 
 func newCopyRig(t *testing.T) *copyRig {
 	t.Helper()
-	e := cluster.NewEmbedded()
+	e := embedded.New()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := e.Start(ctx, cluster.Spec{RunID: t.Name(), Topics: []cluster.TopicSpec{{Name: "in", Partitions: 2}, {Name: "out", Partitions: 2}}})

@@ -9,12 +9,13 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-func startCluster(t *testing.T) *cluster.Embedded {
+func startCluster(t *testing.T) *embedded.Provider {
 	t.Helper()
-	e := cluster.NewEmbedded()
+	e := embedded.New()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := e.Start(ctx, cluster.Spec{RunID: t.Name(), Topics: []cluster.TopicSpec{{Name: "t", Partitions: 1}}}); err != nil {
@@ -24,7 +25,7 @@ func startCluster(t *testing.T) *cluster.Embedded {
 	return e
 }
 
-func newProducer(t *testing.T, e *cluster.Embedded, retries int) *client.Producer {
+func newProducer(t *testing.T, e *embedded.Provider, retries int) *client.Producer {
 	t.Helper()
 	p, err := client.NewProducer(client.ProducerOptions{Bootstrap: e.Bootstrap(), Keys: client.SequentialKeys("t", 1),
 		Recorder: client.NewMemRecorder(), Processes: &client.Processes{},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 )
 
 // fakeHealth is a cluster whose health follows a script: healthy from the
@@ -227,7 +228,7 @@ func TestMoveLeaderReReadsTheLeader(t *testing.T) {
 }
 
 func TestRequestFaultSaysInstalledNotFired(t *testing.T) {
-	e := cluster.NewEmbedded()
+	e := embedded.New()
 	if err := e.Start(context.Background(), cluster.Spec{Brokers: 1}); err != nil {
 		t.Fatal(err)
 	}

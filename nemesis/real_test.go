@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 )
 
 // fakeBrokers is a three-node cluster that implements every real-broker
@@ -343,7 +344,7 @@ func TestImpossibleRealFaultsFailLoudly(t *testing.T) {
 	if _, err := Real(targeting(f), RealSpec{Kind: "meteor"}); err == nil || !strings.Contains(err.Error(), "meteor") {
 		t.Errorf("unknown kind: %v", err)
 	}
-	plain := Targeting{Provider: cluster.NewEmbedded()}
+	plain := Targeting{Provider: embedded.New()}
 	_, err := Real(plain, RealSpec{Kind: RealCleanRestart})
 	if err == nil || !strings.Contains(err.Error(), "NodeStopper") || !strings.Contains(err.Error(), "embedded") {
 		t.Errorf("clean restart on the embedded cluster: %v", err)

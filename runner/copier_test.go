@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
-	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -35,7 +35,7 @@ func copyScenario() generators.Scenario {
 // producer, or a real broker, would not.)
 func TestSettleFencesAStoppedCopier(t *testing.T) {
 	s := copyScenario()
-	e := cluster.NewEmbedded()
+	e := embedded.New()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := e.Start(ctx, clusterSpec(s, t.TempDir())); err != nil {

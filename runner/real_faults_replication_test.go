@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/generators"
 )
 
@@ -22,7 +23,7 @@ func TestIsolateLeaderReplicationReachesNemesis(t *testing.T) {
 	if c := generators.KindCapability(f.Kind); c != string(cluster.CapPartition) {
 		t.Errorf("capability %q, want %q", c, cluster.CapPartition)
 	}
-	sc := &schedule{prov: cluster.NewEmbedded(), rng: rand.New(rand.NewPCG(1, 2))}
+	sc := &schedule{prov: embedded.New(), rng: rand.New(rand.NewPCG(1, 2))}
 	nf, err := sc.realFault(s, f)
 	if nf != nil || err == nil || !strings.Contains(err.Error(), "isolate-leader-replication") || !strings.Contains(err.Error(), "Partitioner") {
 		t.Errorf("embedded cluster: fault %v, err %v; want an error naming the kind and the missing hook", nf, err)

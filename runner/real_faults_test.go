@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/generators"
 )
 
@@ -16,7 +16,7 @@ import (
 // milder fault.
 func TestRealFaultsResolveTargetsAndRefuseMissingHooks(t *testing.T) {
 	s := smallScenario()
-	e := cluster.NewEmbedded()
+	e := embedded.New()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := e.Start(ctx, clusterSpec(s, "")); err != nil {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/cluster/local"
 )
 
@@ -18,7 +19,7 @@ type Providers map[string]func() (cluster.Provider, error)
 // in containers, see cluster/docker).
 func DefaultProviders() Providers {
 	return Providers{
-		"embedded": func() (cluster.Provider, error) { return cluster.NewEmbedded(), nil },
+		"embedded": func() (cluster.Provider, error) { return embedded.New(), nil },
 		"local":    func() (cluster.Provider, error) { return local.New(local.Options{}), nil },
 		"docker":   newDocker,
 	}

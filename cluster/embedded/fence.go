@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // acts on it: no heartbeat, no commit, no leave. A client torn down after
 // this looks to the group like a process that died: its member stays until
 // the session times out, and it commits nothing on the way out.
-func (e *Embedded) FenceClient(ctx context.Context, group, clientID string) error {
+func (e *Provider) FenceClient(ctx context.Context, group, clientID string) error {
 	e.mu.Lock()
 	admin, fake := e.admin, e.fake
 	e.mu.Unlock()

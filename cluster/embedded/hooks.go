@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -23,7 +24,7 @@ var errDropped = errors.New("kafkachaos: connection dropped by fault")
 // next invocation sees.
 type controlFault struct {
 	fake    *kfake.Cluster
-	sel     RequestFault
+	sel     cluster.RequestFault
 	removed atomic.Bool
 	hits    atomic.Int64
 }
@@ -72,7 +73,7 @@ func (f *controlFault) install(act func() (kmsg.Response, error, bool)) {
 	})
 }
 
-func (e *Embedded) newControl(sel RequestFault) (*controlFault, error) {
+func (e *Provider) newControl(sel cluster.RequestFault) (*controlFault, error) {
 	fake := e.Fake()
 	if fake == nil {
 		return nil, errNotStarted
@@ -80,9 +81,9 @@ func (e *Embedded) newControl(sel RequestFault) (*controlFault, error) {
 	return &controlFault{fake: fake, sel: sel}, nil
 }
 
-// Delay implements RequestFaulter: matching requests wait d, then proceed.
+// Delay implements cluster.RequestFaulter: matching requests wait d, then proceed.
 // Other connections are served meanwhile.
-func (e *Embedded) Delay(sel RequestFault, d time.Duration) (Installed, error) {
+func (e *Provider) Delay(sel cluster.RequestFault, d time.Duration) (cluster.Installed, error) {
 	f, err := e.newControl(sel)
 	if err != nil {
 		return nil, err
@@ -94,9 +95,9 @@ func (e *Embedded) Delay(sel RequestFault, d time.Duration) (Installed, error) {
 	return f, nil
 }
 
-// DropConnections implements RequestFaulter: kfake closes the connection of
+// DropConnections implements cluster.RequestFaulter: kfake closes the connection of
 // a matching request before handling it.
-func (e *Embedded) DropConnections(sel RequestFault) (Installed, error) {
+func (e *Provider) DropConnections(sel cluster.RequestFault) (cluster.Installed, error) {
 	f, err := e.newControl(sel)
 	if err != nil {
 		return nil, err
@@ -111,10 +112,10 @@ type faultHandle struct{ h *kfake.FaultHandle }
 func (f faultHandle) Remove()   { f.h.Remove() }
 func (f faultHandle) Hits() int { return f.h.Hits() }
 
-// ErrorAfterApply implements RequestFaulter with a kfake Fault: for produce,
+// ErrorAfterApply implements cluster.RequestFaulter with a kfake Fault: for produce,
 // REQUEST_TIMED_OUT and NOT_ENOUGH_REPLICAS_AFTER_APPEND are answered after
 // the records were appended, exactly as a broker whose replication timed out.
-func (e *Embedded) ErrorAfterApply(sel RequestFault, errCode int16) (Installed, error) {
+func (e *Provider) ErrorAfterApply(sel cluster.RequestFault, errCode int16) (cluster.Installed, error) {
 	if errCode != kerr.RequestTimedOut.Code && errCode != kerr.NotEnoughReplicasAfterAppend.Code {
 		return nil, fmt.Errorf("embedded cluster: error after apply: code %d is answered before the write, want %d or %d",
 			errCode, kerr.RequestTimedOut.Code, kerr.NotEnoughReplicasAfterAppend.Code)
@@ -137,7 +138,7 @@ func (e *Embedded) ErrorAfterApply(sel RequestFault, errCode int16) (Installed, 
 }
 
 // addrOf is n's address; "" for no node.
-func addrOf(n *embeddedNode) string {
+func addrOf(n *brokerNode) string {
 	if n == nil {
 		return ""
 	}
@@ -146,7 +147,7 @@ func addrOf(n *embeddedNode) string {
 
 // nodeLocked finds node for hook, with e.mu held: the cluster must be
 // started and have the node.
-func (e *Embedded) nodeLocked(hook string, node int32) (*embeddedNode, error) {
+func (e *Provider) nodeLocked(hook string, node int32) (*brokerNode, error) {
 	n, ok := e.nodes[node]
 	switch {
 	case e.fake == nil:
@@ -159,16 +160,16 @@ func (e *Embedded) nodeLocked(hook string, node int32) (*embeddedNode, error) {
 
 // nodeControlLocked is a control fault on every request to node, with e.mu
 // held (so it cannot go through newControl, which takes it).
-func (e *Embedded) nodeControlLocked(node int32) *controlFault {
-	return &controlFault{fake: e.fake, sel: RequestFault{Nodes: []int32{node}}}
+func (e *Provider) nodeControlLocked(node int32) *controlFault {
+	return &controlFault{fake: e.fake, sel: cluster.RequestFault{Nodes: []int32{node}}}
 }
 
-// Kill implements NodeKiller: the node stops listening and every request
+// Kill implements cluster.NodeKiller: the node stops listening and every request
 // that reaches it over an open connection closes that connection, as if its
 // process died. Its log survives (kfake keeps one log per partition), so a
 // kill here can never lose data: that needs real brokers. It returns once
 // the node's port refuses connections.
-func (e *Embedded) Kill(ctx context.Context, node int32) error {
+func (e *Provider) Kill(ctx context.Context, node int32) error {
 	addr, err := e.kill(node)
 	if err != nil {
 		return err
@@ -179,7 +180,7 @@ func (e *Embedded) Kill(ctx context.Context, node int32) error {
 	return nil
 }
 
-func (e *Embedded) kill(node int32) (string, error) {
+func (e *Provider) kill(node int32) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n, err := e.nodeLocked("kill", node)
@@ -195,9 +196,9 @@ func (e *Embedded) kill(node int32) (string, error) {
 	return n.addr, nil
 }
 
-// Restart implements NodeKiller: the node listens again on its old port;
+// Restart implements cluster.NodeKiller: the node listens again on its old port;
 // it returns once the node answers a request there.
-func (e *Embedded) Restart(ctx context.Context, node int32) error {
+func (e *Provider) Restart(ctx context.Context, node int32) error {
 	addr, err := e.restart(node)
 	if err != nil {
 		return err
@@ -208,7 +209,7 @@ func (e *Embedded) Restart(ctx context.Context, node int32) error {
 	return nil
 }
 
-func (e *Embedded) restart(node int32) (string, error) {
+func (e *Provider) restart(node int32) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n, err := e.nodeLocked("restart", node)
@@ -235,11 +236,11 @@ func (p *pauseFault) Remove() {
 	p.controlFault.Remove()
 }
 
-// Pause implements NodePauser: requests to the node are held (connections
+// Pause implements cluster.NodePauser: requests to the node are held (connections
 // stay open) until Resume, like a SIGSTOPped broker. It returns once a
 // request sent to the node has been caught and held. A killed node is
 // paused in name only (nothing reaches it) and not checked.
-func (e *Embedded) Pause(ctx context.Context, node int32) error {
+func (e *Provider) Pause(ctx context.Context, node int32) error {
 	p, addr, check, err := e.pause(node)
 	if err != nil || !check {
 		return err
@@ -250,7 +251,7 @@ func (e *Embedded) Pause(ctx context.Context, node int32) error {
 	return nil
 }
 
-func (e *Embedded) pause(node int32) (p *pauseFault, addr string, check bool, err error) {
+func (e *Provider) pause(node int32) (p *pauseFault, addr string, check bool, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n, err := e.nodeLocked("pause", node)
@@ -269,9 +270,9 @@ func (e *Embedded) pause(node int32) (p *pauseFault, addr string, check bool, er
 	return p, n.addr, n.down == nil, nil
 }
 
-// Resume implements NodePauser; it returns once a live node answers a
+// Resume implements cluster.NodePauser; it returns once a live node answers a
 // request again.
-func (e *Embedded) Resume(ctx context.Context, node int32) error {
+func (e *Provider) Resume(ctx context.Context, node int32) error {
 	e.mu.Lock()
 	n, ok := e.nodes[node]
 	if !ok {
@@ -293,8 +294,8 @@ func (e *Embedded) Resume(ctx context.Context, node int32) error {
 	return nil
 }
 
-// MoveLeader implements LeaderMover.
-func (e *Embedded) MoveLeader(_ context.Context, topic string, partition, node int32) error {
+// MoveLeader implements cluster.LeaderMover.
+func (e *Provider) MoveLeader(_ context.Context, topic string, partition, node int32) error {
 	fake := e.Fake()
 	if fake == nil {
 		return errNotStarted
@@ -308,10 +309,10 @@ func (e *Embedded) MoveLeader(_ context.Context, topic string, partition, node i
 	return nil
 }
 
-// ShuffleLeaders implements LeaderMover; it returns once every partition
+// ShuffleLeaders implements cluster.LeaderMover; it returns once every partition
 // of the provider's topics has a bumped leader epoch (a new election, which
 // may choose the same node).
-func (e *Embedded) ShuffleLeaders(context.Context) error {
+func (e *Provider) ShuffleLeaders(context.Context) error {
 	e.mu.Lock()
 	fake, topics := e.fake, slices.Clone(e.topics)
 	e.mu.Unlock()
@@ -328,9 +329,9 @@ func (e *Embedded) ShuffleLeaders(context.Context) error {
 
 // The embedded provider implements these hooks; the compiler checks it.
 var (
-	_ Provider       = (*Embedded)(nil)
-	_ NodeKiller     = (*Embedded)(nil)
-	_ NodePauser     = (*Embedded)(nil)
-	_ LeaderMover    = (*Embedded)(nil)
-	_ RequestFaulter = (*Embedded)(nil)
+	_ cluster.Provider       = (*Provider)(nil)
+	_ cluster.NodeKiller     = (*Provider)(nil)
+	_ cluster.NodePauser     = (*Provider)(nil)
+	_ cluster.LeaderMover    = (*Provider)(nil)
+	_ cluster.RequestFaulter = (*Provider)(nil)
 )

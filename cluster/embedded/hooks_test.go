@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -34,10 +35,10 @@ func highWatermark(t *testing.T, p *kafka.Producer, topic string) int64 {
 // acknowledgement fault: the client is told the write failed, yet the record
 // is in the log.
 func TestErrorAfterApplyAppliesTheWrite(t *testing.T) {
-	e := startEmbedded(t, TopicSpec{Name: "t", Partitions: 1})
+	e := startCluster(t, cluster.TopicSpec{Name: "t", Partitions: 1})
 	p := newProducer(t, e.Bootstrap(), kafka.ConfigMap{"retries": 0, "enable.idempotence": false})
 	produceSync(t, p, "t", 0, 0) // metadata warm, offset 0
-	f, err := e.ErrorAfterApply(RequestFault{Topic: "t"}, kerr.RequestTimedOut.Code)
+	f, err := e.ErrorAfterApply(cluster.RequestFault{Topic: "t"}, kerr.RequestTimedOut.Code)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,16 +56,16 @@ func TestErrorAfterApplyAppliesTheWrite(t *testing.T) {
 	if tp := produceResult(t, p, "t", 2); tp.Error != nil {
 		t.Fatalf("after removal: %v", tp.Error)
 	}
-	if _, err := e.ErrorAfterApply(RequestFault{}, kerr.NotLeaderForPartition.Code); err == nil {
+	if _, err := e.ErrorAfterApply(cluster.RequestFault{}, kerr.NotLeaderForPartition.Code); err == nil {
 		t.Fatal("an error answered before the write was accepted as after-apply")
 	}
 }
 
 func TestDropConnectionsDoesNotApply(t *testing.T) {
-	e := startEmbedded(t, TopicSpec{Name: "t", Partitions: 1})
+	e := startCluster(t, cluster.TopicSpec{Name: "t", Partitions: 1})
 	p := newProducer(t, e.Bootstrap(), kafka.ConfigMap{"retries": 0, "enable.idempotence": false})
 	produceSync(t, p, "t", 0, 0)
-	f, err := e.DropConnections(RequestFault{Keys: []int16{0}})
+	f, err := e.DropConnections(cluster.RequestFault{Keys: []int16{0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +82,10 @@ func TestDropConnectionsDoesNotApply(t *testing.T) {
 }
 
 func TestDelayHoldsRequests(t *testing.T) {
-	e := startEmbedded(t, TopicSpec{Name: "t", Partitions: 1})
+	e := startCluster(t, cluster.TopicSpec{Name: "t", Partitions: 1})
 	p := newProducer(t, e.Bootstrap(), nil)
 	produceSync(t, p, "t", 0, 0)
-	f, err := e.Delay(RequestFault{Keys: []int16{0}}, 300*time.Millisecond)
+	f, err := e.Delay(cluster.RequestFault{Keys: []int16{0}}, 300*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestDelayHoldsRequests(t *testing.T) {
 }
 
 func TestKillRestartAndPause(t *testing.T) {
-	e := startEmbedded(t, TopicSpec{Name: "t", Partitions: 1})
+	e := startCluster(t, cluster.TopicSpec{Name: "t", Partitions: 1})
 	ctx := context.Background()
 	p := newProducer(t, e.Bootstrap(), kafka.ConfigMap{"message.timeout.ms": 20000})
 	produceSync(t, p, "t", 0, 0)
@@ -144,17 +145,17 @@ func TestKillRestartAndPause(t *testing.T) {
 // state asked for.
 func TestNodeHooksRefuseAndRepeat(t *testing.T) {
 	ctx := context.Background()
-	hooks := map[string]func(*Embedded, int32) error{
-		"kill":    func(e *Embedded, n int32) error { return e.Kill(ctx, n) },
-		"restart": func(e *Embedded, n int32) error { return e.Restart(ctx, n) },
-		"pause":   func(e *Embedded, n int32) error { return e.Pause(ctx, n) },
+	hooks := map[string]func(*Provider, int32) error{
+		"kill":    func(e *Provider, n int32) error { return e.Kill(ctx, n) },
+		"restart": func(e *Provider, n int32) error { return e.Restart(ctx, n) },
+		"pause":   func(e *Provider, n int32) error { return e.Pause(ctx, n) },
 	}
 	for name, hook := range hooks {
-		if err := hook(NewEmbedded(), 0); err != errNotStarted {
+		if err := hook(New(), 0); err != errNotStarted {
 			t.Errorf("%s before Start: %v, want %v", name, err, errNotStarted)
 		}
 	}
-	e := startEmbedded(t, TopicSpec{Name: "t", Partitions: 1})
+	e := startCluster(t, cluster.TopicSpec{Name: "t", Partitions: 1})
 	for name, hook := range hooks {
 		want := "embedded cluster: " + name + ": no node 9"
 		if err := hook(e, 9); err == nil || err.Error() != want {

@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -13,22 +13,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Embedded is franz-go's kfake cluster running inside this process: several
+// Provider is franz-go's kfake cluster running inside this process: several
 // brokers on loopback ports, real transaction markers and idempotent
 // deduplication, but one log per partition (no replication), so it can never
 // lose an acknowledged write through failover.
-type Embedded struct {
+type Provider struct {
 	mu      sync.Mutex
 	fake    *kfake.Cluster
 	admin   *kgo.Client
 	logFile *os.File
-	nodes   map[int32]*embeddedNode
+	nodes   map[int32]*brokerNode
 	addrs   []string // every broker's address at start, for Bootstrap
 	// topics the provider created: what Healthy and ShuffleLeaders check
 	// (kfake cannot list its topics without a request a fault may hold).
@@ -39,33 +40,33 @@ type Embedded struct {
 // before Start and after Stop.
 var errNotStarted = errors.New("embedded cluster: not started")
 
-type embeddedNode struct {
+type brokerNode struct {
 	addr   string
 	port   int
 	down   *controlFault // set while killed
 	paused *pauseFault   // set while paused
 }
 
-// NewEmbedded returns an embedded provider; Start brings it up.
-func NewEmbedded() *Embedded { return &Embedded{} }
+// New returns an embedded provider; Start brings it up.
+func New() *Provider { return &Provider{} }
 
-// Name implements Provider.
-func (e *Embedded) Name() string { return "embedded" }
+// Name implements cluster.Provider.
+func (e *Provider) Name() string { return "embedded" }
 
-// Capabilities implements Provider.
-func (e *Embedded) Capabilities() []Capability {
-	return []Capability{CapKill, CapPause, CapLeaderMove, CapRequestFaults}
+// Capabilities implements cluster.Provider.
+func (e *Provider) Capabilities() []cluster.Capability {
+	return []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapLeaderMove, cluster.CapRequestFaults}
 }
 
 // Fake exposes the kfake cluster for faults no hook describes yet.
-func (e *Embedded) Fake() *kfake.Cluster {
+func (e *Provider) Fake() *kfake.Cluster {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.fake
 }
 
-// Start implements Provider.
-func (e *Embedded) Start(ctx context.Context, spec Spec) error {
+// Start implements cluster.Provider.
+func (e *Provider) Start(ctx context.Context, spec cluster.Spec) error {
 	if err := spec.Validate(); err != nil {
 		return err
 	}
@@ -103,15 +104,15 @@ func (e *Embedded) Start(ctx context.Context, spec Spec) error {
 	return nil
 }
 
-func (e *Embedded) afterStart(ctx context.Context, spec Spec) error {
+func (e *Provider) afterStart(ctx context.Context, spec cluster.Spec) error {
 	e.addrs = e.fake.ListenAddrs()
-	e.nodes = make(map[int32]*embeddedNode, len(e.addrs))
+	e.nodes = make(map[int32]*brokerNode, len(e.addrs))
 	for i, a := range e.addrs {
 		_, p, err := splitPort(a)
 		if err != nil {
 			return fmt.Errorf("embedded cluster: broker %d address %q: %w", i, a, err)
 		}
-		e.nodes[int32(i)] = &embeddedNode{addr: a, port: p}
+		e.nodes[int32(i)] = &brokerNode{addr: a, port: p}
 	}
 	admin, err := kgo.NewClient(kgo.SeedBrokers(e.addrs...))
 	if err != nil {
@@ -133,7 +134,7 @@ func splitPort(addr string) (string, int, error) {
 	return addr[:i], p, err
 }
 
-func (e *Embedded) openLog(spec Spec) (io.Writer, error) {
+func (e *Provider) openLog(spec cluster.Spec) (io.Writer, error) {
 	switch {
 	case spec.Log != nil:
 		return spec.Log, nil
@@ -148,22 +149,22 @@ func (e *Embedded) openLog(spec Spec) (io.Writer, error) {
 	return io.Discard, nil
 }
 
-func (e *Embedded) closeLog() {
+func (e *Provider) closeLog() {
 	if e.logFile != nil {
 		e.logFile.Close()
 		e.logFile = nil
 	}
 }
 
-// Stop implements Provider.
-func (e *Embedded) Stop(context.Context) error {
+// Stop implements cluster.Provider.
+func (e *Provider) Stop(context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.stopLocked()
 	return nil
 }
 
-func (e *Embedded) stopLocked() {
+func (e *Provider) stopLocked() {
 	if e.admin != nil {
 		e.admin.Close()
 		e.admin = nil
@@ -177,28 +178,28 @@ func (e *Embedded) stopLocked() {
 	e.closeLog()
 }
 
-// Bootstrap implements Provider: every broker the cluster started with, so a
+// Bootstrap implements cluster.Provider: every broker the cluster started with, so a
 // client can bootstrap while some are down.
-func (e *Embedded) Bootstrap() string {
+func (e *Provider) Bootstrap() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return strings.Join(e.addrs, ",")
 }
 
-// Nodes implements Provider.
-func (e *Embedded) Nodes() []Node {
+// Nodes implements cluster.Provider.
+func (e *Provider) Nodes() []cluster.Node {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := make([]Node, 0, len(e.nodes))
+	out := make([]cluster.Node, 0, len(e.nodes))
 	for id, n := range e.nodes {
-		out = append(out, Node{ID: id, Addr: n.addr, Up: n.down == nil && n.paused == nil})
+		out = append(out, cluster.Node{ID: id, Addr: n.addr, Up: n.down == nil && n.paused == nil})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
-// Leader implements Provider.
-func (e *Embedded) Leader(_ context.Context, topic string, partition int32) (int32, error) {
+// Leader implements cluster.Provider.
+func (e *Provider) Leader(_ context.Context, topic string, partition int32) (int32, error) {
 	fake := e.Fake()
 	if fake == nil {
 		return -1, errNotStarted
@@ -210,26 +211,26 @@ func (e *Embedded) Leader(_ context.Context, topic string, partition int32) (int
 	return n, nil
 }
 
-// CreateTopics implements Provider.
-func (e *Embedded) CreateTopics(ctx context.Context, topics ...TopicSpec) error {
+// CreateTopics implements cluster.Provider.
+func (e *Provider) CreateTopics(ctx context.Context, topics ...cluster.TopicSpec) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.createTopics(ctx, topics...)
 }
 
-func (e *Embedded) createTopics(ctx context.Context, topics ...TopicSpec) error {
+func (e *Provider) createTopics(ctx context.Context, topics ...cluster.TopicSpec) error {
 	if e.admin == nil {
 		return errNotStarted
 	}
 	if len(topics) == 0 {
 		return nil
 	}
+	if err := (cluster.Spec{Brokers: len(e.nodes), Topics: topics}).Validate(); err != nil {
+		return fmt.Errorf("embedded cluster: create topics: %w", err)
+	}
 	req := kmsg.NewPtrCreateTopicsRequest()
 	req.TimeoutMillis = 10000
 	for _, t := range topics {
-		if err := t.validate(len(e.nodes)); err != nil {
-			return fmt.Errorf("embedded cluster: create topics: %w", err)
-		}
 		req.Topics = append(req.Topics, topicRequest(t))
 	}
 	resp, err := req.RequestWith(ctx, e.admin)
@@ -245,7 +246,7 @@ func (e *Embedded) createTopics(ctx context.Context, topics ...TopicSpec) error 
 	return nil
 }
 
-func topicRequest(t TopicSpec) kmsg.CreateTopicsRequestTopic {
+func topicRequest(t cluster.TopicSpec) kmsg.CreateTopicsRequestTopic {
 	rt := kmsg.NewCreateTopicsRequestTopic()
 	rt.Topic = t.Name
 	rt.NumPartitions = t.Partitions

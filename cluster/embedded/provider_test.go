@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -7,16 +7,17 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
-// startEmbedded starts a 3-broker embedded cluster with one topic and stops
+// startCluster starts a 3-broker embedded cluster with one topic and stops
 // it when the test ends.
-func startEmbedded(t *testing.T, topics ...TopicSpec) *Embedded {
+func startCluster(t *testing.T, topics ...cluster.TopicSpec) *Provider {
 	t.Helper()
-	e := NewEmbedded()
+	e := New()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := e.Start(ctx, Spec{RunID: t.Name(), Topics: topics}); err != nil {
+	if err := e.Start(ctx, cluster.Spec{RunID: t.Name(), Topics: topics}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Stop(context.Background()) })
@@ -74,7 +75,7 @@ func readValues(t *testing.T, c *kafka.Consumer, n int) []string {
 }
 
 func TestEmbeddedStartsTopicsAndNodes(t *testing.T) {
-	e := startEmbedded(t, TopicSpec{Name: "t", Partitions: 4, ReplicationFactor: 3, MinInsyncReplicas: 2})
+	e := startCluster(t, cluster.TopicSpec{Name: "t", Partitions: 4, ReplicationFactor: 3, MinInsyncReplicas: 2})
 	nodes := e.Nodes()
 	if len(nodes) != 3 {
 		t.Fatalf("nodes = %v, want 3", nodes)
@@ -88,34 +89,15 @@ func TestEmbeddedStartsTopicsAndNodes(t *testing.T) {
 	if _, err := e.Leader(context.Background(), "t", 4); err == nil {
 		t.Fatal("leader of a missing partition: no error")
 	}
-	if err := e.CreateTopics(context.Background(), TopicSpec{Name: "t", Partitions: 1}); err == nil {
+	if err := e.CreateTopics(context.Background(), cluster.TopicSpec{Name: "t", Partitions: 1}); err == nil {
 		t.Fatal("creating an existing topic: no error")
-	}
-}
-
-func TestSpecValidateNamesTheField(t *testing.T) {
-	bad := []Spec{
-		{Brokers: -1},
-		{Topics: []TopicSpec{{Partitions: 1}}},
-		{Topics: []TopicSpec{{Name: "a", Partitions: 0}}},
-		{Brokers: 3, Topics: []TopicSpec{{Name: "a", Partitions: 1, ReplicationFactor: 4}}},
-		{Topics: []TopicSpec{{Name: "a", Partitions: 1, ReplicationFactor: 2, MinInsyncReplicas: 3}}},
-		{Topics: []TopicSpec{{Name: "a", Partitions: 1}, {Name: "a", Partitions: 1}}},
-	}
-	for i, s := range bad {
-		if err := s.Validate(); err == nil {
-			t.Errorf("spec %d %+v: no error", i, s)
-		}
-	}
-	if err := (Spec{Topics: []TopicSpec{{Name: "a", Partitions: 2}}}).Validate(); err != nil {
-		t.Errorf("good spec: %v", err)
 	}
 }
 
 // TestConfluentAgainstEmbedded proves that confluent-kafka-go (librdkafka)
 // produces, consumes by assignment and consumes in a group against kfake.
 func TestConfluentAgainstEmbedded(t *testing.T) {
-	e := startEmbedded(t, TopicSpec{Name: "t", Partitions: 2})
+	e := startCluster(t, cluster.TopicSpec{Name: "t", Partitions: 2})
 	p := newProducer(t, e.Bootstrap(), kafka.ConfigMap{"enable.idempotence": true})
 	for i := range 10 {
 		tp := produceSync(t, p, "t", int32(i%2), i)
@@ -155,7 +137,7 @@ func TestConfluentAgainstEmbedded(t *testing.T) {
 // transaction is invisible to read_committed and a committed one is visible:
 // kfake writes real transaction markers.
 func TestConfluentTransactionsAgainstEmbedded(t *testing.T) {
-	e := startEmbedded(t, TopicSpec{Name: "t", Partitions: 1})
+	e := startCluster(t, cluster.TopicSpec{Name: "t", Partitions: 1})
 	p := newProducer(t, e.Bootstrap(), kafka.ConfigMap{"transactional.id": "tx-1"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -19,42 +20,42 @@ import (
 // controls and its partition metadata.
 
 var (
-	_ EffectVerifier = (*Embedded)(nil)
-	_ HealthChecker  = (*Embedded)(nil)
+	_ cluster.EffectVerifier = (*Provider)(nil)
+	_ cluster.HealthChecker  = (*Provider)(nil)
 )
 
-// embeddedVerifyTimeout bounds a check on loopback: a listener, a control
+// verifyTimeout bounds a check on loopback: a listener, a control
 // or a leader change is in place within microseconds.
-const embeddedVerifyTimeout = 2 * time.Second
+const verifyTimeout = 2 * time.Second
 
-// Verified implements EffectVerifier.
-func (e *Embedded) Verified(eff Effect) string {
+// Verified implements cluster.EffectVerifier.
+func (e *Provider) Verified(eff cluster.Effect) string {
 	switch eff {
-	case EffectKill:
+	case cluster.EffectKill:
 		return "listener closed: a connection to the node's port is refused"
-	case EffectRestart:
+	case cluster.EffectRestart:
 		return "node listening on its old port and answering ApiVersions"
-	case EffectPause:
+	case cluster.EffectPause:
 		return "a request sent to the node was caught and held by the pause"
-	case EffectResume:
+	case cluster.EffectResume:
 		return "node answering ApiVersions again"
-	case EffectLeader:
+	case cluster.EffectLeader:
 		return "leaders re-read: a moved partition is led by the node asked; a shuffle bumped every partition's leader epoch"
-	case EffectRequest:
+	case cluster.EffectRequest:
 		return "installed in the broker's request path (not per request: hits count the requests it acted on)"
 	}
 	return ""
 }
 
-// HealthChecked implements HealthChecker.
-func (e *Embedded) HealthChecked() string {
+// HealthChecked implements cluster.HealthChecker.
+func (e *Provider) HealthChecked() string {
 	return "no node killed or paused; every node's listener accepts connections; every partition of the provider's topics led by a live node"
 }
 
-// Healthy implements HealthChecker from the provider's own state and
+// Healthy implements cluster.HealthChecker from the provider's own state and
 // kfake's, without a Kafka request (a request fault could hold one).
 // kfake keeps one log per partition, so there is no ISR to wait for.
-func (e *Embedded) Healthy(ctx context.Context) error {
+func (e *Provider) Healthy(ctx context.Context) error {
 	e.mu.Lock()
 	fake, topics := e.fake, slices.Clone(e.topics)
 	var addrs []string
@@ -95,7 +96,7 @@ func leadersLive(fake *kfake.Cluster, topics []string) error {
 }
 
 func dial(ctx context.Context, addr string) error {
-	d := net.Dialer{Timeout: embeddedVerifyTimeout}
+	d := net.Dialer{Timeout: verifyTimeout}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return fmt.Errorf("%s does not accept connections: %w", addr, err)
@@ -115,7 +116,7 @@ func verifyRefused(ctx context.Context, addr string) error {
 // own and returns it, with the connection (still open, for a caller that
 // wants the request held) and a function that reads the response.
 func apiVersions(ctx context.Context, addr string) (net.Conn, func() error, error) {
-	d := net.Dialer{Timeout: embeddedVerifyTimeout}
+	d := net.Dialer{Timeout: verifyTimeout}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, nil, err
@@ -129,7 +130,7 @@ func apiVersions(ctx context.Context, addr string) (net.Conn, func() error, erro
 	msg = append(msg, "kafkachaos-verify"...)
 	msg = req.AppendTo(msg)
 	frame := binary.BigEndian.AppendUint32(nil, uint32(len(msg)))
-	c.SetDeadline(time.Now().Add(embeddedVerifyTimeout))
+	c.SetDeadline(time.Now().Add(verifyTimeout))
 	if _, err := c.Write(append(frame, msg...)); err != nil {
 		c.Close()
 		return nil, nil, err
@@ -170,10 +171,10 @@ func verifyHeld(ctx context.Context, addr string, p *pauseFault) error {
 		return fmt.Errorf("%s: %w", addr, err)
 	}
 	defer c.Close()
-	deadline := time.Now().Add(embeddedVerifyTimeout)
+	deadline := time.Now().Add(verifyTimeout)
 	for p.Hits() <= before {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: no request caught by the pause after %s", addr, embeddedVerifyTimeout)
+			return fmt.Errorf("%s: no request caught by the pause after %s", addr, verifyTimeout)
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -1,16 +1,18 @@
-package cluster
+package embedded
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
 // Health follows the node faults: a killed or paused node makes the
 // cluster unhealthy, naming the node, and its heal makes it whole again.
 // Each hook returned nil only after checking its effect.
 func TestEmbeddedHealthFollowsNodeFaults(t *testing.T) {
-	e := startEmbedded(t, TopicSpec{Name: "t", Partitions: 4})
+	e := startCluster(t, cluster.TopicSpec{Name: "t", Partitions: 4})
 	ctx := context.Background()
 	if err := e.Healthy(ctx); err != nil {
 		t.Fatalf("fresh cluster: %v", err)
@@ -45,7 +47,7 @@ func TestEmbeddedHealthFollowsNodeFaults(t *testing.T) {
 // still open is no kill, a partition whose epoch did not move saw no
 // election.
 func TestEmbeddedChecksCatchMissingEffects(t *testing.T) {
-	e := startEmbedded(t, TopicSpec{Name: "t", Partitions: 2})
+	e := startCluster(t, cluster.TopicSpec{Name: "t", Partitions: 2})
 	ctx := context.Background()
 	if err := verifyRefused(ctx, e.nodes[0].addr); err == nil {
 		t.Fatal("a listening node passed as killed")

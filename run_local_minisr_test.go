@@ -45,10 +45,9 @@ const minISR1Lag = 3 * time.Second
 //
 // No consumer, because a record any ok poll returned is never counted
 // lost (Jepsen's rule), and a consumer reads the single-copy records from
-// the leader before the election truncates them away: the first run with a
-// consumer (runs/TestChaosLocalMinISR1UncleanElectionLoses/20261130T020609.585Z)
-// had the old leader truncate 1066 acknowledged records below its high
-// watermark and the checker count none. With only the final reads, an
+// the leader before the election truncates them away: the acknowledged
+// records the old leader truncates below its high watermark would all
+// count as read, and none as lost. With only the final reads, an
 // acknowledged record missing from the final log is unseen: loss.
 func minISR1Scenario(name string, p realProfile, unclean bool) generators.Scenario {
 	s := realScenario(name, p)

@@ -1,8 +1,10 @@
 package model
 
-// These tests encode, one by one, the claims of the seed text
-// (/work/shared/seeds/000_c79c710eb20e9bdc.txt, Chinese, cut off in the
-// middle of its consumer section). Each comment quotes the claim in English.
+// These tests encode, one by one, the claims of the seed text the harness
+// was designed to test: a Chinese article on Kafka's delivery semantics
+// (producer acks and retries, consumer offset commits, exactly-once end to
+// end), cut off in the middle of its consumer section and not part of this
+// repository. Each comment quotes the claim in English.
 // Where Kafka has changed since the text was written (2019, Kafka 2.x), a
 // second test says what holds now.
 

@@ -93,6 +93,33 @@ type Workload struct {
 	TxnSize int `json:"txn-size,omitempty"`
 	// AbortRatio is the share of copier transactions aborted on purpose.
 	AbortRatio float64 `json:"abort-ratio,omitempty"`
+	// CopierMode is how copiers make their consume and produce hops one:
+	// CopyTransactional ("" too) or CopyAtLeastOnce.
+	CopierMode string `json:"copier-mode,omitempty"`
+	// CopierAssign makes each copier assign every input key and resume
+	// from its group's committed offsets instead of subscribing.
+	CopierAssign bool `json:"copier-assign,omitempty"`
+}
+
+// Copier modes.
+const (
+	// CopyTransactional is Kafka's exactly-once recipe: a transactional
+	// producer, read_committed, and the consumed offsets committed in the
+	// output transaction. Its consumer commit-strategy is transactional.
+	CopyTransactional = "transactional"
+	// CopyAtLeastOnce is the negative control: a plain producer, and the
+	// copier's consumer committing its offsets after the sends, so a crash
+	// between the two copies records again. Its consumer commit-strategy
+	// is after-processing.
+	CopyAtLeastOnce = "at-least-once"
+)
+
+// CopyMode is the copiers' mode, "" read as CopyTransactional.
+func (w Workload) CopyMode() string {
+	if w.CopierMode == "" {
+		return CopyTransactional
+	}
+	return w.CopierMode
 }
 
 // Mix weighs sends, polls and txns.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // FieldError names the scenario field that is wrong and why.
@@ -175,8 +177,8 @@ func (w Workload) validate(s *Scenario) error {
 	if (w.Mode == ModeGroup || w.Copiers > 0) && w.Group == "" {
 		add("group", "is empty, and group consumers and copiers need one")
 	}
-	if w.Copiers > 0 && (s.Keys.OutputTopic == "" || !s.Producer.Transactional()) {
-		add("copiers", "copiers need keys.output-topic and a producer transactional.id")
+	if w.Copiers > 0 {
+		errs = append(errs, w.validateCopiers(s)...)
 	}
 	if w.Mix.Send < 0 || w.Mix.Poll < 0 || w.Mix.Txn < 0 || w.Mix.Send+w.Mix.Poll+w.Mix.Txn == 0 {
 		add("mix", "%+v: weights must be >= 0 and not all 0", w.Mix)
@@ -194,6 +196,36 @@ func (w Workload) validate(s *Scenario) error {
 		add("abort-ratio", "%g, want within [0, 1]", w.AbortRatio)
 	}
 	return errors.Join(errs...)
+}
+
+// validateCopiers checks what the copiers' mode needs: an output topic; a
+// transactional.id for transactions; and for at-least-once copiers the
+// consumer commit-strategy that says what they do with their offsets
+// (commit after their sends), which the expected guarantee is derived from.
+// Transactional copiers take any commit-strategy, as they always have: one
+// other than transactional only weakens the expectation.
+func (w Workload) validateCopiers(s *Scenario) []error {
+	var errs []error
+	if s.Keys.OutputTopic == "" {
+		errs = append(errs, bad("workload.copiers", "copiers need keys.output-topic"))
+	}
+	switch w.CopyMode() {
+	case CopyTransactional:
+		if !s.Producer.Transactional() {
+			errs = append(errs, bad("workload.copiers", "transactional copiers need a producer transactional.id"))
+		}
+	case CopyAtLeastOnce:
+		if s.Consumer.CommitStrategy != model.CommitAfterProcessing {
+			errs = append(errs, bad("workload.copier-mode", "at-least-once copiers commit their offsets after their sends: want consumer commit-strategy %s, not %q",
+				model.CommitAfterProcessing, s.Consumer.CommitStrategy))
+		}
+	default:
+		errs = append(errs, bad("workload.copier-mode", "%q, want %s or %s", w.CopierMode, CopyTransactional, CopyAtLeastOnce))
+	}
+	if w.CopierAssign && w.Copiers > 1 {
+		errs = append(errs, bad("workload.copier-assign", "each copier assigns every input key, so %d copiers would each copy every record: want copiers = 1", w.Copiers))
+	}
+	return errs
 }
 
 func (f Fault) validate(field string, s *Scenario) error {

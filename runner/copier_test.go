@@ -2,14 +2,10 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
-	"github.com/kafkachaos/kafkachaos/client"
-	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/generators"
-	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
 )
 
@@ -24,102 +20,6 @@ func copyScenario() generators.Scenario {
 	s.Workload = generators.Workload{Producers: 1, Lanes: 2, Copiers: 1, Mode: generators.ModeGroup, Group: "g",
 		Mix: generators.Mix{Send: 1, Txn: 1}, Rate: 200, TxnSize: 5, PollBatch: 50}
 	return s
-}
-
-// TestSettleFencesAStoppedCopier (issue 9, finding 8c): a copier that
-// stopped (not crashed) with a transaction open, here because the run
-// ended in the middle of it, is fenced at the end by a successor with its
-// transactional.id, so that read_committed final reads are not held back
-// until transaction.timeout.ms. (On the embedded cluster the stopped
-// copier's close already ends its transaction; a hung copier's leaked
-// producer, or a real broker, would not.)
-func TestSettleFencesAStoppedCopier(t *testing.T) {
-	s := copyScenario()
-	e := embedded.New()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := e.Start(ctx, clusterSpec(s, t.TempDir())); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Stop(context.Background())
-	rec := client.NewMemRecorder()
-	w, err := newWorkload(s, e.Bootstrap(), rec, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	slot := &copierSlot{w: w, done: make(chan struct{})}
-	close(slot.done) // its worker has returned
-	w.copiers = []*copierSlot{slot}
-	send := sender(t, w)
-	cp, err := slot.open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	send(10)
-	for copied := 0; copied == 0 && ctx.Err() == nil; {
-		if _, err := cp.Step(ctx, 100, 200*time.Millisecond); err != nil {
-			t.Fatal(err)
-		}
-		copied = countOK(rec.Ops(), cp.Process(), histories.FTxn)
-	}
-	send(10)
-	// The run ends while the step waits for more records: its
-	// transaction is left open.
-	end, stop := context.WithTimeout(ctx, 500*time.Millisecond)
-	defer stop()
-	if _, err := cp.Step(end, 1000, 5*time.Second); !errors.Is(err, client.ErrCopierStopped) || cp.Crashed() || !cp.NeedsFencing() {
-		t.Fatalf("step: %v, crashed %v, needs fencing %v; want a stopped copier to fence", err, cp.Crashed(), cp.NeedsFencing())
-	}
-	slot.settle(ctx)
-	if err := w.err(); err != nil {
-		t.Fatal(err)
-	}
-	next := slot.current()
-	if next == cp || countOK(rec.Ops(), next.Process(), histories.FSubscribe) != 1 {
-		t.Fatal("settle opened no successor to fence the stopped copier")
-	}
-	all, err := keyMapOf(s.Keys.Map)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
-	defer rcancel()
-	err = client.FinalReads(rctx, client.FinalReadOptions{Bootstrap: e.Bootstrap(), Keys: all, Recorder: rec,
-		Process: w.procs.Next(), ReadCommitted: true})
-	if err != nil {
-		t.Fatalf("read_committed final reads after settle: %v", err)
-	}
-}
-
-// sender returns a function that sends n more values to w's input keys.
-func sender(t *testing.T, w *workload) func(n int) {
-	t.Helper()
-	p, err := client.NewProducer(client.ProducerOptions{Bootstrap: w.bootstrap, Config: w.producerConfig(),
-		Keys: w.input, Recorder: w.rec, Processes: w.procs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close(context.Background()) })
-	return func(n int) {
-		for range n {
-			v := w.values.Add(1)
-			if typ, err := p.Send(context.Background(), histories.Key(v%2), v); typ != histories.OK {
-				t.Fatalf("send %d: %s %v", v, typ, err)
-			}
-		}
-	}
-}
-
-// countOK counts the ok ops of process p with f; of txns, only those that
-// copied records.
-func countOK(ops []histories.Op, p int64, f string) int {
-	n := 0
-	for _, o := range ops {
-		if o.Process == p && o.F == f && o.Type == histories.OK && (f != histories.FTxn || len(o.Mops) > 1) {
-			n++
-		}
-	}
-	return n
 }
 
 // TestRunCopiesThroughCrashes: a transactional copy run whose copier and

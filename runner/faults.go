@@ -14,6 +14,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/nemesis"
+	"github.com/kafkachaos/kafkachaos/workers"
 )
 
 // schedule turns a scenario's fault list into a nemesis.Schedule and plays
@@ -22,10 +23,13 @@ import (
 // stopped, a fault fails or anything panics. Each fault is wrapped in a
 // meteredFault that counts what it did for results.json.
 type schedule struct {
-	prov  cluster.Provider
-	w     *workload
-	steps nemesis.Schedule
-	meter []*meteredFault // one per scenario fault, shared by its steps
+	prov cluster.Provider
+	// the workload's slots the client faults act on
+	producers []*workers.ProducerSlot
+	consumers []*workers.ConsumerSlot
+	copiers   []*workers.CopierSlot
+	steps     nemesis.Schedule
+	meter     []*meteredFault // one per scenario fault, shared by its steps
 
 	active atomic.Int64 // faults in effect now, for the progress line
 	mu     sync.Mutex
@@ -44,11 +48,12 @@ const kafkaRequestTimedOut = 7
 
 // newSchedule builds the schedule, failing on faults the provider cannot
 // inject: a run without the faults its scenario names would prove nothing.
-func newSchedule(prov cluster.Provider, w *workload, s generators.Scenario) (*schedule, error) {
+func newSchedule(prov cluster.Provider, w *workers.Workload, s generators.Scenario) (*schedule, error) {
 	if err := unsupported(prov, s, func(cluster.Capability) bool { return true }); err != nil {
 		return nil, err
 	}
-	sc := &schedule{prov: prov, w: w, rng: rand.New(rand.NewPCG(uint64(s.Seed), 2)), awaiting: map[int64]bool{}}
+	sc := &schedule{prov: prov, producers: w.Producers(), consumers: w.Consumers(), copiers: w.Copiers(),
+		rng: rand.New(rand.NewPCG(uint64(s.Seed), 2)), awaiting: map[int64]bool{}}
 	for i, f := range s.Nemesis {
 		inner, err := sc.realFault(s, f)
 		if inner == nil && err == nil {
@@ -205,26 +210,28 @@ func (sc *schedule) picker(f generators.Fault) nemesis.Picker {
 // A copier only takes the request (its crash happens mid-transaction), so
 // it counts once the copier has crashed.
 func (sc *schedule) crashProducer(ctx context.Context) (any, error) {
-	n := len(sc.w.producers) + len(sc.w.copiers)
+	n := len(sc.producers) + len(sc.copiers)
 	if n == 0 {
-		return nil, errNothingToCrash
+		return nil, workers.ErrNothingToCrash
 	}
 	i := sc.intN(n)
-	if i >= len(sc.w.producers) {
-		slot := sc.w.copiers[i-len(sc.w.producers)]
-		if cur := slot.current(); cur != nil && sc.isAwaited(cur.Process()) {
-			return nil, errNothingToCrash // its crash is requested already
+	if i >= len(sc.producers) {
+		slot := sc.copiers[i-len(sc.producers)]
+		if cur := slot.Current(); cur != nil && sc.isAwaited(cur.Process()) {
+			return nil, workers.ErrNothingToCrash // its crash is requested already
 		}
-		cp, err := slot.crash()
+		cp, err := slot.Crash()
 		if err != nil {
 			return nil, err
 		}
 		return map[string]any{"copier": cp.Process(), "effect": "requested: counted when its crash op is recorded"},
 			sc.await(ctx, cp.Process(), cp.Crashed)
 	}
-	slot := sc.w.producers[i]
-	procs := slot.current().Processes()
-	return map[string]any{"processes": procs}, slot.crash()
+	p, err := sc.producers[i].Crash()
+	if p == nil {
+		return nil, err
+	}
+	return map[string]any{"processes": p.Processes()}, err
 }
 
 // crashConsumer asks a consumer to crash at point and counts once it has:
@@ -232,9 +239,9 @@ func (sc *schedule) crashProducer(ctx context.Context) (any, error) {
 func (sc *schedule) crashConsumer(ctx context.Context, point client.CrashPoint) (any, error) {
 	slot := sc.crashable()
 	if slot == nil {
-		return nil, errNothingToCrash
+		return nil, workers.ErrNothingToCrash
 	}
-	c, err := slot.crash(point)
+	c, err := slot.Crash(point)
 	if c == nil {
 		return nil, err
 	}
@@ -280,18 +287,18 @@ func (a *awaitedCrash) Error() string { return "crash requested; counted once it
 func (sc *schedule) churn(context.Context) (any, error) {
 	slot, c := sc.consumer()
 	if c == nil {
-		return nil, errNothingToCrash
+		return nil, workers.ErrNothingToCrash
 	}
-	slot.churn()
+	slot.Churn()
 	return map[string]any{"left": c.Process()}, nil
 }
 
 // crashable picks a consumer slot whose consumer is running and has no
 // crash requested already, or nil when there is none.
-func (sc *schedule) crashable() *consumerSlot {
-	var free []*consumerSlot
-	for _, slot := range sc.w.consumers {
-		if c := slot.current(); c != nil && !c.Crashed() && !sc.isAwaited(c.Process()) {
+func (sc *schedule) crashable() *workers.ConsumerSlot {
+	var free []*workers.ConsumerSlot
+	for _, slot := range sc.consumers {
+		if c := slot.Current(); c != nil && !c.Crashed() && !sc.isAwaited(c.Process()) {
 			free = append(free, slot)
 		}
 	}
@@ -303,17 +310,13 @@ func (sc *schedule) crashable() *consumerSlot {
 
 // consumer picks a consumer slot and its current consumer (nil before the
 // slot's first consumer started).
-func (sc *schedule) consumer() (*consumerSlot, *client.Consumer) {
-	if len(sc.w.consumers) == 0 {
+func (sc *schedule) consumer() (*workers.ConsumerSlot, *client.Consumer) {
+	if len(sc.consumers) == 0 {
 		return nil, nil
 	}
-	slot := sc.w.consumers[sc.intN(len(sc.w.consumers))]
-	return slot, slot.current()
+	slot := sc.consumers[sc.intN(len(sc.consumers))]
+	return slot, slot.Current()
 }
-
-// errNothingToCrash is a client fault that found no client: counted as an
-// error of the fault, not of the run.
-var errNothingToCrash = errors.New("no client to act on")
 
 // errNotFired wraps every error of a client fault: the fault did not take
 // effect, which is counted (not fired, the error listed in its stats), not
@@ -447,7 +450,9 @@ func (m *meteredFault) Start(ctx context.Context) error {
 		if len(m.errors) < 5 {
 			m.errors = append(m.errors, err.Error())
 		}
-		if errors.Is(err, errNothingToCrash) || errors.Is(err, errNotFired) {
+		// a client fault that found no client (workers.ErrNothingToCrash)
+		// is counted as an error of the fault, not of the run
+		if errors.Is(err, workers.ErrNothingToCrash) || errors.Is(err, errNotFired) {
 			return nil
 		}
 		return err

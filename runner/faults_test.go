@@ -14,6 +14,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/nemesis"
+	"github.com/kafkachaos/kafkachaos/workers"
 )
 
 func TestStepsPlaceFaultsOnTheTimeline(t *testing.T) {
@@ -59,7 +60,7 @@ func TestMeteredFaultCountsAndTolerates(t *testing.T) {
 	if st := ok.stat(); st.Fired != 1 || active.Load() != 0 {
 		t.Fatalf("stat %+v, active %d", st, active.Load())
 	}
-	idle := &meteredFault{Fault: stubFault{err: errNothingToCrash}, kind: "y", active: &active}
+	idle := &meteredFault{Fault: stubFault{err: workers.ErrNothingToCrash}, kind: "y", active: &active}
 	if err := idle.Start(context.Background()); err != nil {
 		t.Fatalf("a client fault with nothing to act on stopped the schedule: %v", err)
 	}
@@ -160,7 +161,7 @@ func TestClientFaultCountsOnlyWhatTookEffect(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { cons.Close() })
-			sc := &schedule{w: &workload{consumers: []*consumerSlot{{c: cons}}}, awaiting: map[int64]bool{}}
+			sc := &schedule{consumers: holding(cons), awaiting: map[int64]bool{}}
 			sc.rng = rand.New(rand.NewPCG(1, 2))
 			fault := &clientFault{name: generators.KindCrashConsumer,
 				do: func(ctx context.Context) (any, error) { return sc.crashConsumer(ctx, c.point) }}
@@ -203,7 +204,7 @@ func TestSecondCrashRequestOfAWorkerIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cons.Close() })
-	sc := &schedule{w: &workload{consumers: []*consumerSlot{{c: cons}}}, awaiting: map[int64]bool{}}
+	sc := &schedule{consumers: holding(cons), awaiting: map[int64]bool{}}
 	sc.rng = rand.New(rand.NewPCG(1, 2))
 	fault := &clientFault{name: generators.KindCrashConsumer,
 		do: func(ctx context.Context) (any, error) { return sc.crashConsumer(ctx, client.CrashBeforeCommit) }}
@@ -217,34 +218,14 @@ func TestSecondCrashRequestOfAWorkerIsRefused(t *testing.T) {
 	}
 	sc.confirming.Wait()
 	st := m.stat()
-	if st.Fired != 0 || len(st.Errors) != 2 || !strings.Contains(strings.Join(st.Errors, "; "), errNothingToCrash.Error()) {
+	if st.Fired != 0 || len(st.Errors) != 2 || !strings.Contains(strings.Join(st.Errors, "; "), workers.ErrNothingToCrash.Error()) {
 		t.Fatalf("stat %+v: want nothing fired, the second request refused and the first never landed", st)
 	}
 }
 
-// TestStopIsBounded (issue 9, finding 0): a worker that never returns does
-// not hold the run: stop gives up on it after its bound and names it in a
-// harness error.
-func TestStopIsBounded(t *testing.T) {
-	w := &workload{stopBound: 200 * time.Millisecond}
-	release := make(chan struct{})
-	defer close(release)
-	w.spawn("copier 0", func() {
-		// Let go after 5s anyway: an unbounded stop fails the test
-		// rather than hanging it.
-		select {
-		case <-release:
-		case <-time.After(5 * time.Second):
-		}
-	})
-	w.spawn("producer 0", func() {})
-	start := time.Now()
-	w.stop(context.Background())
-	if took := time.Since(start); took > 2*time.Second {
-		t.Fatalf("stop took %v with a bound of %v", took, w.stopBound)
-	}
-	err := w.err()
-	if err == nil || !strings.Contains(err.Error(), "copier 0 did not return") || strings.Contains(err.Error(), "producer 0") {
-		t.Fatalf("harness error %v, want copier 0 named, and only it", err)
-	}
+// holding is one consumer slot holding c.
+func holding(c *client.Consumer) []*workers.ConsumerSlot {
+	slot := &workers.ConsumerSlot{}
+	slot.Put(c)
+	return []*workers.ConsumerSlot{slot}
 }

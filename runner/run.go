@@ -18,6 +18,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/model"
 	"github.com/kafkachaos/kafkachaos/nemesis"
 	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/workers"
 )
 
 // Options tune a run. The zero value runs on the default providers, writes
@@ -215,11 +216,10 @@ func record(ctx context.Context, s generators.Scenario, prov cluster.Provider, d
 // limit, heal, final reads.
 func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, m *meter, logs *client.Logs, opts Options) (time.Duration, []FaultStat, error) {
 	fencer, _ := prov.(client.MemberFencer)
-	w, err := newWorkload(s, prov.Bootstrap(), rec, fencer)
+	w, err := workers.New(s, workers.Options{Bootstrap: prov.Bootstrap(), Recorder: rec, Fencer: fencer, Logs: logs})
 	if err != nil {
 		return 0, nil, err
 	}
-	w.logs = logs
 	sc, err := newSchedule(prov, w, s)
 	if err != nil {
 		return 0, nil, err
@@ -227,9 +227,9 @@ func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec
 	t0 := time.Now()
 	wctx, cancel := context.WithDeadline(ctx, t0.Add(s.TimeLimit.D()))
 	defer cancel()
-	if err := w.start(wctx); err != nil {
+	if err := w.Start(wctx); err != nil {
 		cancel()
-		w.stop(context.Background())
+		w.Stop(context.Background())
 		return 0, nil, err
 	}
 	nemDone := make(chan error, 1)
@@ -240,16 +240,16 @@ func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec
 	m.frozen.Store(true)
 	nemErr := awaitHeal(nemDone, healBound(len(sc.meter)))
 	faults := sc.stats()
-	w.stop(context.Background())
+	w.Stop(context.Background())
 	prog.end()
 	if ctx.Err() != nil {
-		return elapsed, faults, errors.Join(ctx.Err(), nemErr, w.err())
+		return elapsed, faults, errors.Join(ctx.Err(), nemErr, w.Err())
 	}
 	// Final reads run even when a heal failed (nemErr names the fault): they
 	// record what can be read, and the harness error says the cluster may
 	// not have been whole.
-	err = finalReads(ctx, s, prov, rec, w, opts)
-	return elapsed, faults, errors.Join(nemErr, err, w.err())
+	err = finalReads(ctx, s, prov, rec, finalReader{process: w.NextProcess(), logs: logs}, opts)
+	return elapsed, faults, errors.Join(nemErr, err, w.Err())
 }
 
 // healBound bounds the wait for the nemesis once the run is over: it heals
@@ -274,8 +274,15 @@ func awaitHeal(done <-chan error, bound time.Duration) error {
 	}
 }
 
-func finalReads(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, w *workload, opts Options) error {
-	km, err := keyMapOf(s.Keys.Map)
+// finalReader is who makes the final reads: a process no worker used, and
+// the run's client log.
+type finalReader struct {
+	process int64
+	logs    *client.Logs
+}
+
+func finalReads(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, r finalReader, opts Options) error {
+	km, err := workers.KeyMap(s.Keys.Map)
 	if err != nil {
 		return err
 	}
@@ -289,7 +296,7 @@ func finalReads(ctx context.Context, s generators.Scenario, prov cluster.Provide
 	// by the final reads would be an aborted read nobody made.
 	rc := s.Producer.Transactional() || s.Consumer.IsolationLevel == model.ReadCommitted
 	return client.FinalReads(fctx, client.FinalReadOptions{Bootstrap: prov.Bootstrap(), Keys: km, Recorder: rec,
-		Process: w.procs.Next(), ReadCommitted: rc, Logs: w.logs})
+		Process: r.process, ReadCommitted: rc, Logs: r.logs})
 }
 
 func clusterSpec(s generators.Scenario, dir string) cluster.Spec {

@@ -1,27 +1,28 @@
-package runner
+package workers
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// copierSlot is one consume-transform-produce position: a transactional
-// copier runs in it until it crashes or stops on a fatal error, then a
-// successor with the same transactional.id (which fences the old producer
-// and aborts its open transaction) and a new process id takes over.
-type copierSlot struct {
-	w     *workload
+// CopierSlot is one consume-transform-produce position: a copier runs in
+// it until it crashes or stops on a fatal error, then a successor with a
+// new process id takes over. A transactional successor has the same
+// transactional.id, which fences the old producer and aborts its open
+// transaction; an at-least-once one resumes from the group's committed
+// offsets and copies again what its predecessor sent but did not commit.
+type CopierSlot struct {
+	Slot[*client.Copier]
+	w     *Workload
 	index int
 	done  chan struct{} // closed when the slot's worker returned
-	mu    sync.Mutex
-	cp    *client.Copier
 }
 
 // copierCallTimeout is what each transactional call of a copier is given;
@@ -32,11 +33,19 @@ const copierCallTimeout = 10 * time.Second
 // its InitTransactions retries are cut off there.
 const settleBound = 30 * time.Second
 
-// copierOptions: input key k is copied to output key Count+k; the copiers
-// form their own group, apart from the scenario's consumers.
-func (s *copierSlot) options() (client.CopierOptions, error) {
-	sc := s.w.s
-	all, err := keyMapOf(sc.Keys.Map)
+// copyMode is the client's mode for the scenario's copier mode (validated).
+func copyMode(wl generators.Workload) client.CopyMode {
+	if wl.CopyMode() == generators.CopyAtLeastOnce {
+		return client.CopyAtLeastOnce
+	}
+	return client.CopyTransactional
+}
+
+// options: input key k is copied to output key Count+k; the copiers form
+// their own group, apart from the scenario's consumers.
+func (s *CopierSlot) options() (client.CopierOptions, error) {
+	w, sc := s.w, s.w.s
+	all, err := KeyMap(sc.Keys.Map)
 	if err != nil {
 		return client.CopierOptions{}, err
 	}
@@ -44,23 +53,26 @@ func (s *copierSlot) options() (client.CopierOptions, error) {
 	for k := range sc.Keys.Count {
 		pairs[histories.Key(k)] = histories.Key(sc.Keys.Count + k)
 	}
-	pc := s.w.producerConfig()
+	pc := w.producerConfig()
 	// A backstop (successors abort sooner); librdkafka wants it no
 	// shorter than the delivery timeout.
 	pc.TransactionTimeout = max(10*time.Second, pc.DeliveryTimeout)
-	return client.CopierOptions{
-		Bootstrap: s.w.bootstrap, Keys: all, Pairs: pairs,
-		Group: sc.Workload.Group + "-copiers", Subscribe: true, Mode: client.CopyTransactional,
-		TransactionalID:  sc.Producer.TransactionalID + "-" + strconv.Itoa(s.index),
+	opts := client.CopierOptions{
+		Bootstrap: w.opts.Bootstrap, Keys: all, Pairs: pairs,
+		Group: sc.Workload.Group + "-copiers", Subscribe: !sc.Workload.CopierAssign, Mode: copyMode(sc.Workload),
 		Producer:         pc,
 		Consumer:         client.ConsumerConfig{SessionTimeout: sc.Consumer.SessionTimeout.D()},
 		AbortProbability: sc.Workload.AbortRatio, Seed: sc.Seed + int64(s.index),
 		CallTimeout: copierCallTimeout,
-		Recorder:    s.w.rec, Process: s.w.procs.Next(), Fencer: s.w.fencer, Logs: s.w.logs,
-	}, nil
+		Recorder:    w.opts.Recorder, Process: w.procs.Next(), Fencer: w.opts.Fencer, Logs: w.opts.Logs,
+	}
+	if opts.Mode == client.CopyTransactional {
+		opts.TransactionalID = sc.Producer.TransactionalID + "-" + strconv.Itoa(s.index)
+	}
+	return opts, nil
 }
 
-func (s *copierSlot) open(ctx context.Context) (*client.Copier, error) {
+func (s *CopierSlot) open(ctx context.Context) (*client.Copier, error) {
 	opts, err := s.options()
 	if err != nil {
 		return nil, err
@@ -69,23 +81,15 @@ func (s *copierSlot) open(ctx context.Context) (*client.Copier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workload: copier %d: %w", s.index, err)
 	}
-	s.mu.Lock()
-	s.cp = cp
-	s.mu.Unlock()
+	s.Put(cp)
 	return cp, nil
-}
-
-func (s *copierSlot) current() *client.Copier {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cp
 }
 
 // run keeps a copier stepping in the slot until ctx ends. A copier that
 // crashed, stopped or hung is replaced by a successor, whose
 // InitTransactions fences it; so is one whose NewCopier hung (that is a
 // finding in the history, not a harness error).
-func (s *copierSlot) run(ctx context.Context, every time.Duration) {
+func (s *CopierSlot) run(ctx context.Context, every time.Duration) {
 	for ctx.Err() == nil {
 		cp, err := s.open(ctx)
 		switch {
@@ -109,7 +113,7 @@ func (s *copierSlot) run(ctx context.Context, every time.Duration) {
 }
 
 // step runs cp until ctx ends or cp can step no more.
-func (s *copierSlot) step(ctx context.Context, cp *client.Copier, every time.Duration) {
+func (s *CopierSlot) step(ctx context.Context, cp *client.Copier, every time.Duration) {
 	for pace(ctx, every) {
 		_, err := cp.Step(ctx, s.w.s.Workload.TxnSize, 100*time.Millisecond)
 		if errors.Is(err, client.ErrRetriesExhausted) {
@@ -121,12 +125,13 @@ func (s *copierSlot) step(ctx context.Context, cp *client.Copier, every time.Dur
 	}
 }
 
-// crash asks the copier to crash at its next transaction's worst moment
-// and returns it, so the caller can tell when it has.
-func (s *copierSlot) crash() (*client.Copier, error) {
-	cp := s.current()
+// Crash asks the copier to crash at its next transaction's (or cycle's)
+// worst moment and returns it, so the caller can tell when it has
+// (Copier.Crashed); ErrNothingToCrash when there is none to ask.
+func (s *CopierSlot) Crash() (*client.Copier, error) {
+	cp := s.Current()
 	if cp == nil || cp.Crashed() || cp.NeedsFencing() {
-		return nil, errNothingToCrash // none yet, or being replaced
+		return nil, ErrNothingToCrash // none yet, or being replaced
 	}
 	cp.Crash()
 	return cp, nil
@@ -136,10 +141,10 @@ func (s *copierSlot) crash() (*client.Copier, error) {
 // crashed, stopped or hung, or whose worker never returned, may have one,
 // which would hold back every read_committed reader (the final reads) until
 // it times out. A successor is opened just to fence it, then closed, all
-// within settleBound.
-func (s *copierSlot) settle(ctx context.Context) {
-	cp := s.current()
-	if cp == nil || (!cp.NeedsFencing() && s.returned()) {
+// within settleBound. An at-least-once copier has no transaction to leave.
+func (s *CopierSlot) settle(ctx context.Context) {
+	cp := s.Current()
+	if cp == nil || copyMode(s.w.s.Workload) != client.CopyTransactional || (!cp.NeedsFencing() && s.returned()) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, settleBound)
@@ -153,7 +158,7 @@ func (s *copierSlot) settle(ctx context.Context) {
 }
 
 // returned reports whether the slot's worker has returned.
-func (s *copierSlot) returned() bool {
+func (s *CopierSlot) returned() bool {
 	select {
 	case <-s.done:
 		return true

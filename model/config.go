@@ -141,7 +141,9 @@ const (
 	CommitAuto CommitStrategy = "auto"
 	// CommitBeforeProcessing: commit, then process.
 	CommitBeforeProcessing CommitStrategy = "before-processing"
-	// CommitAfterProcessing: process, then commit.
+	// CommitAfterProcessing: process, then commit. A copier committing
+	// this way (the at-least-once copier: send the copies, then commit the
+	// input offsets) copies again what it sent before a crash.
 	CommitAfterProcessing CommitStrategy = "after-processing"
 	// CommitTransactional: the offsets go into the output transaction with
 	// sendOffsetsToTransaction (consume-transform-produce).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -86,7 +87,7 @@ func assertNothingLeft(t *testing.T, id string) {
 func produceAndRead(ctx context.Context, p *Provider, topic string, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.seeds()...), kgo.RequiredAcks(kgo.AllISRAcks()),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Seeds()...), kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		return err
@@ -219,7 +220,7 @@ func TestDockerClusterFaults(t *testing.T) {
 		if err := p.HealAll(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := p.waitListening(ctx, p.nodes[1], time.Minute); err != nil {
+		if err := realbroker.WaitListening(ctx, p.nodes[1].addr(), time.Minute, func() error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -314,7 +315,7 @@ func waitAllRegistered(t *testing.T, p *Provider) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		resp, err := p.admin.Metadata(t.Context(), nil)
+		resp, err := p.Admin().Metadata(t.Context(), nil)
 		if err == nil && len(resp.Brokers) == len(p.nodes) {
 			return
 		}
@@ -334,7 +335,7 @@ func waitISRWithout(t *testing.T, p *Provider, topic string, node int32) {
 	deadline := time.Now().Add(45 * time.Second)
 	var isr []int32
 	for time.Now().Before(deadline) {
-		resp, err := p.admin.Metadata(t.Context(), []string{topic})
+		resp, err := p.Admin().Metadata(t.Context(), []string{topic})
 		if err == nil && len(resp.Topics) == 1 && len(resp.Topics[0].Partitions) == 1 {
 			isr = resp.Topics[0].Partitions[0].ISR
 			if !containsID(isr, node) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/internal/realbroker"
@@ -19,9 +17,6 @@ const ClientNode = cluster.ClientNode
 // realbroker cannot import cluster, so it has its own ClientNode: this
 // index is out of range, and the package does not compile, if they differ.
 var _ = [1]struct{}{}[ClientNode-realbroker.ClientNode]
-
-// restartListenTimeout bounds how long Restart waits for the listener.
-const restartListenTimeout = 60 * time.Second
 
 // Kill SIGKILLs node's container (the JVM is its init process) and waits
 // until the engine reports it stopped.
@@ -78,19 +73,11 @@ func (p *Provider) Restart(ctx context.Context, id int32) error {
 	if err != nil {
 		return err
 	}
-	if err := p.applyNet(ctx, n); err != nil {
+	if err := p.applyNet(ctx, n, p.Blocked(id)); err != nil {
 		return err
 	}
-	if p.clientCut(id) {
-		return nil
-	}
-	if err := p.waitListening(ctx, n, restartListenTimeout); err != nil {
-		return err
-	}
-	if len(p.blockedFor(id)) > 0 {
-		return nil // cut from peers: it cannot rejoin until the heal
-	}
-	return p.waitRegistered(ctx, n)
+	exited := func() string { return p.exited(ctx, n) }
+	return p.AwaitRestart(ctx, id, exited, func() string { return p.logTail(ctx, n, 30) })
 }
 
 // gracefulStopSeconds is how long StopNode lets a broker shut down cleanly
@@ -130,7 +117,7 @@ func (p *Provider) Pause(ctx context.Context, id int32) error {
 		return fmt.Errorf("cluster/docker: pause node %d: %w", id, err)
 	}
 	n.paused = true
-	return p.waitState(ctx, n, true, true, verifyTimeout)
+	return p.waitState(ctx, n, true, true, realbroker.VerifyTimeout)
 }
 
 // Resume thaws a paused node.
@@ -145,72 +132,33 @@ func (p *Provider) Resume(ctx context.Context, id int32) error {
 		return fmt.Errorf("cluster/docker: resume node %d: %w", id, err)
 	}
 	n.paused = false
-	return p.waitState(ctx, n, true, false, verifyTimeout)
-}
-
-// Partition replaces every cut with components: nodes in different
-// components cannot exchange packets. ClientNode may appear in one
-// component; brokers outside it are then cut from the clients. Every
-// broker must be in exactly one component.
-func (p *Provider) Partition(ctx context.Context, components [][]int32) error {
-	links, err := realbroker.PartitionLinks(components, p.ids())
-	if err != nil {
-		return fmt.Errorf("cluster/docker: %w", err)
-	}
-	return p.setCuts(ctx, links)
-}
-
-// CutLinks adds cuts between pairs of nodes (ClientNode allowed), keeping
-// existing ones: non-transitive topologies such as a bridge, or clients cut
-// from one broker.
-func (p *Provider) CutLinks(ctx context.Context, links [][2]int32) error {
-	p.netMu.Lock()
-	all := append(slices.Clone(p.cuts), links...)
-	p.netMu.Unlock()
-	return p.setCuts(ctx, all)
+	return p.waitState(ctx, n, true, false, realbroker.VerifyTimeout)
 }
 
 // Heal removes every cut. It is idempotent.
-func (p *Provider) Heal(ctx context.Context) error { return p.setCuts(ctx, nil) }
+func (p *Provider) Heal(ctx context.Context) error { return p.SetCuts(ctx, nil) }
 
-func (p *Provider) setCuts(ctx context.Context, links [][2]int32) error {
-	if err := realbroker.CheckLinks(links, p.ids()); err != nil {
-		return fmt.Errorf("cluster/docker: %w", err)
-	}
-	p.netMu.Lock()
-	p.cuts = links
-	p.netMu.Unlock()
-	var errs []error
-	for _, n := range p.nodes {
-		errs = append(errs, p.applyNet(ctx, n))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("cluster/docker: setting cuts: %w", err)
-	}
-	return nil
-}
-
-// blockedFor lists the addresses node id is currently cut from.
-func (p *Provider) blockedFor(id int32) []string {
-	p.netMu.Lock()
-	defer p.netMu.Unlock()
-	var ips []string
-	for _, peer := range realbroker.CutFrom(p.cuts, id) {
-		ips = append(ips, p.ipOf(peer))
-	}
-	return ips
-}
-
-func (p *Provider) ipOf(id int32) string {
+// peerIP is a node's address, or the host's for ClientNode.
+func (p *Provider) peerIP(id int32) string {
 	if id == ClientNode {
 		return p.net.hostIP()
 	}
 	return p.net.nodeIP(id)
 }
 
-// applyNet writes node's cuts and packet loss into its namespace; a node
-// that is down gets them when it restarts.
-func (p *Provider) applyNet(ctx context.Context, n *node) error {
+// applyBlocked writes node id's cuts (and its packet loss: the table is
+// rewritten whole) into its namespace.
+func (p *Provider) applyBlocked(ctx context.Context, id int32, blocked []string) error {
+	n, err := p.node(id)
+	if err != nil {
+		return err
+	}
+	return p.applyNet(ctx, n, blocked)
+}
+
+// applyNet writes node's cuts (it is cut from blocked) and packet loss into
+// its namespace; a node that is down gets them when it restarts.
+func (p *Provider) applyNet(ctx context.Context, n *node, blocked []string) error {
 	n.mu.Lock()
 	loss := n.loss
 	n.mu.Unlock()
@@ -218,26 +166,15 @@ func (p *Provider) applyNet(ctx context.Context, n *node) error {
 	if err != nil || !running {
 		return err
 	}
-	blocked := p.blockedFor(n.id)
 	if _, err := inNetns(ctx, pid, nftScript(blocked, loss), "nft", "-f", "-"); err != nil {
 		return fmt.Errorf("node %d: %w", n.id, err)
 	}
 	return checkNet(ctx, n, pid, blocked, loss)
 }
 
-// clientCut reports whether the clients are currently cut from node id.
-func (p *Provider) clientCut(id int32) bool {
-	p.netMu.Lock()
-	defer p.netMu.Unlock()
-	return realbroker.ClientCut(p.cuts, id)
-}
-
-// PacketLoss drops pct percent (0..100) of the packets node receives, at
-// random (nft numgen); 0 removes the loss. Applies to peers and clients.
-func (p *Provider) PacketLoss(ctx context.Context, id int32, pct int) error {
-	if pct < 0 || pct > 100 {
-		return fmt.Errorf("cluster/docker: packet loss %d%%, want 0..100", pct)
-	}
+// applyLoss records node id's packet loss, to re-apply after a restart,
+// and writes it with its cuts into its namespace.
+func (p *Provider) applyLoss(ctx context.Context, id int32, pct int) error {
 	n, err := p.node(id)
 	if err != nil {
 		return err
@@ -245,50 +182,31 @@ func (p *Provider) PacketLoss(ctx context.Context, id int32, pct int) error {
 	n.mu.Lock()
 	n.loss = pct
 	n.mu.Unlock()
-	if err := p.applyNet(ctx, n); err != nil {
-		return fmt.Errorf("cluster/docker: packet loss on node %d: %w", id, err)
-	}
-	return nil
+	return p.applyNet(ctx, n, p.Blocked(id))
 }
 
-// SlowLink limits node's link to bitsPerSecond in both directions with tbf
-// qdiscs on both ends of its veth (this kernel has no netem, so this is
-// bandwidth, not added latency, as in cluster/local); 0 removes the limit.
-// A restart gives the container a new veth, so the limit ends with it.
-func (p *Provider) SlowLink(ctx context.Context, id int32, bitsPerSecond int64) error {
-	if bitsPerSecond < 0 {
-		return fmt.Errorf("cluster/docker: link rate %d, want >= 0", bitsPerSecond)
-	}
+// link is node id's veth pair, both ends entered by namespace: eth0 in the
+// container's, its peer in the host's. A restart gives the container a new
+// veth, so a slow link ends with it.
+func (p *Provider) link(ctx context.Context, id int32) (realbroker.Link, error) {
 	n, err := p.node(id)
 	if err != nil {
-		return err
+		return realbroker.Link{}, err
 	}
 	pid, err := p.pid(ctx, n)
 	if err != nil {
-		return err
+		return realbroker.Link{}, err
 	}
 	host, err := hostVeth(ctx, pid)
 	if err != nil {
-		return fmt.Errorf("cluster/docker: slow link on node %d: %w", id, err)
+		return realbroker.Link{}, fmt.Errorf("cluster/docker: slow link on node %d: %w", id, err)
 	}
-	if bitsPerSecond == 0 {
-		err = errors.Join(
-			realbroker.IgnoreNoQdisc(inNetns(ctx, pid, "", "tc", "qdisc", "del", "dev", "eth0", "root")),
-			realbroker.IgnoreNoQdisc(inNetns(ctx, hostNetns, "", "tc", "qdisc", "del", "dev", host, "root")))
-	} else {
-		tbf := realbroker.TBF(bitsPerSecond)
-		_, err = inNetns(ctx, pid, "", "tc", append([]string{"qdisc", "replace", "dev", "eth0"}, tbf...)...)
-		if err == nil {
-			_, err = inNetns(ctx, hostNetns, "", "tc", append([]string{"qdisc", "replace", "dev", host}, tbf...)...)
+	in := func(pid int) realbroker.Run {
+		return func(ctx context.Context, stdin, name string, args ...string) (string, error) {
+			return inNetns(ctx, pid, stdin, name, args...)
 		}
 	}
-	if err == nil {
-		err = checkQdiscs(ctx, pid, host, bitsPerSecond)
-	}
-	if err != nil {
-		return fmt.Errorf("cluster/docker: slow link on node %d: %w", id, err)
-	}
-	return nil
+	return realbroker.Link{InNode: in(pid), OnHost: in(hostNetns), HostDev: host}, nil
 }
 
 // SlowLinkMechanism names how SlowLink limits a link, for the nemesis op.

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 // nsTable is the nftables table each container's network namespace gets
@@ -53,15 +55,8 @@ func nftScript(blocked []string, pct int) string {
 	var b strings.Builder
 	b.WriteString("add table inet kafkachaos\ndelete table inet kafkachaos\n")
 	b.WriteString(nsTable)
-	if len(blocked) > 0 {
-		b.WriteString("add element inet kafkachaos blocked { " + strings.Join(blocked, ", ") + " }\n")
-	}
-	switch {
-	case pct >= 100: // numgen's range is 0..99: "< 100" is not accepted
-		b.WriteString("add rule inet kafkachaos loss drop\n")
-	case pct > 0:
-		fmt.Fprintf(&b, "add rule inet kafkachaos loss numgen random mod 100 < %d drop\n", pct)
-	}
+	b.WriteString(realbroker.BlockedRule(blocked))
+	b.WriteString(realbroker.LossRule(pct))
 	return b.String()
 }
 

@@ -11,9 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
@@ -31,6 +29,11 @@ type node struct {
 	killed bool
 	loss   int // packet loss percent to re-apply after a restart
 }
+
+// NodeID and ClientAddr make a node realbroker.Placed.
+func (n *node) NodeID() int32 { return n.id }
+
+func (n *node) ClientAddr() string { return n.addr() }
 
 func (n *node) addr() string { return net.JoinHostPort(n.ip, strconv.Itoa(clientPort)) }
 
@@ -169,18 +172,4 @@ func (p *Provider) saveLogs(ctx context.Context) error {
 		errs = append(errs, os.WriteFile(path, []byte(s), 0o644))
 	}
 	return errors.Join(errs...)
-}
-
-// waitListening waits until node's client listener accepts a connection.
-func (p *Provider) waitListening(ctx context.Context, n *node, limit time.Duration) error {
-	exited := func() error {
-		if why := p.exited(ctx, n); why != "" {
-			return fmt.Errorf("node %d %s after restart; log tail:\n%s", n.id, why, p.logTail(ctx, n, 30))
-		}
-		return nil
-	}
-	if err := realbroker.WaitListening(ctx, n.addr(), limit, exited); err != nil {
-		return fmt.Errorf("cluster/docker: node %d: %w", n.id, err)
-	}
-	return nil
 }

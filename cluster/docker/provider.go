@@ -9,7 +9,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -35,8 +34,11 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// Provider runs real Kafka brokers in containers.
+// Provider runs real Kafka brokers in containers. What does not depend on
+// that (admin requests, readiness, health, fencing, cut bookkeeping) is
+// realbroker's Cluster, whose hooks it has as its own.
 type Provider struct {
+	*realbroker.Cluster
 	opts   Options
 	id     string // short run id every container, network and rule carries
 	labels map[string]string
@@ -46,10 +48,6 @@ type Provider struct {
 	image  string
 	net    *runNet
 	nodes  []*node
-	admin  *realbroker.Admin
-
-	netMu sync.Mutex
-	cuts  [][2]int32
 }
 
 var (
@@ -73,7 +71,21 @@ func New(opts Options) *Provider {
 	if opts.Logf == nil {
 		opts.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 	}
-	return &Provider{opts: opts}
+	p := &Provider{opts: opts}
+	p.Cluster = realbroker.NewCluster(realbroker.Mechanism{
+		Prefix:       "cluster/docker",
+		PeerIP:       p.peerIP,
+		ApplyBlocked: p.applyBlocked,
+		ApplyLoss:    p.applyLoss,
+		Link:         p.link,
+		Checks: realbroker.ProcessChecks{
+			Kill:   "engine reports the container not running",
+			Stop:   "engine reports the container stopped",
+			Pause:  "engine reports the container paused (cgroup frozen)",
+			Resume: "engine reports the container running, not paused",
+		},
+	})
+	return p
 }
 
 // Name is "docker".
@@ -150,11 +162,13 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 // serves.
 func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 	ips := make(map[int32]string)
+	var nodes []*node
 	for i := 1; i <= spec.Brokers; i++ {
 		n := &node{id: int32(i), ip: p.net.nodeIP(int32(i))}
 		ips[n.id] = n.ip
-		p.nodes = append(p.nodes, n)
+		nodes = append(nodes, n)
 	}
+	p.setNodes(nodes)
 	clusterID := realbroker.NewClusterID()
 	var wg sync.WaitGroup
 	errs := make([]error, len(p.nodes))
@@ -162,7 +176,7 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 		env := nodeEnv(n.id, ips, clusterID, p.opts.Heap, spec.BrokerConfigs)
 		wg.Go(func() {
 			if errs[i] = p.startNode(ctx, n, env); errs[i] == nil {
-				errs[i] = p.applyNet(ctx, n)
+				errs[i] = p.applyNet(ctx, n, p.Blocked(n.id))
 			}
 		})
 	}
@@ -170,12 +184,15 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	admin, err := realbroker.NewAdmin(p.seeds())
-	if err != nil {
-		return err
-	}
-	p.admin = admin
-	return p.waitReady(ctx)
+	exited := func(id int32) string { return p.exited(ctx, p.nodes[id-1]) }
+	tails := func() string { return p.logTails(context.WithoutCancel(ctx), 40) }
+	return p.Serve(ctx, p.opts.StartTimeout, p.id, exited, tails)
+}
+
+// setNodes makes nodes the run's, in the shared part too.
+func (p *Provider) setNodes(nodes []*node) {
+	p.nodes = nodes
+	realbroker.Place(p.Cluster, nodes)
 }
 
 // Stop copies the brokers' logs into the run directory, then removes every
@@ -185,32 +202,19 @@ func (p *Provider) Stop(ctx context.Context) error {
 	if p.id == "" || p.cli == nil {
 		return nil
 	}
-	if p.admin != nil {
-		p.admin.Close()
-		p.admin = nil
-	}
+	p.Close()
 	var errs []error
 	if len(p.nodes) > 0 {
 		errs = append(errs, p.saveLogs(ctx))
 	}
 	_, err := removeRun(ctx, p.cli, p.id)
 	errs = append(errs, err)
-	p.nodes, p.net = nil, nil
+	p.net = nil
+	p.setNodes(nil)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("cluster/docker: stopping run %s: %w", p.id, err)
 	}
 	return nil
-}
-
-// Bootstrap is every broker's client address.
-func (p *Provider) Bootstrap() string { return strings.Join(p.seeds(), ",") }
-
-func (p *Provider) seeds() []string {
-	s := make([]string, len(p.nodes))
-	for i, n := range p.nodes {
-		s[i] = n.addr()
-	}
-	return s
 }
 
 // Nodes lists the brokers; Up is false while killed or paused.
@@ -232,20 +236,11 @@ func (p *Provider) Capabilities() []cluster.Capability {
 }
 
 func (p *Provider) node(id int32) (*node, error) {
-	for _, n := range p.nodes {
-		if n.id == id {
-			return n, nil
-		}
+	i, err := p.Index(id)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("cluster/docker: no node %d (nodes are 1..%d)", id, len(p.nodes))
-}
-
-func (p *Provider) ids() []int32 {
-	ids := make([]int32, len(p.nodes))
-	for i, n := range p.nodes {
-		ids[i] = n.id
-	}
-	return ids
+	return p.nodes[i], nil
 }
 
 // newRunID is 8 random lower-case letters and digits: short enough for an

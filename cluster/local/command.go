@@ -32,3 +32,8 @@ func have(name string) bool {
 	_, err := exec.LookPath(name)
 	return err == nil
 }
+
+// runIn executes a command inside node n's network namespace.
+func (n *node) runIn(ctx context.Context, stdin, name string, args ...string) (string, error) {
+	return runIn(ctx, n.ns, stdin, name, args...)
+}

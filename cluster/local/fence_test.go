@@ -123,7 +123,7 @@ func readN(kc *kafka.Consumer, n int, limit time.Duration) error {
 
 // produceN writes n records to partition 0 of topic with acks=all.
 func produceN(ctx context.Context, p *Provider, topic string, n int) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.seeds()...), kgo.DefaultProduceTopic(topic))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Seeds()...), kgo.DefaultProduceTopic(topic))
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func produceN(ctx context.Context, p *Provider, topic string, n int) error {
 // committed is group's committed offset of partition 0 of topic as the
 // coordinator reports it (-1: none).
 func committed(ctx context.Context, p *Provider, group, topic string) (int64, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.seeds()...))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Seeds()...))
 	if err != nil {
 		return 0, err
 	}

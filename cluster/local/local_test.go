@@ -69,7 +69,7 @@ func assertNothingLeft(t *testing.T, p *Provider) {
 
 // produceAndFetch writes one record with acks=all and reads it back.
 func produceAndFetch(ctx context.Context, p *Provider, topic string) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.seeds()...))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Seeds()...))
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func produceAndFetch(ctx context.Context, p *Provider, topic string) error {
 	if err != nil {
 		return fmt.Errorf("produce: %w", err)
 	}
-	c, err := kgo.NewClient(kgo.SeedBrokers(p.seeds()...), kgo.ConsumePartitions(
+	c, err := kgo.NewClient(kgo.SeedBrokers(p.Seeds()...), kgo.ConsumePartitions(
 		map[string]map[int32]kgo.Offset{topic: {rec.Partition: kgo.NewOffset().At(rec.Offset)}}))
 	if err != nil {
 		return err
@@ -153,7 +153,7 @@ func TestLocalClusterFaults(t *testing.T) {
 		}
 		// Restart returned only once the node was back in the metadata:
 		// asked once, not polled.
-		md, err := p.admin.Metadata(ctx, nil)
+		md, err := p.Admin().Metadata(ctx, nil)
 		if err != nil || !slices.ContainsFunc(md.Brokers, func(b kmsg.MetadataResponseBroker) bool { return b.NodeID == leader }) {
 			t.Errorf("Restart returned before node %d was back in the metadata (%v)", leader, err)
 		}
@@ -287,7 +287,7 @@ func testReplicationCut(ctx context.Context, t *testing.T, p *Provider) {
 		t.Fatal(err)
 	}
 	var links [][2]int32
-	for _, id := range p.ids() {
+	for _, id := range p.IDs() {
 		if id != leader {
 			links = append(links, [2]int32{leader, id})
 		}
@@ -311,7 +311,7 @@ func testReplicationCut(ctx context.Context, t *testing.T, p *Provider) {
 	// A follower whose log ends where the leader's does counts as caught
 	// up however long it has not fetched: the ISR shrinks only once the
 	// leader has a record the followers lack (acks=1: min ISR is 2 here).
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.seeds()...), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Seeds()...), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func waitISR(ctx context.Context, p *Provider, leader int32, want int, limit tim
 	deadline := time.Now().Add(limit)
 	var last string
 	for first := true; first || time.Now().Before(deadline) && ctx.Err() == nil; first = false {
-		md, err := p.admin.Metadata(ctx, []string{"t"})
+		md, err := p.Admin().Metadata(ctx, []string{"t"})
 		if err == nil && len(md.Topics) == 1 && len(md.Topics[0].Partitions) == 1 {
 			pt := md.Topics[0].Partitions[0]
 			last = fmt.Sprintf("leader %d, ISR %v", pt.Leader, pt.ISR)

@@ -33,6 +33,11 @@ type node struct {
 	paused bool
 }
 
+// NodeID and ClientAddr make a node realbroker.Placed.
+func (n *node) NodeID() int32 { return n.id }
+
+func (n *node) ClientAddr() string { return n.addr() }
+
 func (n *node) addr() string { return net.JoinHostPort(n.ip, strconv.Itoa(n.port)) }
 
 func (n *node) logPath() string { return filepath.Join(n.dir, "broker.log") }

@@ -35,8 +35,11 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// Provider runs real Kafka brokers as local processes.
+// Provider runs real Kafka brokers as local processes. What does not
+// depend on that (admin requests, readiness, health, fencing, cut
+// bookkeeping) is realbroker's Cluster, whose hooks it has as its own.
 type Provider struct {
+	*realbroker.Cluster
 	opts Options
 	id   string // short run id every resource is tagged with
 	dir  string // under Spec.RunDir, or a scratch dir that Stop removes
@@ -44,13 +47,11 @@ type Provider struct {
 	scratch bool
 	jvm     jvm
 	nodes   []*node
-	admin   *realbroker.Admin
 
-	net   *network // nil in loopback mode
-	nft   bool     // namespaces have the kafkachaos nftables table
-	netMu sync.Mutex
-	cuts  [][2]int32
+	net *network // nil in loopback mode
+	nft bool     // namespaces have the kafkachaos nftables table
 	// replCuts are links whose broker-listener traffic alone is cut.
+	replMu   sync.Mutex
 	replCuts [][2]int32
 }
 
@@ -75,7 +76,22 @@ func New(opts Options) *Provider {
 	if opts.Logf == nil {
 		opts.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 	}
-	return &Provider{opts: opts}
+	p := &Provider{opts: opts}
+	p.Cluster = realbroker.NewCluster(realbroker.Mechanism{
+		Prefix:       "cluster/local",
+		NoCuts:       p.noCuts,
+		PeerIP:       p.peerIP,
+		ApplyBlocked: p.applyBlocked,
+		ApplyLoss:    p.applyLoss,
+		Link:         p.link,
+		Checks: realbroker.ProcessChecks{
+			Kill:   "JVM reaped after SIGKILL",
+			Stop:   "JVM exited after SIGTERM",
+			Pause:  "every thread of the JVM in state T (/proc/<pid>/task/*/stat)",
+			Resume: "no thread of the JVM in state T (/proc/<pid>/task/*/stat)",
+		},
+	})
+	return p
 }
 
 // Name is "local".
@@ -223,7 +239,14 @@ func (p *Provider) placeNodes(ctx context.Context, brokers int) error {
 		}
 		p.nodes = append(p.nodes, n)
 	}
+	p.setNodes(p.nodes)
 	return nil
+}
+
+// setNodes makes nodes the run's, in the shared part too.
+func (p *Provider) setNodes(nodes []*node) {
+	p.nodes = nodes
+	realbroker.Place(p.Cluster, nodes)
 }
 
 // launch writes configs, formats storage, starts the JVMs and waits until
@@ -252,12 +275,8 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 			return err
 		}
 	}
-	admin, err := realbroker.NewAdmin(p.seeds())
-	if err != nil {
-		return err
-	}
-	p.admin = admin
-	return p.waitReady(ctx)
+	exited := func(id int32) string { return p.nodes[id-1].exited() }
+	return p.Serve(ctx, p.opts.StartTimeout, p.id, exited, func() string { return p.logTails(40) })
 }
 
 // Stop kills every broker and removes everything tagged with the run id.
@@ -266,32 +285,19 @@ func (p *Provider) Stop(ctx context.Context) error {
 	if p.id == "" {
 		return nil
 	}
-	if p.admin != nil {
-		p.admin.Close()
-		p.admin = nil
-	}
+	p.Close()
 	var errs []error
 	for _, n := range p.nodes {
 		errs = append(errs, n.kill(ctx))
 	}
 	_, err := removeRun(ctx, p.id) // the scratch dir too
 	errs = append(errs, err)
-	p.net, p.nodes = nil, nil
+	p.net = nil
+	p.setNodes(nil)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("cluster/local: stopping run %s: %w", p.id, err)
 	}
 	return nil
-}
-
-// Bootstrap is every broker's client address.
-func (p *Provider) Bootstrap() string { return strings.Join(p.seeds(), ",") }
-
-func (p *Provider) seeds() []string {
-	s := make([]string, len(p.nodes))
-	for i, n := range p.nodes {
-		s[i] = n.addr()
-	}
-	return s
 }
 
 // Nodes lists the brokers; Up is false while killed or paused.
@@ -313,28 +319,11 @@ func (p *Provider) Capabilities() []cluster.Capability {
 }
 
 func (p *Provider) node(id int32) (*node, error) {
-	for _, n := range p.nodes {
-		if n.id == id {
-			return n, nil
-		}
+	i, err := p.Index(id)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("cluster/local: no node %d (nodes are 1..%d)", id, len(p.nodes))
-}
-
-func (p *Provider) ids() []int32 {
-	ids := make([]int32, len(p.nodes))
-	for i, n := range p.nodes {
-		ids[i] = n.id
-	}
-	return ids
-}
-
-// ipOf is a node's address, or the host's for ClientNode.
-func (p *Provider) ipOf(id int32) string {
-	if id == ClientNode {
-		return p.net.hostIP()
-	}
-	return p.net.nodeIP(id)
+	return p.nodes[i], nil
 }
 
 // freePorts reserves n loopback ports by listening on them, then releases

@@ -17,12 +17,12 @@ var _ cluster.ReplicationCutter = (*Provider)(nil)
 // (either way), yet both still reach the controller quorum on the
 // controller listener and the clients still reach both. Heal removes them.
 func (p *Provider) CutReplication(ctx context.Context, links [][2]int32) error {
-	if err := realbroker.CheckBrokerLinks(links, p.ids()); err != nil {
+	if err := realbroker.CheckBrokerLinks(links, p.IDs()); err != nil {
 		return fmt.Errorf("cluster/local: %w", err)
 	}
-	p.netMu.Lock()
+	p.replMu.Lock()
 	all := append(slices.Clone(p.replCuts), links...)
-	p.netMu.Unlock()
+	p.replMu.Unlock()
 	return p.setReplicationCuts(ctx, all)
 }
 
@@ -47,17 +47,14 @@ func (p *Provider) ReplicationPorts() (cut, kept []int) {
 // fetches from a peer come back from the peer's listener as sport (every
 // namespaced node listens on the same port).
 func (p *Provider) setReplicationCuts(ctx context.Context, links [][2]int32) error {
-	if p.net == nil || !p.nft {
-		return ErrNoNetworkFaults
+	if err := p.noCuts(); err != nil {
+		return err
 	}
-	p.netMu.Lock()
-	defer p.netMu.Unlock()
+	p.replMu.Lock()
+	defer p.replMu.Unlock()
 	var errs []error
 	for _, n := range p.nodes {
-		var ips []string
-		for _, peer := range realbroker.CutFrom(links, n.id) {
-			ips = append(ips, p.ipOf(peer))
-		}
+		ips := p.PeerIPs(realbroker.CutFrom(links, n.id))
 		script := realbroker.ReplicationRules("kafkachaos", ips, n.port)
 		if _, err := runIn(ctx, n.ns, script, "nft", "-f", "-"); err != nil {
 			errs = append(errs, fmt.Errorf("node %d: %w", n.id, err))

@@ -77,7 +77,8 @@ func TestOwnerAliveOnlyForLiveOwner(t *testing.T) {
 }
 
 func TestPartitionValidatesBeforeTouchingTheNetwork(t *testing.T) {
-	p := &Provider{nodes: []*node{{id: 1}, {id: 2}, {id: 3}}}
+	p := New(Options{})
+	p.setNodes([]*node{{id: 1}, {id: 2}, {id: 3}})
 	ctx := t.Context()
 	for name, comps := range map[string][][]int32{
 		"no component": {{1}, {2}},

@@ -20,52 +20,8 @@ var (
 	_ cluster.HealthChecker  = (*Provider)(nil)
 )
 
-// verifyTimeout bounds a check that a signal or a rule took effect: the
-// kernel acts within milliseconds, so a second of slack on loaded cores is
-// plenty, and more would only delay reporting a fault that did not fire.
-const verifyTimeout = 5 * time.Second
-
-// registerTimeout bounds a restarted broker's return to the cluster
-// metadata after it listens: it replays the metadata log and is unfenced
-// by the controller, which has taken tens of seconds on two loaded cores.
-const registerTimeout = 90 * time.Second
-
 // Verified says what each hook checks before it returns nil.
-func (p *Provider) Verified(e cluster.Effect) string {
-	switch e {
-	case cluster.EffectKill:
-		return "JVM reaped after SIGKILL"
-	case cluster.EffectStop:
-		return "JVM exited after SIGTERM"
-	case cluster.EffectRestart:
-		return "listener accepts connections; " + realbroker.Registered
-	case cluster.EffectPause:
-		return "every thread of the JVM in state T (/proc/<pid>/task/*/stat)"
-	case cluster.EffectResume:
-		return "no thread of the JVM in state T (/proc/<pid>/task/*/stat)"
-	case cluster.EffectCut, cluster.EffectHeal, cluster.EffectPacketLoss:
-		return realbroker.TableListed
-	case cluster.EffectSlowLink:
-		return realbroker.QdiscListed
-	}
-	return ""
-}
-
-// Healthy implements cluster.HealthChecker (realbroker.Admin.Healthy).
-func (p *Provider) Healthy(ctx context.Context) error {
-	if p.admin == nil {
-		return errNotStarted
-	}
-	if err := p.admin.Healthy(ctx, p.ids()); err != nil {
-		return fmt.Errorf("cluster/local: %w", err)
-	}
-	return nil
-}
-
-// HealthChecked says what Healthy checks.
-func (p *Provider) HealthChecked() string { return realbroker.HealthChecked }
-
-var errNotStarted = fmt.Errorf("cluster/local: not started")
+func (p *Provider) Verified(e cluster.Effect) string { return p.VerifiedEffect(string(e)) }
 
 // waitStopped waits until every thread of process pid is stopped (want)
 // or none is (!want), at most limit.
@@ -117,12 +73,8 @@ func threadStates(pid int) (stopped, other int, err error) {
 
 // checkTable lists node n's kafkachaos table and applies check to it.
 func checkTable(ctx context.Context, n *node, check func(listing string) error) error {
-	out, err := runIn(ctx, n.ns, "", "nft", "list", "table", "inet", "kafkachaos")
-	if err != nil {
-		return fmt.Errorf("node %d: reading rules back: %w", n.id, err)
-	}
-	if err := check(out); err != nil {
-		return fmt.Errorf("node %d: rules read back do not match: %w", n.id, err)
+	if err := realbroker.CheckTable(ctx, n.runIn, check); err != nil {
+		return fmt.Errorf("node %d: %w", n.id, err)
 	}
 	return nil
 }

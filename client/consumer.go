@@ -104,6 +104,13 @@ type Consumer struct {
 	// rebalance.
 	rebMu sync.Mutex
 	gone  bool // under rebMu: the handle is abandoned
+	// revoked (under rebMu) are the keys onRebalance saw revoked since
+	// the current op last looked (takeRevoked).
+	revoked []histories.Key
+	// dropped are the records the current poll op fetched and then gave
+	// up because their key was revoked before it processed them (see
+	// dropRevoked); reset with rebalance.
+	dropped map[histories.Key][]histories.Record
 	// hang is the first call given up as hung; hangDone once its
 	// client-hang op is recorded. Under opMu.
 	hang     *HangError
@@ -242,9 +249,20 @@ func (c *Consumer) onRebalance(_ *kafka.Consumer, ev kafka.Event) error {
 	case kafka.AssignedPartitions:
 		c.rebalance.Assigned = append(c.rebalance.Assigned, c.keysOf(e.Partitions)...)
 	case kafka.RevokedPartitions:
-		c.rebalance.Revoked = append(c.rebalance.Revoked, c.keysOf(e.Partitions)...)
+		keys := c.keysOf(e.Partitions)
+		c.rebalance.Revoked = append(c.rebalance.Revoked, keys...)
+		c.revoked = append(c.revoked, keys...)
 	}
 	return nil
+}
+
+// takeRevoked returns the keys revoked since its last call.
+func (c *Consumer) takeRevoked() []histories.Key {
+	c.rebMu.Lock()
+	defer c.rebMu.Unlock()
+	keys := c.revoked
+	c.revoked = nil
+	return keys
 }
 
 func (c *Consumer) keysOf(tps []kafka.TopicPartition) []histories.Key {

@@ -151,14 +151,14 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 		// is in Extra "unprocessed", for people). An info poll would
 		// hide a commit that certainly happened.
 		op := c.pollCompletion(inv, histories.OK, []histories.Mop{commit, {F: histories.MPoll}}, res.err)
-		op.Extra = map[string]json.RawMessage{unprocessedExtra: recordsJSON(got.records)}
+		setExtra(op, unprocessedExtra, recordsJSON(got.records))
 		c.recordPoll(op)
 		return c.crashIn(nil, nil)
 	}
 	mops := []histories.Mop{commit, {F: histories.MPoll, Records: processed}}
 	op := c.pollCompletion(inv, histories.OK, mops, res.err)
 	if len(res.unproven) > 0 {
-		op.Extra = map[string]json.RawMessage{uncommittedExtra: offsetsJSON(res.unproven)}
+		setExtra(op, uncommittedExtra, offsetsJSON(res.unproven))
 		if err := c.rewind(got, res.unproven); err != nil {
 			// The records stay unread by this process and its
 			// position is past them: say so rather than hide it.
@@ -198,18 +198,31 @@ func (c *Consumer) pollCompletion(inv *histories.Op, t histories.Type, mops []hi
 	if err != nil {
 		op.Error = err.Error()
 	}
+	if len(c.dropped) > 0 {
+		setExtra(op, revokedExtra, recordsJSON(c.dropped))
+	}
 	return op
+}
+
+// setExtra sets one Extra field of op, keeping the others.
+func setExtra(op *histories.Op, field string, v json.RawMessage) {
+	if op.Extra == nil {
+		op.Extra = map[string]json.RawMessage{}
+	}
+	op.Extra[field] = v
 }
 
 func (c *Consumer) recordPoll(op *histories.Op) {
 	c.opts.Recorder.Record(op)
-	c.rebalance = nil
+	c.rebalance, c.dropped = nil, nil
 }
 
 // fetch polls librdkafka until max records, wait elapsed, or every assigned
 // key reported its end.
 func (c *Consumer) fetch(ctx context.Context, max int, wait time.Duration) (*fetched, error) {
 	got := &fetched{records: map[histories.Key][]histories.Record{}, next: map[histories.Key]int64{}, eof: map[histories.Key]int64{}}
+	c.dropped = nil
+	c.dropRevoked(got) // revoked before this op: only stored offsets to forget
 	deadline := time.Now().Add(wait)
 	for got.n < max {
 		left := time.Until(deadline)
@@ -223,6 +236,7 @@ func (c *Consumer) fetch(ctx context.Context, max int, wait time.Duration) (*fet
 		if err := c.handle(ev, got); err != nil {
 			return got, err
 		}
+		c.dropRevoked(got)
 		if CrashPoint(c.crashAt.Load()) == CrashAnywhere {
 			break
 		}
@@ -266,6 +280,46 @@ func (c *Consumer) handle(ev kafka.Event, got *fetched) error {
 	}
 	return nil
 }
+
+// dropRevoked gives up what got holds of the keys revoked since the last
+// look (a rebalance callback inside the Poll just made). The process no
+// longer owns them, so a consumer that commits itself (before or after
+// processing) neither processes nor commits their records: committing
+// would overwrite the group's offset after the key's new owner, perhaps
+// this process again, has read it, and processing would hand records to
+// two members, which commit-before-processing promises never to do. The
+// new owner reads them from the committed offset instead. They go to
+// dropped, for the op's "revoked-unprocessed" Extra.
+//
+// An auto-committing consumer keeps them: each was handed to the
+// application as Poll returned it (store), and librdkafka commits the
+// stored offsets of revoked partitions as it removes them, before the new
+// assignment reads its committed offsets, so they are the application's to
+// process. Either way the stored offsets of revoked keys are forgotten:
+// librdkafka resets them with the assignment, and no close commits them.
+func (c *Consumer) dropRevoked(got *fetched) {
+	for _, k := range c.takeRevoked() {
+		delete(c.stored, k)
+		recs := got.records[k]
+		if c.opts.Config.Commit == CommitAuto || len(recs) == 0 {
+			continue
+		}
+		if c.dropped == nil {
+			c.dropped = map[histories.Key][]histories.Record{}
+		}
+		c.dropped[k] = append(c.dropped[k], recs...)
+		got.n -= len(recs)
+		delete(got.records, k)
+		delete(got.next, k)
+		delete(got.eof, k)
+	}
+}
+
+// revokedExtra is the Extra field of a poll op whose keys were revoked
+// while it ran: the records it had fetched of them before the revoke, as
+// [offset, value] pairs, dropped unprocessed (see dropRevoked). Checkers
+// ignore it: nothing processed them.
+const revokedExtra = "revoked-unprocessed"
 
 // store marks m as handed to the worker, for an auto-committing consumer:
 // its offset becomes one librdkafka may commit.

@@ -11,6 +11,14 @@
 // the outcome unknown is the table in errors.go, which also maps the
 // transactional API's error classes (retriable, abortable, fatal).
 //
+// A rebalance runs inside a poll op (librdkafka calls the callback from
+// Poll) and is recorded on it. Records the op fetched of a partition
+// revoked before it ended are dropped unprocessed and uncommitted (listed
+// in the op's "revoked-unprocessed" Extra), as an application that commits
+// before or after processing must: their new owner reads them from the
+// committed offset. Auto-commit keeps them, since librdkafka commits their
+// stored offsets as it revokes.
+//
 // librdkafka calls that can block past their timeout (or have none) go
 // through Bounded: the consumer's Poll, CommitOffsets, Committed,
 // QueryWatermarkOffsets, Assign, SubscribeTopics, Seek and Close, and the

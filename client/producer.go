@@ -114,17 +114,6 @@ func NewProducer(opts ProducerOptions) (*Producer, error) {
 // Processes returns the process ids of the producer's lanes.
 func (p *Producer) Processes() []int64 { return append([]int64(nil), p.lanes...) }
 
-// Send sends value to key and waits for its outcome. Every recorded send
-// completes (at the latest when the producer crashes or closes), so the wait
-// ends.
-func (p *Producer) Send(ctx context.Context, key histories.Key, value int64) (histories.Type, error) {
-	res := make(chan histories.Type, 1)
-	if err := p.SendAsync(ctx, key, value, func(t histories.Type) { res <- t }); err != nil {
-		return "", err
-	}
-	return <-res, nil
-}
-
 // SendAsync waits for a free lane, records the invoke and hands the value to
 // librdkafka; then is called with the completion type from the delivery
 // loop. It returns an error only when nothing was recorded.

@@ -29,7 +29,7 @@ func ExampleCopier() {
 
 	p, _ := client.NewProducer(client.ProducerOptions{Bootstrap: e.Bootstrap(), Keys: keys, Recorder: rec, Processes: procs})
 	for v := range int64(3) {
-		p.Send(ctx, 0, v)
+		p.SendAsync(ctx, 0, v, nil) // Close flushes them
 	}
 	p.Close(ctx)
 

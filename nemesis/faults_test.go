@@ -58,11 +58,11 @@ func during(t *testing.T, f Fault, fn func()) {
 func send(t *testing.T, p *client.Producer, v int64) (histories.Type, time.Duration) {
 	t.Helper()
 	start := time.Now()
-	typ, err := p.Send(context.Background(), 0, v)
-	if err != nil {
+	done := make(chan histories.Type, 1)
+	if err := p.SendAsync(context.Background(), 0, v, func(typ histories.Type) { done <- typ }); err != nil {
 		t.Fatal(err)
 	}
-	return typ, time.Since(start)
+	return <-done, time.Since(start)
 }
 
 func TestLostAckFiresAndHeals(t *testing.T) {

@@ -5,8 +5,9 @@
 // and writes results.json and the HTML report.
 //
 // It is the only package that knows every other one: generators (what to
-// run), cluster (where), client (how ops are made and recorded), checkers
-// and model (the verdict), report (the page). It must not judge a history
-// itself, nor talk to Kafka except through client and cluster: the history
-// file is what gets checked, so any run directory can be re-checked later.
+// run), cluster (where), workers (the clients and their slots, which the
+// client faults crash), client (the final reads), checkers and model (the
+// verdict), report (the page). It must not judge a history itself, nor talk
+// to Kafka except through workers, client and cluster: the history file is
+// what gets checked, so any run directory can be re-checked later.
 package runner

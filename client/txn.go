@@ -319,8 +319,9 @@ func pause(ctx context.Context, d time.Duration) bool {
 
 // assign takes the input keys at the group's committed offsets (the
 // beginning where none): a copier resumes where the group left off. The
-// offsets are looked up here rather than left to librdkafka (OffsetStored),
-// which stalls on kfake's answer for a group that never committed.
+// offsets are looked up here, as rewind does, rather than left to
+// librdkafka (OffsetStored), whose lookup runs after Assign returns: a
+// failed lookup then fails the assign op instead of surfacing later.
 func (cp *Copier) assign() error {
 	c := cp.c
 	keys := c.opts.Keys.Keys()

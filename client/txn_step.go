@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
@@ -220,21 +219,13 @@ func (cp *Copier) rewind() error {
 }
 
 // committed returns tps at the group's committed offsets, the beginning
-// where there is none. A group that never committed may not exist yet:
-// kfake answers GROUP_ID_NOT_FOUND where Kafka answers "no offset".
+// where there is none.
 func (cp *Copier) committed(tps []kafka.TopicPartition) ([]kafka.TopicPartition, error) {
 	out, err := boundedValue("Committed", cp.opts.CallTimeout, func() ([]kafka.TopicPartition, error) {
 		return cp.c.kc.Committed(tps, int(cp.opts.CallTimeout/time.Millisecond))
 	})
 	if errors.Is(err, ErrClientHang) {
 		cp.consumerReleased = true
-	}
-	var kerr kafka.Error
-	if errors.As(err, &kerr) && kerr.Code() == kafka.ErrGroupIDNotFound {
-		out, err = slices.Clone(tps), nil
-		for i := range out {
-			out[i].Offset = kafka.OffsetInvalid
-		}
 	}
 	if err != nil {
 		return nil, err

@@ -2,12 +2,10 @@ package embedded
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
@@ -16,69 +14,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// errDropped is what a control returns to make kfake close the connection.
-var errDropped = errors.New("kafkachaos: connection dropped by fault")
-
-// controlFault is a kfake control function that stays installed until
-// removed. kfake drops a control only when it runs, so removal sets a flag the
-// next invocation sees.
-type controlFault struct {
-	fake    *kfake.Cluster
-	sel     cluster.RequestFault
-	removed atomic.Bool
-	hits    atomic.Int64
-}
-
-func (f *controlFault) Remove()   { f.removed.Store(true) }
-func (f *controlFault) Hits() int { return int(f.hits.Load()) }
-
-// matches reports whether the request being controlled is selected.
-func (f *controlFault) matches(req kmsg.Request) bool {
-	if len(f.sel.Keys) > 0 && !slices.Contains(f.sel.Keys, req.Key()) {
-		return false
-	}
-	if len(f.sel.Nodes) > 0 && !slices.Contains(f.sel.Nodes, f.fake.CurrentNode()) {
-		return false
-	}
-	if f.sel.Topic != "" && !producesTo(req, f.sel.Topic) {
-		return false
-	}
-	return f.sel.Probability <= 0 || rand.Float64() < f.sel.Probability
-}
-
-// producesTo reports whether req is a produce request to topic; a topic
-// selector matches nothing else.
-func producesTo(req kmsg.Request, topic string) bool {
-	p, ok := req.(*kmsg.ProduceRequest)
-	if !ok {
-		return false
-	}
-	return slices.ContainsFunc(p.Topics, func(t kmsg.ProduceRequestTopic) bool { return t.Topic == topic })
-}
-
-// install registers act for matching requests. act returns what the control
-// returns when it handles a request; handled=false lets kfake proceed.
-func (f *controlFault) install(act func() (kmsg.Response, error, bool)) {
-	f.fake.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
-		if f.removed.Load() {
-			f.fake.DropControl()
-			return nil, nil, false
-		}
-		f.fake.KeepControl()
-		if !f.matches(req) {
-			return nil, nil, false
-		}
-		f.hits.Add(1)
-		return act()
-	})
-}
-
 func (e *Provider) newControl(sel cluster.RequestFault) (*controlFault, error) {
-	fake := e.Fake()
-	if fake == nil {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fake == nil {
 		return nil, errNotStarted
 	}
-	return &controlFault{fake: fake, sel: sel}, nil
+	return e.controls.fault(sel), nil
 }
 
 // Delay implements cluster.RequestFaulter: matching requests wait d, then proceed.
@@ -161,7 +103,7 @@ func (e *Provider) nodeLocked(hook string, node int32) (*brokerNode, error) {
 // nodeControlLocked is a control fault on every request to node, with e.mu
 // held (so it cannot go through newControl, which takes it).
 func (e *Provider) nodeControlLocked(node int32) *controlFault {
-	return &controlFault{fake: e.fake, sel: cluster.RequestFault{Nodes: []int32{node}}}
+	return e.controls.fault(cluster.RequestFault{Nodes: []int32{node}})
 }
 
 // Kill implements cluster.NodeKiller: the node stops listening and every request

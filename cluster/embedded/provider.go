@@ -29,8 +29,11 @@ type Provider struct {
 	fake    *kfake.Cluster
 	admin   *kgo.Client
 	logFile *os.File
-	nodes   map[int32]*brokerNode
-	addrs   []string // every broker's address at start, for Bootstrap
+	// controls runs the request faults in order, then corrects
+	// kfake's answers where they differ from Kafka's.
+	controls *controls
+	nodes    map[int32]*brokerNode
+	addrs    []string // every broker's address at start, for Bootstrap
 	// topics the provider created: what Healthy and ShuffleLeaders check
 	// (kfake cannot list its topics without a request a fault may hold).
 	topics []string
@@ -96,7 +99,7 @@ func (e *Provider) Start(ctx context.Context, spec cluster.Spec) error {
 		e.closeLog()
 		return fmt.Errorf("embedded cluster: %w", err)
 	}
-	e.fake = fake
+	e.fake, e.controls = fake, newControls(fake)
 	if err := e.afterStart(ctx, spec); err != nil {
 		e.stopLocked()
 		return err

@@ -14,10 +14,6 @@ import (
 // bridge) in Partition components and CutLinks (cluster.ClientNode).
 const ClientNode = cluster.ClientNode
 
-// realbroker cannot import cluster, so it has its own ClientNode: this
-// index is out of range, and the package does not compile, if they differ.
-var _ = [1]struct{}{}[ClientNode-realbroker.ClientNode]
-
 // Kill SIGKILLs node's container (the JVM is its init process) and waits
 // until the engine reports it stopped.
 func (p *Provider) Kill(ctx context.Context, id int32) error {
@@ -138,17 +134,19 @@ func (p *Provider) Resume(ctx context.Context, id int32) error {
 // Heal removes every cut. It is idempotent.
 func (p *Provider) Heal(ctx context.Context) error { return p.SetCuts(ctx, nil) }
 
-// peerIP is a node's address, or the host's for ClientNode.
-func (p *Provider) peerIP(id int32) string {
-	if id == ClientNode {
-		return p.net.hostIP()
-	}
-	return p.net.nodeIP(id)
-}
+// netOps is the provider as realbroker.Cluster reaches its nodes' networks.
+type netOps struct{ *Provider }
 
-// applyBlocked writes node id's cuts (and its packet loss: the table is
+// NoCuts is nil: every container has its own namespace and the host's nft.
+func (p netOps) NoCuts() error { return nil }
+
+// PeerIP is a node's address on the run's subnet, or the host's for
+// ClientNode.
+func (p netOps) PeerIP(id int32) string { return p.net.PeerIP(id) }
+
+// ApplyBlocked writes node id's cuts (and its packet loss: the table is
 // rewritten whole) into its namespace.
-func (p *Provider) applyBlocked(ctx context.Context, id int32, blocked []string) error {
+func (p netOps) ApplyBlocked(ctx context.Context, id int32, blocked []string) error {
 	n, err := p.node(id)
 	if err != nil {
 		return err
@@ -172,9 +170,9 @@ func (p *Provider) applyNet(ctx context.Context, n *node, blocked []string) erro
 	return checkNet(ctx, n, pid, blocked, loss)
 }
 
-// applyLoss records node id's packet loss, to re-apply after a restart,
+// ApplyLoss records node id's packet loss, to re-apply after a restart,
 // and writes it with its cuts into its namespace.
-func (p *Provider) applyLoss(ctx context.Context, id int32, pct int) error {
+func (p netOps) ApplyLoss(ctx context.Context, id int32, pct int) error {
 	n, err := p.node(id)
 	if err != nil {
 		return err
@@ -185,10 +183,10 @@ func (p *Provider) applyLoss(ctx context.Context, id int32, pct int) error {
 	return p.applyNet(ctx, n, p.Blocked(id))
 }
 
-// link is node id's veth pair, both ends entered by namespace: eth0 in the
+// Link is node id's veth pair, both ends entered by namespace: eth0 in the
 // container's, its peer in the host's. A restart gives the container a new
 // veth, so a slow link ends with it.
-func (p *Provider) link(ctx context.Context, id int32) (realbroker.Link, error) {
+func (p netOps) Link(ctx context.Context, id int32) (realbroker.Link, error) {
 	n, err := p.node(id)
 	if err != nil {
 		return realbroker.Link{}, err

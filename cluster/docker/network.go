@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 )
@@ -19,14 +20,11 @@ const subnetBase = "10.214."
 // runNet is a run's Docker network: a bridge named after the run, a /24
 // whose .1 is the host (the clients' side) and .10+n node n.
 type runNet struct {
-	name   string // Docker network name
-	bridge string // host bridge interface
-	prefix string // "10.214.X."
-	fwd    string // how the FORWARD accept rule was added, for the log
+	name              string // Docker network name
+	bridge            string // host bridge interface
+	realbroker.Subnet        // "10.214.X.", host (gateway) at .1, node n at .10+n
+	fwd               string // how the FORWARD accept rule was added, for the log
 }
-
-func (w *runNet) hostIP() string        { return w.prefix + "1" }
-func (w *runNet) nodeIP(n int32) string { return fmt.Sprintf("%s%d", w.prefix, 10+n) }
 
 func bridgeName(id string) string { return "kcd" + id }
 
@@ -44,12 +42,13 @@ func createNetwork(ctx context.Context, cli *client.Client, id string, labels ma
 		if strings.Contains(string(routes), prefix) {
 			continue
 		}
-		w := &runNet{name: "kafkachaos-" + id, bridge: bridgeName(id), prefix: prefix}
+		w := &runNet{name: "kafkachaos-" + id, bridge: bridgeName(id),
+			Subnet: realbroker.Subnet{Prefix: prefix, HostOctet: 1, NodeBase: 10}}
 		_, err := cli.NetworkCreate(ctx, w.name, client.NetworkCreateOptions{
 			Driver: "bridge",
 			IPAM: &network.IPAM{Config: []network.IPAMConfig{{
 				Subnet:  netip.MustParsePrefix(prefix + "0/24"),
-				Gateway: netip.MustParseAddr(w.hostIP()),
+				Gateway: netip.MustParseAddr(w.HostIP()),
 			}}},
 			Options: map[string]string{"com.docker.network.bridge.name": w.bridge},
 			Labels:  labels,

@@ -50,11 +50,20 @@ type Provider struct {
 	nodes  []*node
 }
 
+// The hooks of cluster/ this provider honours, and how.
 var (
-	_ cluster.Provider    = (*Provider)(nil)
-	_ cluster.NodeKiller  = (*Provider)(nil)
-	_ cluster.NodePauser  = (*Provider)(nil)
-	_ cluster.Partitioner = (*Provider)(nil)
+	_ cluster.Provider         = (*Provider)(nil) // containers via testcontainers-go
+	_ cluster.NodeKiller       = (*Provider)(nil) // engine kill; container start again
+	_ cluster.NodePauser       = (*Provider)(nil) // docker pause: the cgroup freezer
+	_ cluster.NodeStopper      = (*Provider)(nil) // docker stop: SIGTERM, a minute's grace
+	_ cluster.Partitioner      = (*Provider)(nil) // nft table rewritten in each netns
+	_ cluster.LinkCutter       = (*Provider)(nil) // the same table, link by link
+	_ cluster.PacketLoser      = (*Provider)(nil) // nft numgen, kept across restarts
+	_ cluster.LinkSlower       = (*Provider)(nil) // tbf on both ends of the veth
+	_ cluster.NetworkHealer    = (*Provider)(nil) // all of the above undone, unpause
+	_ cluster.EffectVerifier   = (*Provider)(nil) // the engine's state, nft read back
+	_ cluster.HealthChecker    = (*Provider)(nil) // realbroker's admin requests
+	_ cluster.ControllerFinder = (*Provider)(nil) // the same, DescribeQuorum
 )
 
 // New returns a provider; nothing happens until Start.
@@ -62,29 +71,9 @@ func New(opts Options) *Provider {
 	if opts.Image == "" {
 		opts.Image = os.Getenv("KAFKACHAOS_DOCKER_IMAGE")
 	}
-	if opts.Heap == "" {
-		opts.Heap = "512m"
-	}
-	if opts.StartTimeout == 0 {
-		opts.StartTimeout = 3 * time.Minute
-	}
-	if opts.Logf == nil {
-		opts.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
-	}
+	realbroker.Defaults(&opts.Heap, &opts.StartTimeout, &opts.Logf)
 	p := &Provider{opts: opts}
-	p.Cluster = realbroker.NewCluster(realbroker.Mechanism{
-		Prefix:       "cluster/docker",
-		PeerIP:       p.peerIP,
-		ApplyBlocked: p.applyBlocked,
-		ApplyLoss:    p.applyLoss,
-		Link:         p.link,
-		Checks: realbroker.ProcessChecks{
-			Kill:   "engine reports the container not running",
-			Stop:   "engine reports the container stopped",
-			Pause:  "engine reports the container paused (cgroup frozen)",
-			Resume: "engine reports the container running, not paused",
-		},
-	})
+	p.Cluster = realbroker.NewCluster("cluster/docker", engineChecks(), netOps{p})
 	return p
 }
 
@@ -164,7 +153,7 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 	ips := make(map[int32]string)
 	var nodes []*node
 	for i := 1; i <= spec.Brokers; i++ {
-		n := &node{id: int32(i), ip: p.net.nodeIP(int32(i))}
+		n := &node{id: int32(i), ip: p.net.NodeIP(int32(i))}
 		ips[n.id] = n.ip
 		nodes = append(nodes, n)
 	}
@@ -233,6 +222,15 @@ func (p *Provider) Nodes() []cluster.Node {
 // namespaces, so root on the engine's host).
 func (p *Provider) Capabilities() []cluster.Capability {
 	return []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapPartition}
+}
+
+// Verified says what each hook checks before it returns nil: the engine's
+// view of the container, or what realbroker reads back.
+func (p *Provider) Verified(e cluster.Effect) string { return p.VerifiedEffect(string(e)) }
+
+// CreateTopics creates topics and waits until every partition has a leader.
+func (p *Provider) CreateTopics(ctx context.Context, topics ...cluster.TopicSpec) error {
+	return p.CreateTopicList(ctx, realbroker.Topics(topics))
 }
 
 func (p *Provider) node(id int32) (*node, error) {

@@ -6,20 +6,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 // A fault hook returns nil only once its effect is checked (see
-// cluster.EffectVerifier); these are the checks.
-
-var (
-	_ cluster.EffectVerifier = (*Provider)(nil)
-	_ cluster.HealthChecker  = (*Provider)(nil)
-)
-
-// Verified says what each hook checks before it returns nil.
-func (p *Provider) Verified(e cluster.Effect) string { return p.VerifiedEffect(string(e)) }
+// cluster.EffectVerifier); these are the engine's checks.
 
 // killTimeout bounds the engine's teardown of a SIGKILLed container, which
 // outlasts its process by the time the engine takes to reap and record it.
@@ -60,4 +51,11 @@ func checkNet(ctx context.Context, n *node, pid int, blocked []string, loss int)
 		return fmt.Errorf("node %d: %w", n.id, err)
 	}
 	return nil
+}
+
+// engineChecks says how a container's state is checked: by the engine's
+// own view of it.
+func engineChecks() realbroker.ProcessChecks {
+	return realbroker.ProcessChecks{Kill: "engine reports the container not running", Stop: "engine reports the container stopped",
+		Pause: "engine reports the container paused (cgroup frozen)", Resume: "engine reports the container running, not paused"}
 }

@@ -84,26 +84,25 @@ func (p *Provider) Heal(ctx context.Context) error {
 	return errors.Join(err, p.setReplicationCuts(ctx, nil))
 }
 
-// noCuts is ErrNoNetworkFaults without namespaces or nft.
-func (p *Provider) noCuts() error {
+// NoCuts is ErrNoNetworkFaults without namespaces or nft.
+func (p netOps) NoCuts() error {
 	if p.net == nil || !p.nft {
 		return ErrNoNetworkFaults
 	}
 	return nil
 }
 
-// peerIP is a node's address, or the host's for ClientNode.
-func (p *Provider) peerIP(id int32) string {
-	if id == ClientNode {
-		return p.net.hostIP()
-	}
-	return p.net.nodeIP(id)
-}
+// netOps is the provider as realbroker.Cluster reaches its nodes' networks.
+type netOps struct{ *Provider }
 
-// applyBlocked makes node id's blocked set exactly blocked; the host side
+// PeerIP is a node's address on the run's subnet, or the host's for
+// ClientNode.
+func (p netOps) PeerIP(id int32) string { return p.net.PeerIP(id) }
+
+// ApplyBlocked makes node id's blocked set exactly blocked; the host side
 // is enforced in the broker's namespace too (the host's own firewall is
 // left alone).
-func (p *Provider) applyBlocked(ctx context.Context, id int32, blocked []string) error {
+func (p netOps) ApplyBlocked(ctx context.Context, id int32, blocked []string) error {
 	n, err := p.node(id)
 	if err != nil {
 		return err
@@ -115,8 +114,8 @@ func (p *Provider) applyBlocked(ctx context.Context, id int32, blocked []string)
 	return checkTable(ctx, n, func(l string) error { return realbroker.CheckBlocked(l, blocked) })
 }
 
-// applyLoss makes node id's loss chain drop pct percent of what it receives.
-func (p *Provider) applyLoss(ctx context.Context, id int32, pct int) error {
+// ApplyLoss makes node id's loss chain drop pct percent of what it receives.
+func (p netOps) ApplyLoss(ctx context.Context, id int32, pct int) error {
 	n, err := p.node(id)
 	if err != nil {
 		return err
@@ -128,9 +127,9 @@ func (p *Provider) applyLoss(ctx context.Context, id int32, pct int) error {
 	return checkTable(ctx, n, func(l string) error { return realbroker.CheckLoss(l, pct) })
 }
 
-// link is node id's veth pair: eth0 in its namespace, the bridge port on
+// Link is node id's veth pair: eth0 in its namespace, the bridge port on
 // the host.
-func (p *Provider) link(_ context.Context, id int32) (realbroker.Link, error) {
+func (p netOps) Link(_ context.Context, id int32) (realbroker.Link, error) {
 	n, err := p.node(id)
 	if err != nil || p.net == nil {
 		return realbroker.Link{}, cmp.Or(err, ErrNoNetworkFaults)

@@ -5,18 +5,6 @@ import (
 	"fmt"
 	"syscall"
 	"time"
-
-	"github.com/kafkachaos/kafkachaos/cluster"
-)
-
-// The optional hooks of cluster/hooks_real.go that this provider honours.
-var (
-	_ cluster.NodeStopper      = (*Provider)(nil)
-	_ cluster.LinkCutter       = (*Provider)(nil)
-	_ cluster.PacketLoser      = (*Provider)(nil)
-	_ cluster.LinkSlower       = (*Provider)(nil)
-	_ cluster.ControllerFinder = (*Provider)(nil)
-	_ cluster.NetworkHealer    = (*Provider)(nil)
 )
 
 // cleanStopTimeout bounds a controlled shutdown; a broker that has not

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/internal/flock"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 // subnetBase is the private /16 runs take a /24 from. Addresses in it exist
@@ -34,13 +35,10 @@ const nsTable = `table inet kafkachaos {
 
 // network is a run's bridge, its subnet and the host FORWARD rule.
 type network struct {
-	id     string
-	prefix string // "10.213.X."
-	fwd    string // how the FORWARD accept rule was added, for the log
+	id                string
+	realbroker.Subnet        // "10.213.X.", host at hostOctet, node n at n
+	fwd               string // how the FORWARD accept rule was added, for the log
 }
-
-func (w *network) hostIP() string        { return fmt.Sprintf("%s%d", w.prefix, hostOctet) }
-func (w *network) nodeIP(n int32) string { return fmt.Sprintf("%s%d", w.prefix, n) }
 
 // setupNetwork creates the bridge with the host address and the FORWARD
 // accept rule. Subnet choice is serialised across runs by a lock file.
@@ -53,14 +51,14 @@ func setupNetwork(ctx context.Context, id string) (*network, error) {
 		return nil, fmt.Errorf("cluster/local: %w", err)
 	}
 	defer unlock()
-	w := &network{id: id}
-	if w.prefix, err = freeSubnet(ctx, id); err != nil {
+	w := &network{id: id, Subnet: realbroker.Subnet{HostOctet: hostOctet}}
+	if w.Prefix, err = freeSubnet(ctx, id); err != nil {
 		return nil, err
 	}
 	br := bridgeName(id)
 	for _, args := range [][]string{
 		{"link", "add", br, "type", "bridge"},
-		{"addr", "add", w.hostIP() + "/24", "dev", br},
+		{"addr", "add", w.HostIP() + "/24", "dev", br},
 		{"link", "set", br, "up"},
 	} {
 		if _, err := run(ctx, "", "ip", args...); err != nil {
@@ -107,7 +105,7 @@ func (w *network) addNode(ctx context.Context, n int32, withNft bool) error {
 		{"link", "set", veth, "master", bridgeName(w.id)},
 		{"link", "set", veth, "up"},
 		{"netns", "exec", ns, "ip", "link", "set", peer, "name", "eth0"},
-		{"netns", "exec", ns, "ip", "addr", "add", w.nodeIP(n) + "/24", "dev", "eth0"},
+		{"netns", "exec", ns, "ip", "addr", "add", w.NodeIP(n) + "/24", "dev", "eth0"},
 		{"netns", "exec", ns, "ip", "link", "set", "eth0", "up"},
 		{"netns", "exec", ns, "ip", "link", "set", "lo", "up"},
 	}

@@ -55,11 +55,22 @@ type Provider struct {
 	replCuts [][2]int32
 }
 
+// The hooks of cluster/ this provider honours, and how; without root
+// (loopback) the network ones answer ErrNoNetworkFaults.
 var (
-	_ cluster.Provider    = (*Provider)(nil)
-	_ cluster.NodeKiller  = (*Provider)(nil)
-	_ cluster.NodePauser  = (*Provider)(nil)
-	_ cluster.Partitioner = (*Provider)(nil)
+	_ cluster.Provider          = (*Provider)(nil) // JVMs started by this process
+	_ cluster.NodeKiller        = (*Provider)(nil) // SIGKILL; the JVM again on its storage
+	_ cluster.NodePauser        = (*Provider)(nil) // SIGSTOP / SIGCONT
+	_ cluster.NodeStopper       = (*Provider)(nil) // SIGTERM: controlled shutdown
+	_ cluster.Partitioner       = (*Provider)(nil) // nft blocked set in each namespace
+	_ cluster.LinkCutter        = (*Provider)(nil) // the same set, link by link
+	_ cluster.ReplicationCutter = (*Provider)(nil) // nft rules on the broker port alone
+	_ cluster.PacketLoser       = (*Provider)(nil) // nft numgen in each namespace
+	_ cluster.LinkSlower        = (*Provider)(nil) // tbf on both ends of the veth
+	_ cluster.NetworkHealer     = (*Provider)(nil) // all of the above undone, SIGCONT
+	_ cluster.EffectVerifier    = (*Provider)(nil) // /proc and nft read back
+	_ cluster.HealthChecker     = (*Provider)(nil) // realbroker's admin requests
+	_ cluster.ControllerFinder  = (*Provider)(nil) // the same, DescribeQuorum
 )
 
 // tempDirPrefix names the scratch directory of a run given no RunDir.
@@ -67,30 +78,9 @@ const tempDirPrefix = "kafkachaos-local-"
 
 // New returns a provider; nothing happens until Start.
 func New(opts Options) *Provider {
-	if opts.Heap == "" {
-		opts.Heap = "512m"
-	}
-	if opts.StartTimeout == 0 {
-		opts.StartTimeout = 3 * time.Minute
-	}
-	if opts.Logf == nil {
-		opts.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
-	}
+	realbroker.Defaults(&opts.Heap, &opts.StartTimeout, &opts.Logf)
 	p := &Provider{opts: opts}
-	p.Cluster = realbroker.NewCluster(realbroker.Mechanism{
-		Prefix:       "cluster/local",
-		NoCuts:       p.noCuts,
-		PeerIP:       p.peerIP,
-		ApplyBlocked: p.applyBlocked,
-		ApplyLoss:    p.applyLoss,
-		Link:         p.link,
-		Checks: realbroker.ProcessChecks{
-			Kill:   "JVM reaped after SIGKILL",
-			Stop:   "JVM exited after SIGTERM",
-			Pause:  "every thread of the JVM in state T (/proc/<pid>/task/*/stat)",
-			Resume: "no thread of the JVM in state T (/proc/<pid>/task/*/stat)",
-		},
-	})
+	p.Cluster = realbroker.NewCluster("cluster/local", jvmChecks(), netOps{p})
 	return p
 }
 
@@ -215,14 +205,14 @@ func (p *Provider) placeNodes(ctx context.Context, brokers int) error {
 			p.opts.Logf("cluster/local: nft not installed: partitions and packet loss unavailable (install Debian's nftables)")
 		}
 		p.opts.Logf("cluster/local: run %s: namespaces kc-%s-n*, bridge %s %s0/24, FORWARD rule: %s",
-			p.id, p.id, bridgeName(p.id), w.prefix, w.fwd)
+			p.id, p.id, bridgeName(p.id), w.Prefix, w.fwd)
 	} else {
 		p.opts.Logf("cluster/local: run %s: not root (or loopback asked): LOOPBACK FALLBACK on 127.0.0.1 — supports kill and pause only, no partitions, packet loss or slow links", p.id)
 	}
 	for i := 1; i <= brokers; i++ {
 		n := &node{id: int32(i)}
 		if namespaced {
-			n.ns, n.ip, n.port, n.ctrlPort = nsName(p.id, n.id), p.net.nodeIP(n.id), 9092, 9093
+			n.ns, n.ip, n.port, n.ctrlPort = nsName(p.id, n.id), p.net.NodeIP(n.id), 9092, 9093
 			if err := p.net.addNode(ctx, n.id, p.nft); err != nil {
 				return err
 			}

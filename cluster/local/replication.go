@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
-
-var _ cluster.ReplicationCutter = (*Provider)(nil)
 
 // CutReplication adds cuts of the broker listener alone between pairs of
 // brokers, keeping existing ones: the two cannot replicate from each other
@@ -47,7 +44,7 @@ func (p *Provider) ReplicationPorts() (cut, kept []int) {
 // fetches from a peer come back from the peer's listener as sport (every
 // namespaced node listens on the same port).
 func (p *Provider) setReplicationCuts(ctx context.Context, links [][2]int32) error {
-	if err := p.noCuts(); err != nil {
+	if err := (netOps{p}).NoCuts(); err != nil {
 		return err
 	}
 	p.replMu.Lock()

@@ -174,3 +174,21 @@ func TestRunsOwnedByAndCleanRun(t *testing.T) {
 		t.Errorf("after CleanRun(dead01): RunsOwnedBy = %v, want [dead02] (other runs untouched)", got)
 	}
 }
+
+// TestVerifiedNamesEveryEffectItCauses pins realbroker's effect names to
+// cluster's: realbroker cannot import cluster, so a renamed Effect would
+// otherwise leave a hook silently unexplained.
+func TestVerifiedNamesEveryEffectItCauses(t *testing.T) {
+	p := New(Options{})
+	for _, e := range []cluster.Effect{cluster.EffectKill, cluster.EffectStop, cluster.EffectRestart, cluster.EffectPause,
+		cluster.EffectResume, cluster.EffectCut, cluster.EffectHeal, cluster.EffectPacketLoss, cluster.EffectSlowLink} {
+		if p.Verified(e) == "" {
+			t.Errorf("Verified(%q) is empty", e)
+		}
+	}
+	for _, e := range []cluster.Effect{cluster.EffectLeader, cluster.EffectRequest} {
+		if got := p.Verified(e); got != "" {
+			t.Errorf("Verified(%q) = %q for an effect the provider cannot cause", e, got)
+		}
+	}
+}

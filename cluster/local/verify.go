@@ -8,20 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 // A fault hook returns nil only once its effect is checked (see
-// cluster.EffectVerifier); these are the checks.
-
-var (
-	_ cluster.EffectVerifier = (*Provider)(nil)
-	_ cluster.HealthChecker  = (*Provider)(nil)
-)
-
-// Verified says what each hook checks before it returns nil.
-func (p *Provider) Verified(e cluster.Effect) string { return p.VerifiedEffect(string(e)) }
+// cluster.EffectVerifier); these are the checks of the JVM's state in /proc
+// and of the rules in a namespace.
 
 // waitStopped waits until every thread of process pid is stopped (want)
 // or none is (!want), at most limit.
@@ -77,4 +69,11 @@ func checkTable(ctx context.Context, n *node, check func(listing string) error) 
 		return fmt.Errorf("node %d: %w", n.id, err)
 	}
 	return nil
+}
+
+// jvmChecks says how the JVM's state is checked: signals act at once, and
+// /proc shows their effect.
+func jvmChecks() realbroker.ProcessChecks {
+	return realbroker.ProcessChecks{Kill: "JVM reaped after SIGKILL", Stop: "JVM exited after SIGTERM",
+		Pause: "every thread of the JVM in state T (/proc/<pid>/task/*/stat)", Resume: "no thread of the JVM in state T (/proc/<pid>/task/*/stat)"}
 }

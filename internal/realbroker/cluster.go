@@ -16,42 +16,44 @@ import (
 // node, and the bookkeeping of network cuts. A provider embeds it, so the
 // hooks that take plain values (Leader, Healthy, Partition, ...) are its
 // own; it adapts the ones that take cluster types, and supplies what
-// differs through Mechanism.
+// differs through a Network and ProcessChecks.
 type Cluster struct {
-	mech  Mechanism
-	admin *Admin
-	ids   []int32
-	seeds []string
+	prefix string
+	checks ProcessChecks
+	net    Network
+	admin  *Admin
+	ids    []int32
+	seeds  []string
 
 	applyMu sync.Mutex // serialises rewrites of the cuts
 	mu      sync.Mutex // guards cuts
 	cuts    [][2]int32
 }
 
-// Mechanism is what differs between providers: how a node's network is
-// rewritten, and under what name errors are reported.
-type Mechanism struct {
-	// Prefix starts every error ("cluster/local").
-	Prefix string
+// Network is how a provider reaches its nodes' networks: what differs
+// between providers besides the process checks.
+type Network interface {
 	// NoCuts says why this run cannot cut links or drop packets (nil: it
 	// can); asked before any cut or loss is applied.
-	NoCuts func() error
+	NoCuts() error
 	// PeerIP is the address node id (or ClientNode) has as seen by peers.
-	PeerIP func(id int32) string
+	PeerIP(id int32) string
 	// ApplyBlocked makes node id's blocked set exactly blocked (addresses
 	// from PeerIP) and reads it back.
-	ApplyBlocked func(ctx context.Context, id int32, blocked []string) error
+	ApplyBlocked(ctx context.Context, id int32, blocked []string) error
 	// ApplyLoss makes node id drop pct percent of the packets it receives
 	// and reads it back.
-	ApplyLoss func(ctx context.Context, id int32, pct int) error
+	ApplyLoss(ctx context.Context, id int32, pct int) error
 	// Link is node id's link, for slow links.
-	Link func(ctx context.Context, id int32) (Link, error)
-	// Checks say how the provider verifies what it does to a process.
-	Checks ProcessChecks
+	Link(ctx context.Context, id int32) (Link, error)
 }
 
 // NewCluster is a provider's shared part; nothing happens until Place.
-func NewCluster(m Mechanism) *Cluster { return &Cluster{mech: m} }
+// prefix starts every error ("cluster/local"); checks say how the
+// provider verifies what it does to a node's process.
+func NewCluster(prefix string, checks ProcessChecks, net Network) *Cluster {
+	return &Cluster{prefix: prefix, checks: checks, net: net}
+}
 
 // Placed is what the shared part needs of a provider's node.
 type Placed interface {
@@ -85,7 +87,7 @@ func (c *Cluster) Index(id int32) (int, error) {
 	if i := slices.Index(c.ids, id); i >= 0 {
 		return i, nil
 	}
-	return -1, fmt.Errorf("%s: no node %d (nodes are 1..%d)", c.mech.Prefix, id, len(c.ids))
+	return -1, fmt.Errorf("%s: no node %d (nodes are 1..%d)", c.prefix, id, len(c.ids))
 }
 
 // wrap prefixes err with the provider's name; nil stays nil.
@@ -93,7 +95,7 @@ func (c *Cluster) wrap(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", c.mech.Prefix, err)
+	return fmt.Errorf("%s: %w", c.prefix, err)
 }
 
 // Serve connects the admin client and waits until the cluster really
@@ -114,7 +116,7 @@ func (c *Cluster) Serve(ctx context.Context, limit time.Duration, tag string, ex
 		return nil
 	}
 	if err := admin.WaitReady(ctx, limit, len(c.ids), tag, startupExit); err != nil {
-		return fmt.Errorf("%s: %w\n%s", c.mech.Prefix, err, tails())
+		return fmt.Errorf("%s: %w\n%s", c.prefix, err, tails())
 	}
 	return nil
 }
@@ -130,7 +132,7 @@ func (c *Cluster) Close() {
 // started is the error of a request made before Serve or after Close.
 func (c *Cluster) started() error {
 	if c.admin == nil {
-		return fmt.Errorf("%s: not started", c.mech.Prefix)
+		return fmt.Errorf("%s: not started", c.prefix)
 	}
 	return nil
 }
@@ -181,7 +183,7 @@ func (c *Cluster) HealthChecked() string { return HealthChecked }
 // the provider a client.MemberFencer.
 func (c *Cluster) FenceClient(ctx context.Context, group, clientID string) error {
 	if err := c.started(); err != nil {
-		return fmt.Errorf("%s: fence: cluster not started", c.mech.Prefix)
+		return fmt.Errorf("%s: fence: cluster not started", c.prefix)
 	}
 	return c.wrap(c.admin.FenceClient(ctx, group, clientID))
 }
@@ -218,13 +220,13 @@ func (c *Cluster) AwaitRestart(ctx context.Context, id int32, exited func() stri
 		return nil
 	}
 	if err := WaitListening(ctx, c.seeds[i], restartListenTimeout, died); err != nil {
-		return fmt.Errorf("%s: node %d: %w", c.mech.Prefix, id, err)
+		return fmt.Errorf("%s: node %d: %w", c.prefix, id, err)
 	}
 	if len(CutFrom(c.Cuts(), id)) > 0 {
 		return nil
 	}
 	if err := c.admin.WaitRegistered(ctx, id, registerTimeout, died); err != nil {
-		return fmt.Errorf("%s: node %d: %w", c.mech.Prefix, id, err)
+		return fmt.Errorf("%s: node %d: %w", c.prefix, id, err)
 	}
 	return nil
 }
@@ -236,16 +238,16 @@ func (c *Cluster) Cuts() [][2]int32 {
 	return slices.Clone(c.cuts)
 }
 
-// Blocked lists the addresses node id is cut from now (Mechanism.PeerIP).
+// Blocked lists the addresses node id is cut from now (Network.PeerIP).
 func (c *Cluster) Blocked(id int32) []string {
 	return c.PeerIPs(CutFrom(c.Cuts(), id))
 }
 
-// PeerIPs are the addresses of nodes ids (Mechanism.PeerIP).
+// PeerIPs are the addresses of nodes ids (Network.PeerIP).
 func (c *Cluster) PeerIPs(ids []int32) []string {
 	var ips []string
 	for _, peer := range ids {
-		ips = append(ips, c.mech.PeerIP(peer))
+		ips = append(ips, c.net.PeerIP(peer))
 	}
 	return ips
 }
@@ -289,7 +291,7 @@ func (c *Cluster) changeCuts(ctx context.Context, next func(cur [][2]int32) ([][
 	if err != nil {
 		return c.wrap(err)
 	}
-	if err := c.noCuts(); err != nil {
+	if err := c.net.NoCuts(); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -297,36 +299,28 @@ func (c *Cluster) changeCuts(ctx context.Context, next func(cur [][2]int32) ([][
 	c.mu.Unlock()
 	var errs []error
 	for _, id := range c.ids {
-		errs = append(errs, c.mech.ApplyBlocked(ctx, id, c.PeerIPs(CutFrom(links, id))))
+		errs = append(errs, c.net.ApplyBlocked(ctx, id, c.PeerIPs(CutFrom(links, id))))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("%s: setting cuts: %w", c.mech.Prefix, err)
+		return fmt.Errorf("%s: setting cuts: %w", c.prefix, err)
 	}
 	return nil
-}
-
-// noCuts is Mechanism.NoCuts; a provider without one can always cut.
-func (c *Cluster) noCuts() error {
-	if c.mech.NoCuts == nil {
-		return nil
-	}
-	return c.mech.NoCuts()
 }
 
 // PacketLoss drops pct percent (0..100) of the packets node id receives,
 // at random (nft numgen); 0 removes the loss. Applies to peers and clients.
 func (c *Cluster) PacketLoss(ctx context.Context, id int32, pct int) error {
-	if err := c.noCuts(); err != nil {
+	if err := c.net.NoCuts(); err != nil {
 		return err
 	}
 	if pct < 0 || pct > 100 {
-		return fmt.Errorf("%s: packet loss %d%%, want 0..100", c.mech.Prefix, pct)
+		return fmt.Errorf("%s: packet loss %d%%, want 0..100", c.prefix, pct)
 	}
 	if _, err := c.Index(id); err != nil {
 		return err
 	}
-	if err := c.mech.ApplyLoss(ctx, id, pct); err != nil {
-		return fmt.Errorf("%s: packet loss on node %d: %w", c.mech.Prefix, id, err)
+	if err := c.net.ApplyLoss(ctx, id, pct); err != nil {
+		return fmt.Errorf("%s: packet loss on node %d: %w", c.prefix, id, err)
 	}
 	return nil
 }

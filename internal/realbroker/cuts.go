@@ -6,8 +6,8 @@ import (
 )
 
 // ClientNode stands for the test process in links and components, as
-// cluster.ClientNode does; the providers, which see both, fail to compile if
-// the two ever differ.
+// cluster.ClientNode does; cluster/local, which sees both, fails to
+// compile if the two ever differ.
 const ClientNode int32 = -1
 
 // Cuts are the network links of a run that are down, as pairs of node ids;

@@ -3,12 +3,16 @@
 // containers) share: the KRaft broker configuration of a small test cluster,
 // the admin requests behind readiness, topic creation, leaders, the
 // active controller and the fencing of a crashed group member, the
-// topology of network cuts, and the tc helpers both use the same way.
+// topology of network cuts, and the nft and tc helpers both use the same
+// way. Cluster puts these together as the part of a provider that does not
+// depend on how its nodes run: a provider embeds it and supplies a Network
+// (how a node's namespace is reached) and ProcessChecks (how what it did to
+// a process is seen).
 //
 // It must not know how a node runs (process or container), how a fault is
 // applied (which namespace, which command runner), nor anything of
 // histories, checkers or clients: callers pass node ids, addresses and
-// callbacks, and wrap its errors with their own package name. It sits below
+// callbacks, and name themselves in its errors (Cluster's prefix). It sits below
 // cluster/ and must not import it: its Topic and ClientNode mirror
 // cluster's, and the providers adapt between the two.
 package realbroker

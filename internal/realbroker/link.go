@@ -103,17 +103,17 @@ func CheckTable(ctx context.Context, run Run, check func(listing string) error) 
 // not added latency); 0 removes the limit.
 func (c *Cluster) SlowLink(ctx context.Context, id int32, bitsPerSecond int64) error {
 	if bitsPerSecond < 0 {
-		return fmt.Errorf("%s: link rate %d, want >= 0", c.mech.Prefix, bitsPerSecond)
+		return fmt.Errorf("%s: link rate %d, want >= 0", c.prefix, bitsPerSecond)
 	}
 	if _, err := c.Index(id); err != nil {
 		return err
 	}
-	l, err := c.mech.Link(ctx, id)
+	l, err := c.net.Link(ctx, id)
 	if err != nil {
 		return err
 	}
 	if err := l.SetRate(ctx, bitsPerSecond); err != nil {
-		return fmt.Errorf("%s: slow link on node %d: %w", c.mech.Prefix, id, err)
+		return fmt.Errorf("%s: slow link on node %d: %w", c.prefix, id, err)
 	}
 	return nil
 }

@@ -33,3 +33,28 @@ func ExampleProperties() {
 	// PLAINTEXT://10.0.0.2:9092,CONTROLLER://10.0.0.2:9093
 	// 1@10.0.0.2:9093 -1 1
 }
+
+// Both providers lay a run's /24 out the same way: the host, which stands
+// for the clients in every cut, at one octet and node n at a base plus n.
+func ExampleSubnet() {
+	s := realbroker.Subnet{Prefix: "10.214.7.", HostOctet: 1, NodeBase: 10}
+	fmt.Println(s.PeerIP(2), s.PeerIP(realbroker.ClientNode))
+	// Output:
+	// 10.214.7.12 10.214.7.1
+}
+
+// A provider hands cluster's topic specs over as they are: the field lists
+// are the same.
+func ExampleTopics() {
+	type spec struct {
+		Name              string
+		Partitions        int32
+		ReplicationFactor int16
+		MinInsyncReplicas int
+		Configs           map[string]string
+	}
+	ts := realbroker.Topics([]spec{{Name: "in", Partitions: 2, MinInsyncReplicas: 2}})
+	fmt.Printf("%+v\n", ts[0])
+	// Output:
+	// {Name:in Partitions:2 ReplicationFactor:0 MinInsyncReplicas:2 Configs:map[]}
+}

@@ -11,3 +11,19 @@ type Topic struct {
 	MinInsyncReplicas int   // 0 leaves the broker default
 	Configs           map[string]string
 }
+
+// Topics converts topic specs of a type with Topic's fields (cluster's
+// TopicSpec) to Topics.
+func Topics[T ~struct {
+	Name              string
+	Partitions        int32
+	ReplicationFactor int16
+	MinInsyncReplicas int
+	Configs           map[string]string
+}](specs []T) []Topic {
+	ts := make([]Topic, len(specs))
+	for i, t := range specs {
+		ts[i] = Topic(t)
+	}
+	return ts
+}

@@ -18,7 +18,7 @@ type ProcessChecks struct {
 // checks before it returns nil (cluster.EffectVerifier); "" for an effect
 // the provider cannot cause.
 func (c *Cluster) VerifiedEffect(effect string) string {
-	own := c.mech.Checks
+	own := c.checks
 	switch effect {
 	case "kill":
 		return own.Kill

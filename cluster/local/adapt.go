@@ -19,9 +19,9 @@ func (p *Provider) logTails(lines int) string {
 
 // CreateTopics creates topics and waits until every partition has a leader.
 func (p *Provider) CreateTopics(ctx context.Context, topics ...cluster.TopicSpec) error {
-	ts := make([]realbroker.Topic, len(topics))
-	for i, t := range topics {
-		ts[i] = realbroker.Topic(t)
-	}
-	return p.CreateTopicList(ctx, ts)
+	return p.CreateTopicList(ctx, realbroker.Topics(topics))
 }
+
+// Verified says what each hook checks before it returns nil: the JVM's
+// threads in /proc, or what realbroker reads back.
+func (p *Provider) Verified(e cluster.Effect) string { return p.VerifiedEffect(string(e)) }

@@ -44,6 +44,11 @@
 //	err = p.Partition(ctx, [][]int32{{docker.ClientNode, 1, 2}, {3}}) // broker 3 cut off
 //	err = p.HealAll(ctx)
 //
+// What does not depend on how a node runs (admin requests, readiness,
+// health, fencing, the bookkeeping of cuts, the nft and tc plumbing of
+// loss and slow links, the waits after a restart) is internal/realbroker's
+// Cluster, which Provider embeds; this package keeps the containers, the engine's state, the run's network and the netns entry.
+//
 // It must not know about histories, workloads or checkers: it runs brokers
 // and breaks them on request, nothing else.
 package docker

@@ -173,7 +173,7 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	exited := func(id int32) string { return p.exited(ctx, p.nodes[id-1]) }
+	exited := func(i int) string { return p.exited(ctx, p.nodes[i]) }
 	tails := func() string { return p.logTails(context.WithoutCancel(ctx), 40) }
 	return p.Serve(ctx, p.opts.StartTimeout, p.id, exited, tails)
 }

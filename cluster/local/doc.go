@@ -33,6 +33,11 @@
 //	err = p.CutLinks(ctx, [][2]int32{{local.ClientNode, leader}}) // clients cut from one broker
 //	err = p.Kill(ctx, leader)                                    // then p.Restart(ctx, leader)
 //
+// What does not depend on how a node runs (admin requests, readiness,
+// health, fencing, the bookkeeping of cuts, the nft and tc plumbing of
+// loss and slow links, the waits after a restart) is internal/realbroker's
+// Cluster, which Provider embeds; this package keeps the JVMs, namespaces, bridge and /proc checks.
+//
 // It must not know about histories, workloads or checkers: it runs brokers
 // and breaks them on request, nothing else.
 package local

@@ -265,7 +265,7 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 			return err
 		}
 	}
-	exited := func(id int32) string { return p.nodes[id-1].exited() }
+	exited := func(i int) string { return p.nodes[i].exited() }
 	return p.Serve(ctx, p.opts.StartTimeout, p.id, exited, func() string { return p.logTails(40) })
 }
 

@@ -87,7 +87,7 @@ func (c *Cluster) Index(id int32) (int, error) {
 	if i := slices.Index(c.ids, id); i >= 0 {
 		return i, nil
 	}
-	return -1, fmt.Errorf("%s: no node %d (nodes are 1..%d)", c.prefix, id, len(c.ids))
+	return -1, fmt.Errorf("%s: no node %d (nodes are %v)", c.prefix, id, c.ids)
 }
 
 // wrap prefixes err with the provider's name; nil stays nil.
@@ -99,17 +99,18 @@ func (c *Cluster) wrap(err error) error {
 }
 
 // Serve connects the admin client and waits until the cluster really
-// serves (Admin.WaitReady); exited describes how node id ended ("" while it
-// runs) and fails the wait at once, tails are the logs an error carries.
-func (c *Cluster) Serve(ctx context.Context, limit time.Duration, tag string, exited func(id int32) string, tails func() string) error {
+// serves (Admin.WaitReady); exited describes how the i-th placed node
+// ended ("" while it runs) and fails the wait at once, tails are the logs an
+// error carries.
+func (c *Cluster) Serve(ctx context.Context, limit time.Duration, tag string, exited func(i int) string, tails func() string) error {
 	admin, err := NewAdmin(c.seeds)
 	if err != nil {
 		return err
 	}
 	c.admin = admin
 	startupExit := func() error {
-		for _, id := range c.ids {
-			if why := exited(id); why != "" {
+		for i, id := range c.ids {
+			if why := exited(i); why != "" {
 				return fmt.Errorf("node %d %s during startup", id, why)
 			}
 		}

@@ -218,7 +218,7 @@ func TestServeThenAwaitRestart(t *testing.T) {
 	Place(c, nodes)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	running := func(int32) string { return "" }
+	running := func(int) string { return "" }
 	if err := c.Serve(ctx, 30*time.Second, "test", running, func() string { return "" }); err != nil {
 		t.Fatal(err)
 	}

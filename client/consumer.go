@@ -90,7 +90,8 @@ type Consumer struct {
 
 	opMu        sync.Mutex // held for the whole of each op
 	crashAt     atomic.Int32
-	crashed     atomic.Bool
+	ended       atomic.Bool          // crashed, closed or abandoned hung: no op of this process follows
+	crashed     atomic.Bool          // a requested crash took effect (ended is set too)
 	rebalance   *histories.Rebalance // collected during the current poll
 	autoCommits []autoCommit
 	// stored is, for an auto-committing consumer, the offset after the
@@ -134,6 +135,10 @@ const (
 	// CrashBeforeCommit: a poll is processed but its offsets are not
 	// committed (the window commit-after-processing redelivers in).
 	CrashBeforeCommit
+	// crashInCopy: the copier's own point (Copier.Crash), after its records
+	// were sent and before the commit. The consumer's poll never checks it:
+	// the copier's input polls run to completion.
+	crashInCopy
 )
 
 // NewConsumer creates a consumer; it does nothing until Assign or Subscribe.
@@ -179,10 +184,10 @@ func (c *Consumer) complete(inv *histories.Op, t histories.Type, mops []historie
 	return c.opts.Recorder.Record(op)
 }
 
-// begin takes the op lock, refusing once crashed.
+// begin takes the op lock, refusing once the consumer has ended.
 func (c *Consumer) begin() error {
 	c.opMu.Lock()
-	if c.crashed.Load() {
+	if c.ended.Load() {
 		c.opMu.Unlock()
 		return ErrCrashed
 	}

@@ -318,8 +318,8 @@ func TestCrashPointRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Nothing to read: the poll never reaches its commit.
-	if err := c.Poll(context.Background(), 10, 100*time.Millisecond); err != nil || c.Crashed() {
-		t.Fatalf("poll with nothing to commit: %v, crashed %v", err, c.Crashed())
+	if err := c.Poll(context.Background(), 10, 100*time.Millisecond); err != nil || c.Ended() {
+		t.Fatalf("poll with nothing to commit: %v, ended %v", err, c.Ended())
 	}
 	if err := c.Crash(CrashAnywhere); err != nil {
 		t.Fatal(err)

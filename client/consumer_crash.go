@@ -28,7 +28,7 @@ func (c *Consumer) Crash(point CrashPoint) error {
 	c.crashAt.Store(int32(point))
 	if point == CrashAnywhere && c.opMu.TryLock() {
 		defer c.opMu.Unlock()
-		if !c.crashed.Load() {
+		if !c.ended.Load() {
 			c.crashIn(nil, nil)
 		}
 	}
@@ -65,8 +65,13 @@ func (p CrashPoint) String() string {
 	return fmt.Sprintf("CrashPoint(%d)", int32(p))
 }
 
-// Crashed reports whether the consumer has ended: crashed, closed, or
+// Ended reports whether the consumer has ended: crashed, closed, or
 // abandoned after a hung call. No op of its process follows.
+func (c *Consumer) Ended() bool { return c.ended.Load() }
+
+// Crashed reports whether a crash requested by Crash (or Copier.Crash) has
+// taken effect. A clean Close ends the consumer without crashing it: a
+// fault that asked for a crash counts only when this is true.
 func (c *Consumer) Crashed() bool { return c.crashed.Load() }
 
 // crashPoint reports whether a requested crash fires at point p.
@@ -94,11 +99,14 @@ func (c *Consumer) crashIn(open *histories.Op, mops []histories.Mop) error {
 		c.drainCommits()
 	}
 	if c.hang != nil {
-		return c.hangOp()
+		err := c.hangOp()
+		c.crashed.Store(true) // torn down mid-op as asked; the hang is its last op
+		return err
 	}
 	c.opts.Recorder.Record(&histories.Op{Process: c.opts.Process, Type: histories.Info, F: histories.FCrash,
 		Group: c.opts.Config.Group, Value: value.json()})
 	c.crashed.Store(true)
+	c.ended.Store(true)
 	// Close is the only way to stop librdkafka's threads. With the member
 	// fenced, its leave and commits fail at the broker, so the group sees
 	// a member that went silent, as after a real crash. Detached, and
@@ -193,10 +201,10 @@ const closeTimeout = 8 * time.Second
 func (c *Consumer) closeWithin(timeout time.Duration) error {
 	c.opMu.Lock()
 	defer c.opMu.Unlock()
-	if c.crashed.Load() {
+	if c.ended.Load() {
 		return nil
 	}
-	c.crashed.Store(true) // no more ops from this process
+	c.ended.Store(true) // no more ops from this process
 	inv := c.closeCommit()
 	err := c.call("Close", timeout, func(kc consumerHandle) error { return kc.Close() })
 	why := errCleanClose
@@ -273,7 +281,7 @@ func (c *Consumer) abandon(hang *HangError) {
 	c.gone = true
 	c.rebMu.Unlock()
 	c.kc = goneHandle{}
-	c.crashed.Store(true)
+	c.ended.Store(true)
 	if c.hang == nil {
 		c.hang = hang
 	}

@@ -30,7 +30,7 @@ func (c *Consumer) poll(ctx context.Context, max int, wait time.Duration) (*fetc
 	got, err := c.pollSteps(ctx, max, wait)
 	// After the poll's own ops, so that no op of this process is open;
 	// a crash recorded them already, before its crash op.
-	if !c.crashed.Load() {
+	if !c.ended.Load() {
 		c.recordAutoCommits()
 	}
 	return got, err

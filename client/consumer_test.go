@@ -347,8 +347,8 @@ func TestConsumerHangIsAFinding(t *testing.T) {
 				}
 			}
 			took := time.Since(start)
-			if !errors.Is(err, ErrClientHang) || !errors.Is(err, ErrCrashed) || !a.Crashed() {
-				t.Fatalf("got %v (crashed %v); want a hang that ends the consumer", err, a.Crashed())
+			if !errors.Is(err, ErrClientHang) || !errors.Is(err, ErrCrashed) || !a.Ended() {
+				t.Fatalf("got %v (ended %v); want a hang that ends the consumer", err, a.Ended())
 			}
 			// A poll waits 200ms in 50ms Polls, then the call hangs.
 			if limit := 200*time.Millisecond + tc.timeout + HangGrace(tc.timeout) + 2*time.Second; took > limit {

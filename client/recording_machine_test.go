@@ -172,7 +172,7 @@ func (m *recordingMachine) crashConsumer(*rapid.T) {
 	if err := m.c.Crash(CrashAnywhere); err != nil {
 		m.rt.Fatalf("crash: %v", err)
 	}
-	if m.c.Crashed() {
+	if m.c.Ended() {
 		m.openConsumer()
 	}
 }

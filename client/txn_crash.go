@@ -10,11 +10,12 @@ import "github.com/kafkachaos/kafkachaos/histories"
 // Safe to call from any goroutine; Step then returns ErrCrashed.
 func (cp *Copier) Crash() { cp.c.crashAt.Store(int32(crashInCopy)) }
 
-// crashInCopy is the copier's own crash point, which the consumer's poll
-// never checks: the copier's input polls run to completion.
-const crashInCopy = CrashBeforeCommit + 1
+// Ended reports whether the copier has ended: crashed, closed, or abandoned
+// after a hung call. No op of its process follows.
+func (cp *Copier) Ended() bool { return cp.c.Ended() }
 
-// Crashed reports whether the copier has crashed.
+// Crashed reports whether a crash requested by Crash has taken effect; a
+// clean Close is not one.
 func (cp *Copier) Crashed() bool { return cp.c.Crashed() }
 
 // crashPoint reports whether a requested crash fires now.

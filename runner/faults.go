@@ -298,7 +298,7 @@ func (sc *schedule) churn(context.Context) (any, error) {
 func (sc *schedule) crashable() *workers.ConsumerSlot {
 	var free []*workers.ConsumerSlot
 	for _, slot := range sc.consumers {
-		if c := slot.Current(); c != nil && !c.Crashed() && !sc.isAwaited(c.Process()) {
+		if c := slot.Current(); c != nil && !c.Ended() && !sc.isAwaited(c.Process()) {
 			free = append(free, slot)
 		}
 	}

@@ -71,7 +71,7 @@ func (s *ConsumerSlot) run(ctx context.Context, every time.Duration) {
 // ErrNothingToCrash with no consumer returned.
 func (s *ConsumerSlot) Crash(point client.CrashPoint) (*client.Consumer, error) {
 	c := s.Current()
-	if c == nil || c.Crashed() {
+	if c == nil || c.Ended() {
 		return nil, ErrNothingToCrash // none yet, or one being replaced
 	}
 	return c, c.Crash(point)

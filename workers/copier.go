@@ -106,7 +106,7 @@ func (s *CopierSlot) run(ctx context.Context, every time.Duration) {
 			return
 		}
 		s.step(ctx, cp, every)
-		if ctx.Err() != nil && !cp.Crashed() {
+		if ctx.Err() != nil && !cp.Ended() {
 			cp.Close()
 		}
 	}
@@ -130,7 +130,7 @@ func (s *CopierSlot) step(ctx context.Context, cp *client.Copier, every time.Dur
 // (Copier.Crashed); ErrNothingToCrash when there is none to ask.
 func (s *CopierSlot) Crash() (*client.Copier, error) {
 	cp := s.Current()
-	if cp == nil || cp.Crashed() || cp.NeedsFencing() {
+	if cp == nil || cp.Ended() || cp.NeedsFencing() {
 		return nil, ErrNothingToCrash // none yet, or being replaced
 	}
 	cp.Crash()

@@ -82,8 +82,8 @@ func TestSettleFencesAStoppedCopier(t *testing.T) {
 	// transaction is left open.
 	end, stop := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer stop()
-	if _, err := cp.Step(end, 1000, 5*time.Second); !errors.Is(err, client.ErrCopierStopped) || cp.Crashed() || !cp.NeedsFencing() {
-		t.Fatalf("step: %v, crashed %v, needs fencing %v; want a stopped copier to fence", err, cp.Crashed(), cp.NeedsFencing())
+	if _, err := cp.Step(end, 1000, 5*time.Second); !errors.Is(err, client.ErrCopierStopped) || cp.Ended() || !cp.NeedsFencing() {
+		t.Fatalf("step: %v, ended %v, needs fencing %v; want a stopped copier to fence", err, cp.Ended(), cp.NeedsFencing())
 	}
 	slot.settle(ctx)
 	if err := w.Err(); err != nil {

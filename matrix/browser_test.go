@@ -1,34 +1,16 @@
 package matrix_test
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/internal/browsertest"
 	"github.com/kafkachaos/kafkachaos/matrix"
 	"github.com/kafkachaos/kafkachaos/model"
 )
-
-// chromium finds Debian's chromium. In CI (CI=true) a missing browser fails
-// the test; on a dev machine the test skips saying why (as report's
-// browser test does).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium not found on PATH; .ci/chromium.sh installs it")
-	}
-	t.Skip("chromium not found on PATH: install it with .ci/chromium.sh (apt-get install -y chromium) to run the browser test")
-	return ""
-}
 
 // written is a matrix of one finding, one held cell and one n/a cell,
 // written to a temp dir, with the run directory its finding links to.
@@ -68,7 +50,7 @@ func written(t *testing.T) string {
 // every host name unresolvable: the page must render its verdict and every
 // cell from the file alone.
 func TestBrowserOpensMatrixOffline(t *testing.T) {
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	dir := written(t)
 	page := filepath.Join(dir, matrix.HTMLFile)
 	b, err := os.ReadFile(page)
@@ -76,17 +58,7 @@ func TestBrowserOpensMatrixOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	selfContained(t, string(b))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--no-first-run", "--disable-component-update", "--disable-sync", "--disable-quic",
-		"--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + t.TempDir(), "--virtual-time-budget=3000",
-		"--dump-dom", "file://" + page}
-	out, err := exec.CommandContext(ctx, bin, args...).Output()
-	if err != nil {
-		t.Fatalf("chromium %v: %v", args, err)
-	}
-	dom := string(out)
+	dom, _ := browsertest.Headless(t, bin, page, "--dump-dom")
 	for _, want := range []string{`data-findings="1"`, "1 FINDING(S)", `data-status="finding"`, `data-status="held"`,
 		`data-status="na"`, "the embedded cluster does not inject partition", `href="runs/matrix-acks-0-lost-ack/t0/index.html"`,
 		"duplicate 2, lost-write 1"} {
@@ -98,9 +70,6 @@ func TestBrowserOpensMatrixOffline(t *testing.T) {
 		t.Errorf("%d cells rendered, want 3", n)
 	}
 	shot := filepath.Join(t.ArtifactDir(), "matrix.png")
-	cmd := exec.CommandContext(ctx, bin, append(args[:len(args)-2], "--window-size=1280,900", "--screenshot="+shot, "file://"+page)...)
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
+	browsertest.Headless(t, bin, page, "--window-size=1280,900", "--screenshot="+shot)
 	t.Logf("screenshot: %s", shot)
 }

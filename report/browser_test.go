@@ -1,61 +1,27 @@
 package report
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/internal/browsertest"
 )
 
-// chromium finds Debian's chromium. In CI (CI=true) a missing browser fails
-// the test; on a dev machine the test skips saying why.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium not found on PATH; .ci/chromium.sh installs it")
-	}
-	t.Skip("chromium not found on PATH: install it with .ci/chromium.sh (apt-get install -y chromium) to run the browser test")
-	return ""
-}
-
-// headless runs chromium headless on a file with the given extra flags and
-// returns its stdout; JavaScript runs until the virtual time budget is spent.
-func headless(t *testing.T, bin, page string, extra ...string) (string, time.Duration) {
-	t.Helper()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--no-first-run", "--disable-component-update", "--disable-sync", "--disable-quic",
-		"--user-data-dir=" + t.TempDir(), "--hide-scrollbars", "--virtual-time-budget=5000"}, extra...)
-	args = append(args, "file://"+page)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	start := time.Now()
-	out, err := exec.CommandContext(ctx, bin, args...).Output()
-	if err != nil {
-		t.Fatalf("chromium %v: %v", args, err)
-	}
-	return string(out), time.Since(start)
-}
-
 func TestBrowserShowsVerdictAndAnomalies(t *testing.T) {
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	dir := copyRun(t, "testdata/anomalies")
 	if err := Write(dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	page := filepath.Join(dir, IndexFile)
-	dom, _ := headless(t, bin, page, "--dump-dom")
+	dom, _ := browsertest.Headless(t, bin, page, "--dump-dom")
 
 	if !regexp.MustCompile(`id="verdict"[^>]*data-valid="false"`).MatchString(dom) || !strings.Contains(dom, ">INVALID<") {
 		t.Error("rendered page does not show the INVALID verdict")
@@ -90,7 +56,7 @@ func TestBrowserShowsVerdictAndAnomalies(t *testing.T) {
 	}
 
 	shot := filepath.Join(t.ArtifactDir(), "report.png")
-	headless(t, bin, page, "--window-size=1280,2600", "--screenshot="+shot)
+	browsertest.Headless(t, bin, page, "--window-size=1280,2600", "--screenshot="+shot)
 	if st, err := os.Stat(shot); err != nil || st.Size() == 0 {
 		t.Fatalf("no screenshot at %s: %v", shot, err)
 	}
@@ -103,7 +69,7 @@ func TestBrowserLoad100k(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the 100k-op browser load is slow")
 	}
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	dir := t.TempDir()
 	synth(t, dir, 100_000, 3)
 	if err := Write(dir, Options{}); err != nil {
@@ -113,7 +79,7 @@ func TestBrowserLoad100k(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dom, wall := headless(t, bin, filepath.Join(dir, IndexFile), "--dump-dom")
+	dom, wall := browsertest.Headless(t, bin, filepath.Join(dir, IndexFile), "--dump-dom")
 	m := regexp.MustCompile(`data-load-ms="(\d+)"`).FindStringSubmatch(dom)
 	if m == nil {
 		t.Fatal("timeline never finished its first draw")

@@ -46,10 +46,16 @@ check() {
 	return $missing
 }
 
+# installed reports whether dpkg has the package installed: `dpkg -s` also
+# succeeds for a removed package whose configuration files remain.
+installed() {
+	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+}
+
 install() {
 	local entry need=()
 	for entry in "${packages[@]}"; do
-		on_path "${entry#*:}" || dpkg -s "${entry%%:*}" >/dev/null 2>&1 || need+=("${entry%%:*}")
+		on_path "${entry#*:}" || installed "${entry%%:*}" || need+=("${entry%%:*}")
 	done
 	if [ "${#need[@]}" -gt 0 ]; then
 		apt-get update -qq

@@ -221,8 +221,8 @@ func TestProducerCloseCompletesEveryInvoke(t *testing.T) {
 
 // TestProducerCrashRacesCompletions: sends complete while Crash runs. No
 // completion may follow its lane's crash op, each invoke has one completion,
-// and nothing blocks (a completion used to wait forever for a lane slot the
-// crash had filled). The recorder is slow to record ok completions, so that
+// and nothing blocks (a completion must not wait for a lane slot the crash
+// has filled: none will free up). The recorder is slow to record ok completions, so that
 // the crash often lands while one is being recorded.
 func TestProducerCrashRacesCompletions(t *testing.T) {
 	e := startCluster(t, 2)

@@ -536,8 +536,9 @@ func TestFinalReadsCloseWithinCtx(t *testing.T) {
 // reads measured the high watermark and read up to it (as a follower that
 // catches up after a heal raises it) is still read: the reads measure again
 // and go round until a measure finds nothing new. The record is appended
-// from the recorder, synchronously, when the first round's first poll
-// completes, so that round's measure cannot have seen it.
+// just before the second measure, when the first round has read to its end,
+// so the first round cannot have fetched it; reads that stopped after one
+// measure would never ask again and never read it.
 func TestFinalReadsReadPastALaterWatermark(t *testing.T) {
 	e := startCluster(t, 1)
 	mem := NewMemRecorder()
@@ -549,22 +550,25 @@ func TestFinalReadsReadPastALaterWatermark(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer late.Close(context.Background())
-	appended := false
-	rec := recorderFunc(func(op *histories.Op) {
-		mem.Record(op)
-		if appended || op.F != histories.FPoll || op.Type != histories.OK {
-			return
-		}
-		appended = true
-		if typ, err := late.Send(context.Background(), 0, 3); typ != histories.OK {
-			t.Errorf("late send: %s %v", typ, err)
-		}
-	})
+	measures := 0
+	wrap := func(h consumerHandle) consumerHandle {
+		return &beforeWatermark{consumerHandle: h, before: func() {
+			if measures++; measures == 2 {
+				if typ, err := late.Send(context.Background(), 0, 3); typ != histories.OK {
+					t.Errorf("late send: %s %v", typ, err)
+				}
+			}
+		}}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	const final = 99
-	if err := FinalReads(ctx, FinalReadOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", 1), Recorder: rec, Process: final}); err != nil {
+	if err := FinalReads(ctx, FinalReadOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", 1), Recorder: mem,
+		Process: final, wrap: wrap}); err != nil {
 		t.Fatal(err)
+	}
+	if measures < 2 {
+		t.Fatalf("final reads measured the high watermark %d time(s): the late record was never appended", measures)
 	}
 	ops := mem.Ops()
 	if got := polled(ops, final, 0); !slices.Contains(got, 3) {
@@ -579,4 +583,15 @@ func TestFinalReadsReadPastALaterWatermark(t *testing.T) {
 	if !rounds["2"] {
 		t.Fatalf("final polls' rounds %v: want a second round", rounds)
 	}
+}
+
+// beforeWatermark calls before ahead of every high-watermark measure.
+type beforeWatermark struct {
+	consumerHandle
+	before func()
+}
+
+func (h *beforeWatermark) QueryWatermarkOffsets(topic string, p int32, ms int) (int64, int64, error) {
+	h.before()
+	return h.consumerHandle.QueryWatermarkOffsets(topic, p, ms)
 }

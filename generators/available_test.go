@@ -134,7 +134,7 @@ func TestSteps(t *testing.T) {
 // drawSpaces are the spaces the suite and the CLI draw from, and edge
 // spaces whose kinds act only with clients or brokers a draw may lack.
 func drawSpaces() map[string]Space {
-	out := map[string]Space{"short": ShortSpace(), "long": LongSpace()}
+	out := map[string]Space{"short": ShortSpace(), "long": LongSpace(), "fast": FastSpace()}
 	for _, p := range []string{"embedded", "local", "docker", "external"} {
 		sp := ShortSpace()
 		sp.Provider, sp.Kinds, sp.MinFaults = p, KindsFor(p), 1

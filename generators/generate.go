@@ -199,16 +199,21 @@ func startRange(n need, limitMs int) (lo, hi int) {
 func availableKinds(kinds []string, s Scenario) []string {
 	var out []string
 	for _, k := range kinds {
-		f := Fault{Kind: k}
-		f.Start = Duration(f.need(s).warmup)
-		f.Duration = max(0, s.TimeLimit-f.Start)
-		probe := s
-		probe.Nemesis = []Fault{f}
-		if Available(probe, 0) == nil {
+		if fits(s, Fault{Kind: k}) {
 			out = append(out, k)
 		}
 	}
 	return out
+}
+
+// fits reports whether f, with its kind and parameters, could take effect
+// alone in s when it starts as soon as its clients are up.
+func fits(s Scenario, f Fault) bool {
+	f.Start = Duration(f.need(s).warmup)
+	f.Duration = max(0, s.TimeLimit-f.Start)
+	probe := s
+	probe.Nemesis = []Fault{f}
+	return Available(probe, 0) == nil
 }
 
 // allAvailable reports whether every fault of s can take effect.
@@ -251,14 +256,22 @@ func clientRole(kind string) string {
 }
 
 // drawnPoints is the crash points drawn for s: those its consumers reach
-// (CrashPoints), but only anywhere when group members outnumber the keys.
-// A member without a partition never commits, so a commit-point crash
-// would land only if the draw of which consumer to crash were lucky.
+// (CrashPoints) and whose crash fits its time limit (a commit point waits
+// for the group to form, and a short run may end first), but only anywhere
+// when group members outnumber the keys. A member without a partition
+// never commits, so a commit-point crash would land only if the draw of
+// which consumer to crash were lucky.
 func drawnPoints(s Scenario) []string {
 	if s.Workload.Mode == ModeGroup && s.Workload.Consumers > s.Keys.Count {
 		return []string{CrashAnywhere}
 	}
-	return CrashPoints(s)
+	var out []string
+	for _, p := range CrashPoints(s) {
+		if p == CrashAnywhere || fits(s, Fault{Kind: KindCrashConsumer, Params: FaultParams{Point: p}}) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func drawParams(d drawer, label func(string) string, s Scenario, kind string) FaultParams {

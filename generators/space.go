@@ -65,6 +65,18 @@ func ShortSpace() Space {
 		MaxKeys: 3, MaxProducers: 2, MaxConsumers: 2, MaxCopiers: 1, MaxFaults: 3, MaxRate: 400}
 }
 
+// FastSpace is for the default random chaos test: many draws on the
+// embedded cluster in about two minutes. Each runs 1.5-3s, which with the
+// cluster's start, the check and the report makes a draw of about 5-6s,
+// and has 1-4 faults that can all take effect in it, so no draw explores
+// only the fault-free corner.
+func FastSpace() Space {
+	sp := ShortSpace()
+	sp.MinTime, sp.MaxTime = 1500*time.Millisecond, 3*time.Second
+	sp.MinFaults, sp.MaxFaults = 1, 4
+	return sp
+}
+
 // LongSpace is for long seeded runs: minutes, more keys, clients and
 // faults, at least one (a long run without faults is a benchmark).
 func LongSpace() Space {

@@ -13,6 +13,7 @@ import (
 func copying() Scenario {
 	s := sample()
 	s.Keys, s.Producer.TransactionalID = SequentialKeys(2, "in", "out"), "copier"
+	s.Producer.EnableIdempotence, s.Producer.Acks = true, model.AcksAll // Kafka requires both of a transactional producer
 	s.Consumer.CommitStrategy = model.CommitTransactional
 	s.Workload.Copiers, s.Workload.TxnSize, s.Workload.Mix.Txn = 1, 1, 1
 	return s

@@ -3,6 +3,7 @@ package generators
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/model"
@@ -29,7 +30,8 @@ func ClientConfigGen(sp Space) *rapid.Generator[Scenario] {
 	return rapid.Custom(func(t *rapid.T) Scenario {
 		var s Scenario
 		s.Cluster = Cluster{Provider: sp.Provider, Brokers: sp.Brokers}
-		drawClient(rapidDrawer{t}, sp, &s, rapid.Bool().Draw(t, "copy"))
+		d := rapidDrawer{t}
+		drawClient(d, sp, &s, drawProducerKind(d, sp))
 		return s
 	})
 }
@@ -65,8 +67,7 @@ func build(d drawer, sp Space, seed int64) Scenario {
 		Cluster: Cluster{Provider: sp.Provider, Brokers: sp.Brokers}}
 	limitMs := d.intRange("time-limit-ms", int(sp.MinTime/time.Millisecond), int(sp.MaxTime/time.Millisecond))
 	s.TimeLimit = Duration(time.Duration(limitMs) * time.Millisecond)
-	copying := sp.MaxCopiers > 0 && d.boolean("copy")
-	drawClient(d, sp, &s, copying)
+	drawClient(d, sp, &s, drawProducerKind(d, sp))
 	s.Workload = drawWorkload(d, sp, s)
 	s.Nemesis = drawNemesis(d, sp, s)
 	return s
@@ -75,7 +76,31 @@ func build(d drawer, sp Space, seed int64) Scenario {
 // Large retries is Kafka's default (unbounded); shrinking goes to it.
 var retryChoices = []string{"max", "0", "3"}
 
-func drawClient(d drawer, sp Space, s *Scenario, copying bool) {
+// Producer kinds, the seed table's producer rows: idempotent (Kafka's
+// default, where shrinking goes), transactional copiers, and a
+// non-idempotent producer per acks setting. One pick among them, not a
+// chain of coin flips, so that each row is as likely as any other: a
+// run of 20 draws then sees acks 0 and 1 (with a copy flip, then an
+// idempotence flip, then acks, each was drawn 1 time in 12).
+const (
+	producerIdempotent    = "idempotent"
+	producerTransactional = "transactional"
+)
+
+var producerKinds = []string{producerIdempotent, producerTransactional, "all", "1", "0"}
+
+// drawProducerKind picks a producer kind; transactional only when sp
+// draws copiers, which are the transactional clients.
+func drawProducerKind(d drawer, sp Space) string {
+	kinds := producerKinds
+	if sp.MaxCopiers == 0 {
+		kinds = slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return k == producerTransactional })
+	}
+	return d.pick("producer", kinds)
+}
+
+func drawClient(d drawer, sp Space, s *Scenario, producer string) {
+	copying := producer == producerTransactional
 	keys := d.intRange("keys", 1, sp.MaxKeys)
 	out := ""
 	if copying {
@@ -85,10 +110,10 @@ func drawClient(d drawer, sp Space, s *Scenario, copying bool) {
 
 	p := model.DefaultProducer()
 	// A transactional producer is idempotent: Kafka requires it.
-	p.EnableIdempotence = copying || !d.boolean("non-idempotent")
+	p.EnableIdempotence = producer == producerIdempotent || copying
 	if !p.EnableIdempotence {
 		var a model.Acks
-		_ = a.UnmarshalText([]byte(d.pick("acks", []string{"all", "1", "0"})))
+		_ = a.UnmarshalText([]byte(producer)) // producerKinds' other names are acks values
 		p.Acks = a
 		switch d.pick("retries", retryChoices) {
 		case "0":

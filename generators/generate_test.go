@@ -164,3 +164,31 @@ func TestKindsForEachProvider(t *testing.T) {
 		t.Error("KindsFor hands out its own list")
 	}
 }
+
+// Every producer row of the seed table (idempotent, transactional, and
+// acks all, 1 and 0 without idempotence) is drawn about as often as the
+// others, by rapid and by seed: a 20-draw test run must meet each.
+func TestProducerKindsAreDrawnEvenly(t *testing.T) {
+	row := func(s Scenario) string {
+		switch {
+		case s.Producer.TransactionalID != "":
+			return "transactional"
+		case s.Producer.EnableIdempotence:
+			return "idempotent"
+		}
+		return "acks=" + s.Producer.Acks.String()
+	}
+	const n = 500
+	rapidRows, seedRows := map[string]int{}, map[string]int{}
+	for i := range n {
+		rapidRows[row(ScenarioGenIn(FastSpace()).Example(i))]++
+		seedRows[row(RandomIn(FastSpace(), int64(i)))]++
+	}
+	for name, rows := range map[string]map[string]int{"rapid": rapidRows, "seed": seedRows} {
+		for _, r := range []string{"idempotent", "transactional", "acks=all", "acks=1", "acks=0"} {
+			if rows[r] < n/10 {
+				t.Errorf("%s: %s drawn %d times in %d, want at least %d: %v", name, r, rows[r], n, n/10, rows)
+			}
+		}
+	}
+}

@@ -28,6 +28,7 @@ func commands() []command {
 		{"view", "write or serve HTML reports of run directories", viewCmd},
 		{"summary", "one line per run directory: text, markdown (CI) or json", summaryCmd},
 		{"matrix", "run every configuration under every fault kind; write MATRIX.md and matrix.html", matrixCmd},
+		{"explore", "draw scenarios until one violates its claim; shrink it, save it as a regression", exploreCmd},
 		{"import", "convert a Jepsen EDN history to JSONL", importCmd},
 		{"clean", "remove what crashed runs left behind (brokers, namespaces, rules)", cleanCmd},
 		{"export", "convert a JSONL history to Jepsen EDN", exportCmd},

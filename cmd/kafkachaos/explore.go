@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/explore"
+	"github.com/kafkachaos/kafkachaos/runner"
+)
+
+// exploreFlags are `kafkachaos explore`'s flags.
+type exploreFlags struct {
+	cluster, space, save, runs, regressions string
+	duration                                time.Duration
+	seed                                    int64
+	k                                       int
+	noShrink, quiet                         bool
+}
+
+func (f *exploreFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.cluster, "cluster", "embedded", "cluster provider every draw runs on: embedded, local or docker")
+	fs.DurationVar(&f.duration, "duration", 5*time.Minute, "draw until this much time has passed or a draw violates its claim")
+	fs.Int64Var(&f.seed, "seed", 1, "seed of the draws (the same seed draws the same scenarios)")
+	fs.StringVar(&f.space, "space", "safe", "safe (idempotent acks=all producers, judged by the model), weak (configurations the model calls weak, judged against exactly-once) or all (judged by the model)")
+	fs.StringVar(&f.save, "save", "", "save the shrunk violation as REGRESSIONS/NAME.json, replayed by TestChaosRegressions")
+	fs.StringVar(&f.regressions, "regressions", filepath.Join("testdata", "regressions"), "directory --save writes to")
+	fs.StringVar(&f.runs, "runs", "", "runs root (default $KAFKACHAOS_RUNS, else runs/ in the module root)")
+	fs.IntVar(&f.k, "k", explore.DefaultK, "runs that judge each shrink candidate (failing if any fails)")
+	fs.BoolVar(&f.noShrink, "no-shrink", false, "stop at the violation as drawn")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+}
+
+// exploreCmd is `kafkachaos explore`: draw scenarios until the duration
+// ends or one violates its space's claim, shrink it, optionally save it as
+// a regression; then print the coverage table. Exit 0 when nothing was
+// violated, 1 when a draw was, 2 on bad flags or harness errors only.
+func exploreCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var ef exploreFlags
+	ef.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: kafkachaos explore --cluster embedded|local|docker --duration D [--seed S] [--space safe|weak|all] [--save NAME]")
+		fmt.Fprintln(stderr, "exit status: 0 no violation, 1 a draw violated its claim, 2 bad flags or only harness errors")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	c, err := ef.campaign(fs, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "kafkachaos explore:", err)
+		return exitError
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := c.Run(ctx)
+	printExplore(stdout, c, rep)
+	if err != nil {
+		fmt.Fprintln(stderr, "kafkachaos explore:", err)
+		return exitError
+	}
+	if rep.Found == nil {
+		if rep.Draws == rep.Errors && rep.Errors > 0 {
+			fmt.Fprintln(stderr, "kafkachaos explore: every draw failed:", rep.LastError)
+			return exitError
+		}
+		return exitValid
+	}
+	if ef.save != "" {
+		return saveFound(stdout, stderr, ef, c, rep)
+	}
+	return exitInvalid
+}
+
+// campaign checks the flags and builds the campaign they describe.
+func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer) (explore.Campaign, error) {
+	if fs.NArg() > 0 {
+		return explore.Campaign{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	sp, err := explore.ParseSpace(ef.space)
+	if err != nil {
+		return explore.Campaign{}, fmt.Errorf("--space: %w", err)
+	}
+	switch {
+	case ef.cluster != "embedded" && ef.cluster != "local" && ef.cluster != "docker":
+		return explore.Campaign{}, fmt.Errorf("--cluster %q: want embedded, local or docker", ef.cluster)
+	case ef.duration <= 0 || ef.k < 1:
+		return explore.Campaign{}, fmt.Errorf("--duration %v, --k %d: want a positive duration and k >= 1", ef.duration, ef.k)
+	case ef.save != "" && ef.noShrink:
+		return explore.Campaign{}, fmt.Errorf("--save pins a shrunk violation; it cannot go with --no-shrink")
+	}
+	runs := ef.runs
+	if runs == "" {
+		runs = os.Getenv("KAFKACHAOS_RUNS")
+	}
+	judge, err := explore.RunnerJudge(sp.Claim(), runner.Options{RunsDir: runs, TestName: "explore"})
+	if err != nil {
+		return explore.Campaign{}, err
+	}
+	if runs == "" {
+		runs = "runs"
+	}
+	c := explore.Campaign{Gen: explore.GenSpace(ef.cluster), Space: sp, Seed: ef.seed, Duration: ef.duration,
+		Judge: judge, K: ef.k, Shrink: !ef.noShrink,
+		OutDir: filepath.Join(runs, "explore", fmt.Sprintf("shrink-seed%d-%s", ef.seed, time.Now().UTC().Format("20060102T150405")))}
+	if !ef.quiet {
+		c.Progress = stderr
+	}
+	return c, nil
+}
+
+func printExplore(w io.Writer, c explore.Campaign, rep explore.Report) {
+	fmt.Fprintf(w, "explore: space %s (claim %s), seed %d: %d draws in %s, %d faults fired, %d harness errors\n",
+		c.Space, c.Space.Claim(), c.Seed, rep.Draws, rep.Elapsed.Round(time.Second), rep.FaultsFired, rep.Errors)
+	rep.Coverage.Write(w)
+	if rep.Found == nil {
+		fmt.Fprintln(w, "no draw violated its claim")
+		return
+	}
+	f := rep.Found
+	fmt.Fprintf(w, "VIOLATED: draw %d (%s) after %s: expected %s, observed %s, anomalies %v, run dir %s\n",
+		f.Draw, f.Scenario.Name, f.After.Round(time.Second), f.Verdict.Expected, f.Verdict.Observed, f.Verdict.Anomalies, f.Verdict.Dir)
+	if sh := rep.Shrunk; sh != nil {
+		fmt.Fprintf(w, "shrunk in %s (%d runs, %d candidates) from %s to %s\nminimal run dir: %s\nminimal scenario and shrink log: %s\n",
+			sh.Elapsed.Round(time.Second), sh.Runs, len(sh.Log), explore.SizeOf(f.Scenario), explore.SizeOf(sh.Scenario),
+			sh.Verdict.Dir, c.OutDir)
+	}
+}
+
+func saveFound(stdout, stderr io.Writer, ef exploreFlags, c explore.Campaign, rep explore.Report) int {
+	sh := rep.Shrunk
+	if sh == nil {
+		fmt.Fprintln(stderr, "kafkachaos explore: --save: the violation was not shrunk")
+		return exitError
+	}
+	r := explore.NewRegression(c.Space.Claim(), sh.Scenario, sh.Verdict, c.K)
+	path, err := explore.SaveRegression(ef.regressions, ef.save, r)
+	if err != nil {
+		fmt.Fprintln(stderr, "kafkachaos explore: --save:", err)
+		return exitError
+	}
+	fmt.Fprintln(stdout, "saved regression:", path)
+	return exitInvalid
+}

@@ -1,0 +1,136 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/generators"
+)
+
+// Campaign is one exploration: draws from Gen within Space, from Seed,
+// judged by Judge, for Duration or until a violation.
+type Campaign struct {
+	Gen      generators.Space
+	Space    Space
+	Seed     int64
+	Duration time.Duration
+	Judge    Judge
+	// K is the runs per shrink candidate; 0 means DefaultK. Shrink false
+	// stops at the violation as found.
+	K      int
+	Shrink bool
+	// OutDir receives minimal.json and shrink.log of a shrunk violation.
+	OutDir string
+	// Progress, when set, gets a line per draw.
+	Progress io.Writer
+}
+
+// Found is a violating draw.
+type Found struct {
+	Draw     int
+	Scenario generators.Scenario
+	Verdict  Verdict
+	// After is the campaign's time to it.
+	After time.Duration
+}
+
+// Report is what a campaign did.
+type Report struct {
+	Draws, Errors int
+	FaultsFired   int64
+	Elapsed       time.Duration
+	Coverage      *Coverage
+	// Found is the first violation (nil: none), Shrunk its shrink.
+	Found  *Found
+	Shrunk *Shrunk
+	// LastError is the last harness error of a draw.
+	LastError error
+}
+
+// Run draws and judges until the duration ends, the context ends or a draw
+// violates its claim; then shrinks that draw when asked.
+func (c Campaign) Run(ctx context.Context) (Report, error) {
+	if c.Judge == nil || c.Duration <= 0 {
+		return Report{}, errors.New("campaign: needs a judge and a positive duration")
+	}
+	r := Report{Coverage: NewCoverage(c.Gen.Kinds)}
+	began := time.Now()
+	dctx, cancel := context.WithDeadline(ctx, began.Add(c.Duration))
+	defer cancel()
+	for i := 0; dctx.Err() == nil && r.Found == nil; i++ {
+		s, err := Draw(c.Gen, c.Space, c.Seed, i)
+		if err != nil {
+			return r, err
+		}
+		// a draw runs to its end even past the deadline: a cut run has no verdict
+		v, err := c.Judge(ctx, s)
+		r.Draws++
+		r.Coverage.Add(s)
+		if err != nil {
+			r.Errors, r.LastError = r.Errors+1, fmt.Errorf("draw %d (%s): %w", i, s.Name, err)
+		} else {
+			r.FaultsFired += v.FaultsFired
+			if v.Violated {
+				r.Found = &Found{Draw: i, Scenario: s, Verdict: v, After: time.Since(began)}
+			}
+		}
+		c.progress(r, began)
+	}
+	r.Elapsed = time.Since(began)
+	if r.Found != nil && c.Shrink {
+		sh, err := c.shrink(ctx, *r.Found)
+		r.Shrunk = &sh
+		return r, err
+	}
+	return r, nil
+}
+
+func (c Campaign) progress(r Report, began time.Time) {
+	if c.Progress == nil {
+		return
+	}
+	el := time.Since(began)
+	violations := 0
+	if r.Found != nil {
+		violations = 1
+	}
+	fmt.Fprintf(c.Progress, "explore: %s/%s  draws %d  faults fired %d  violations %d  errors %d  runs/hour %.0f\n",
+		el.Truncate(time.Second), c.Duration, r.Draws, r.FaultsFired, violations, r.Errors, float64(r.Draws)/el.Hours())
+}
+
+// shrink shrinks f, writing the log as it goes and the minimal scenario at
+// the end into OutDir.
+func (c Campaign) shrink(ctx context.Context, f Found) (Shrunk, error) {
+	k := c.K
+	if k <= 0 {
+		k = DefaultK
+	}
+	var log io.Writer = io.Discard
+	if c.OutDir != "" {
+		if err := os.MkdirAll(c.OutDir, 0o755); err != nil {
+			return Shrunk{}, err
+		}
+		lf, err := os.Create(filepath.Join(c.OutDir, "shrink.log"))
+		if err != nil {
+			return Shrunk{}, err
+		}
+		defer lf.Close()
+		fmt.Fprintf(lf, "shrinking draw %d (%s), k=%d: %s, expected %s, observed %s, anomalies %v, run dir %s\n",
+			f.Draw, f.Scenario.Name, k, SizeOf(f.Scenario), f.Verdict.Expected, f.Verdict.Observed, f.Verdict.Anomalies, f.Verdict.Dir)
+		log = lf
+		if c.Progress != nil {
+			log = io.MultiWriter(lf, c.Progress)
+		}
+	}
+	sh := Shrink(ctx, f.Scenario, f.Verdict, c.Judge, k, log)
+	fmt.Fprintf(log, "minimal: %s, run dir %s, %d runs in %s\n", SizeOf(sh.Scenario), sh.Verdict.Dir, sh.Runs, sh.Elapsed.Round(time.Second))
+	if c.OutDir == "" {
+		return sh, nil
+	}
+	return sh, generators.Save(filepath.Join(c.OutDir, "minimal.json"), sh.Scenario)
+}

@@ -1,0 +1,77 @@
+package explore
+
+import (
+	"context"
+	"os"
+	"slices"
+
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/model"
+	"github.com/kafkachaos/kafkachaos/runner"
+)
+
+// Verdict is what one run of a scenario showed, against a claim.
+type Verdict struct {
+	Violated bool
+	// Expected is the claimed guarantee, Observed the one the run showed.
+	Expected, Observed string
+	// Anomalies are the loss and duplication anomalies that decided it
+	// (order-only ones do not change a guarantee), sorted.
+	Anomalies []string
+	// Dir is the run directory, kept when Violated.
+	Dir         string
+	FaultsFired int64
+	// Kinds are the fault kinds scheduled.
+	Kinds []string
+}
+
+// Judge runs a scenario once and says whether it violated its claim; an
+// error is a harness failure, never a verdict.
+type Judge func(ctx context.Context, s generators.Scenario) (Verdict, error)
+
+// RunnerJudge judges by runner.Run against claim (ClaimModel or a
+// guarantee name), writing run directories under runs/test. Directories of
+// runs that held are removed.
+func RunnerJudge(claim string, opts runner.Options) (Judge, error) {
+	var want model.Guarantee
+	if claim != ClaimModel {
+		g, err := model.ParseGuarantee(claim)
+		if err != nil {
+			return nil, err
+		}
+		want = g
+	}
+	return func(ctx context.Context, s generators.Scenario) (Verdict, error) {
+		o := opts
+		o.Keep = true // a run that holds its model verdict may still violate the claim
+		out, err := runner.Run(ctx, s, o)
+		if err != nil {
+			return Verdict{Dir: out.Dir}, err
+		}
+		v := verdictOf(out, claim, want)
+		if !v.Violated {
+			os.RemoveAll(out.Dir)
+			v.Dir = ""
+		}
+		return v, nil
+	}, nil
+}
+
+func verdictOf(out runner.Outcome, claim string, want model.Guarantee) Verdict {
+	v := Verdict{Observed: out.Observed.EndToEnd.String(), Dir: out.Dir, FaultsFired: out.Stats.FaultsFired}
+	for _, f := range out.Scenario.Nemesis {
+		v.Kinds = append(v.Kinds, f.Kind)
+	}
+	for _, a := range append(slices.Clone(out.Observed.Loss), out.Observed.Duplication...) {
+		v.Anomalies = append(v.Anomalies, string(a))
+	}
+	slices.Sort(v.Anomalies)
+	v.Anomalies = slices.Compact(v.Anomalies)
+	if claim == ClaimModel {
+		v.Expected, v.Violated = out.Expected.EndToEnd.String(), !out.Held
+		return v
+	}
+	v.Expected = want.String()
+	v.Violated = !model.Satisfies(out.Observed.EndToEnd, want)
+	return v
+}

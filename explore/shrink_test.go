@@ -1,0 +1,142 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/generators"
+)
+
+// bigWeak is a valid weak scenario with room to shrink: several faults,
+// keys and clients.
+func bigWeak(t *testing.T) generators.Scenario {
+	t.Helper()
+	gs := GenSpace("embedded")
+	gs.MaxFaults, gs.MinFaults = 3, 3
+	for i := range 200 {
+		s, err := Draw(gs, SpaceWeak, 7, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Nemesis) >= 2 && s.Keys.Count >= 2 && s.Workload.Producers >= 2 && s.Workload.Copiers == 0 && hasKind(s, generators.KindLostAck) {
+			return s
+		}
+	}
+	t.Fatal("no draw of 200 has 2 faults with a lost-ack, 2 keys and 2 producers")
+	return generators.Scenario{}
+}
+
+func hasKind(s generators.Scenario, kind string) bool {
+	for _, f := range s.Nemesis {
+		if f.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// fakeJudge fails a scenario that still has a lost-ack fault and a
+// producer, on its failOn-th call for that exact scenario (1: always), and
+// counts the calls.
+type fakeJudge struct {
+	failOn int
+	calls  int
+	seen   map[string]int
+}
+
+func (f *fakeJudge) judge(_ context.Context, s generators.Scenario) (Verdict, error) {
+	f.calls++
+	b, _ := json.Marshal(s)
+	key := string(b)
+	f.seen[key]++
+	bad := hasKind(s, generators.KindLostAck) && s.Workload.Producers > 0 && f.seen[key] >= f.failOn
+	return Verdict{Violated: bad, Anomalies: []string{"duplicate"}, Expected: "exactly-once", Observed: "at-least-once"}, nil
+}
+
+func TestShrinkReachesTheMinimum(t *testing.T) {
+	s := bigWeak(t)
+	f := &fakeJudge{failOn: 1, seen: map[string]int{}}
+	var log strings.Builder
+	sh := Shrink(context.Background(), s, Verdict{Violated: true}, f.judge, 3, &log)
+	got := sh.Scenario
+	if len(got.Nemesis) != 1 || got.Nemesis[0].Kind != generators.KindLostAck {
+		t.Errorf("nemesis %+v, want the lost-ack alone", got.Nemesis)
+	}
+	if got.Keys.Count != 1 || got.Workload.Producers != 1 || got.Workload.Consumers != 0 || got.Workload.Lanes != 1 {
+		t.Errorf("keys %d, producers %d, consumers %d, lanes %d: want 1, 1, 0, 1",
+			got.Keys.Count, got.Workload.Producers, got.Workload.Consumers, got.Workload.Lanes)
+	}
+	if got.TimeLimit.D() >= 2*minTime {
+		t.Errorf("time limit %v, want under %v (halved while it stays >= %v)", got.TimeLimit, 2*minTime, minTime)
+	}
+	if err := got.Validate(); err != nil {
+		t.Errorf("shrunk scenario is invalid: %v", err)
+	}
+	if !strings.Contains(log.String(), "drop nemesis[") || !strings.Contains(log.String(), ": fails (1 runs)") {
+		t.Errorf("log lacks the dropped faults or a failing verdict:\n%s", log.String())
+	}
+	if len(sh.Log) != strings.Count(log.String(), "\n") {
+		t.Errorf("%d steps, %d log lines", len(sh.Log), strings.Count(log.String(), "\n"))
+	}
+}
+
+// A candidate that fails only on its third run is found failing with k=3
+// (after 3 runs) and missed with k=2 (2 runs, then dropped).
+func TestShrinkJudgesEachCandidateByUpToKRuns(t *testing.T) {
+	s := bigWeak(t)
+	for _, tc := range []struct {
+		k        int
+		wantKept bool
+	}{{3, true}, {2, false}} {
+		f := &fakeJudge{failOn: 3, seen: map[string]int{}}
+		sh := Shrink(context.Background(), s, Verdict{Violated: true}, f.judge, tc.k, nil)
+		if len(sh.Log) == 0 {
+			t.Fatalf("k=%d: no candidates", tc.k)
+		}
+		for i, st := range sh.Log {
+			if st.Runs > tc.k {
+				t.Errorf("k=%d: candidate %d (%s) took %d runs", tc.k, i+1, st.Change, st.Runs)
+			}
+			if st.Outcome == "fails" && st.Runs != 3 {
+				t.Errorf("k=%d: candidate %d (%s) failed on run %d, the fake fails on the 3rd", tc.k, i+1, st.Change, st.Runs)
+			}
+		}
+		if kept := SizeOf(sh.Scenario) != SizeOf(s); kept != tc.wantKept {
+			t.Errorf("k=%d: shrunk %v -> %v; want a change kept: %v", tc.k, SizeOf(s), SizeOf(sh.Scenario), tc.wantKept)
+		}
+		if sh.Runs != f.calls {
+			t.Errorf("k=%d: %d runs reported, the judge saw %d", tc.k, sh.Runs, f.calls)
+		}
+	}
+}
+
+func TestShrinkNeverRunsAnInvalidCandidate(t *testing.T) {
+	s := bigWeak(t)
+	f := &fakeJudge{failOn: 1, seen: map[string]int{}}
+	sh := Shrink(context.Background(), s, Verdict{Violated: true}, func(ctx context.Context, c generators.Scenario) (Verdict, error) {
+		if err := c.Validate(); err != nil {
+			t.Errorf("judged an invalid scenario: %v", err)
+		}
+		return f.judge(ctx, c)
+	}, 1, nil)
+	for _, st := range sh.Log {
+		if strings.HasPrefix(st.Outcome, "invalid") && st.Runs != 0 {
+			t.Errorf("%s: %s after %d runs", st.Change, st.Outcome, st.Runs)
+		}
+	}
+}
+
+func TestHalveTimeKeepsTheScheduleInPlace(t *testing.T) {
+	s := generators.Scenario{TimeLimit: generators.Duration(3 * time.Second), Nemesis: []generators.Fault{
+		{Kind: generators.KindLostAck, Start: generators.Duration(time.Second), Duration: generators.Duration(1500 * time.Millisecond)}}}
+	h := halveTime(s)
+	if h.TimeLimit.D() != 1500*time.Millisecond || h.Nemesis[0].Start.D() != 500*time.Millisecond || h.Nemesis[0].Duration.D() != 750*time.Millisecond {
+		t.Errorf("halved to limit %v, fault at %v for %v", h.TimeLimit, h.Nemesis[0].Start, h.Nemesis[0].Duration)
+	}
+	if s.Nemesis[0].Start.D() != time.Second {
+		t.Errorf("halving changed the original: start %v", s.Nemesis[0].Start)
+	}
+}

@@ -59,7 +59,7 @@ setup:
 chaos: build
 	mkdir -p $(RUNS_DIR)
 	KAFKACHAOS_CLUSTER=$(CLUSTER) KAFKACHAOS_RUNS=$(RUNS_DIR) KAFKACHAOS_KEEP=1 \
-		$(GO) test -timeout $(TIMEOUT) -count=1 -run Chaos -v . 2>&1 | tee $(RUNS_DIR)/chaos.log | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|run dir|report' ; \
+		$(GO) test -timeout $(TIMEOUT) -count=1 -run Chaos -v . 2>&1 | tee $(RUNS_DIR)/chaos.log | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|run dir|report|faults fired per draw|never fired|failed to heal' ; \
 		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR) (full log: $(RUNS_DIR)/chaos.log; open a run's index.html)"; exit $$status
 
 # chaos-local runs the seed text's claims on 3 real brokers in network

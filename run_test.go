@@ -6,9 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -406,19 +409,22 @@ type randomProfile struct {
 	keep  bool // every run directory, not only failed ones
 }
 
-// randomProfileFor is the embedded cluster's three short draws, or on a
-// real cluster (skipped unless selected and runnable, see requireReal) one
-// draw of 8-15s: every draw starts a cluster, which takes up to a minute
-// on two loaded cores, and its directory is kept as evidence.
-// -kafkachaos.time-limit caps the draws' time limits.
+// randomProfileFor is the embedded cluster's 20 draws of 1.5-3s each
+// (FastSpace: about 5-6s a draw with the cluster's start, check and
+// report, so about two minutes), or on a real cluster (skipped unless
+// selected and runnable, see requireReal) one draw of 8-15s: every draw
+// starts a cluster, which takes up to a minute on two loaded cores, and
+// its directory is kept as evidence. KAFKACHAOS_DRAWS sets the number of
+// draws, -rapid.checks overrides it; -kafkachaos.time-limit caps the
+// draws' time limits.
 func randomProfileFor(t *testing.T, provider string) randomProfile {
 	t.Helper()
-	sp := generators.ShortSpace()
-	sp.Provider, sp.Kinds = provider, generators.KindsFor(provider)
-	sp.MinFaults = 1 // issue 12: every draw fires faults
-	p := randomProfile{space: sp, draws: 3, keep: *flagKeep}
+	p := randomProfile{space: generators.FastSpace(), draws: 20, keep: *flagKeep}
 	if provider != "embedded" {
 		requireReal(t, provider)
+		p.space = generators.ShortSpace()
+		p.space.Provider, p.space.Kinds = provider, generators.KindsFor(provider)
+		p.space.MinFaults = 1 // issue 12: every draw fires faults
 		p.space.MinTime, p.space.MaxTime = 8*time.Second, 15*time.Second
 		p.draws, p.keep = 1, true
 	}
@@ -426,7 +432,25 @@ func randomProfileFor(t *testing.T, provider string) randomProfile {
 		p.space.MaxTime = min(p.space.MaxTime, *flagTimeLimit)
 		p.space.MinTime = min(p.space.MinTime, p.space.MaxTime)
 	}
+	p.draws = drawsFromEnv(t, p.draws)
 	return p
+}
+
+// drawsEnv sets how many scenarios TestChaosRandom draws.
+const drawsEnv = "KAFKACHAOS_DRAWS"
+
+// drawsFromEnv is drawsEnv's number of draws, def when it is unset.
+func drawsFromEnv(t *testing.T, def int) int {
+	t.Helper()
+	v := os.Getenv(drawsEnv)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a number of draws of at least 1", drawsEnv, v)
+	}
+	return n
 }
 
 func chaosRandom(t *testing.T, p randomProfile) {
@@ -436,6 +460,8 @@ func chaosRandom(t *testing.T, p randomProfile) {
 		}
 		defer flag.Set("rapid.checks", f.DefValue)
 	}
+	var seen drawsSeen
+	defer func() { t.Log(seen.summary()) }()
 	rapid.Check(t, func(rt *rapid.T) {
 		s := generators.ScenarioGenIn(p.space).Draw(rt, "scenario")
 		began := time.Now()
@@ -443,8 +469,10 @@ func chaosRandom(t *testing.T, p randomProfile) {
 		if err != nil {
 			rt.Fatalf("run dir %s: %v; faults %s; replay: %s", out.Dir, err, faultSummary(out), out.Scenario.Replay)
 		}
-		t.Logf("%s (%s limit, took %s): faults %s (fired %d), expected %s, observed %s, anomalies %v, run dir %s (kept %v)",
-			s.Name, s.TimeLimit, time.Since(began).Round(time.Millisecond), faultSummary(out), out.Stats.FaultsFired,
+		seen.add(s, out.Stats.FaultsFired)
+		t.Logf("%s (%s limit, took %s): %s; faults %s (fired %d, %s), expected %s, observed %s, anomalies %v, run dir %s (kept %v)",
+			s.Name, s.TimeLimit, time.Since(began).Round(time.Millisecond), configText(s), faultSummary(out),
+			out.Stats.FaultsFired, healText(s, out.Stats.Faults),
 			out.Expected.EndToEnd, out.Observed.EndToEnd, out.Result.Counts, out.Dir, out.Kept)
 		if err := faultsTookEffect(s, out.Stats.Faults); err != nil {
 			rt.Fatalf("%v\nrun dir: %s\nreplay: %s", err, out.Dir, out.Scenario.Replay)
@@ -454,6 +482,79 @@ func chaosRandom(t *testing.T, p randomProfile) {
 				out.Observed.EndToEnd, out.Expected.EndToEnd, out.Result.Counts, out.Dir, out.Scenario.Replay)
 		}
 	})
+}
+
+// healText says how many of s's window faults (those that hold a state
+// open and must undo it) healed: a heal that failed is a harness error
+// faultsTookEffect reports, so a passing draw shows "healed k of k".
+func healText(s generators.Scenario, stats []runner.FaultStat) string {
+	windows, healed := 0, 0
+	for i, f := range s.Nemesis {
+		if generators.Instantaneous(f.Kind) || i >= len(stats) {
+			continue
+		}
+		windows++
+		if !slices.ContainsFunc(stats[i].Errors, func(e string) bool { return strings.HasPrefix(e, "heal: ") }) {
+			healed++
+		}
+	}
+	return fmt.Sprintf("healed %d of %d windows", healed, windows)
+}
+
+// configText is the client and topic configuration a draw covers, in the
+// seed table's terms, so the log says which rows the draws visited.
+func configText(s generators.Scenario) string {
+	return strings.Join(configCells(s), " ")
+}
+
+func configCells(s generators.Scenario) []string {
+	p, c := s.Producer, s.Consumer
+	return []string{
+		fmt.Sprintf("acks=%s", p.Acks), fmt.Sprintf("retries=%s", retriesText(p.Retries)),
+		fmt.Sprintf("idempotent=%v", p.EnableIdempotence), fmt.Sprintf("transactions=%v", p.TransactionalID != ""),
+		fmt.Sprintf("rf=%d", s.Topic.ReplicationFactor), fmt.Sprintf("min-isr=%d", s.Topic.MinInsyncReplicas),
+		fmt.Sprintf("unclean=%v", s.Topic.UncleanLeaderElection), fmt.Sprintf("mode=%s", s.Workload.Mode),
+		fmt.Sprintf("commit=%s", c.CommitStrategy), fmt.Sprintf("isolation=%s", c.IsolationLevel),
+	}
+}
+
+func retriesText(n int) string {
+	if n == math.MaxInt32 {
+		return "max"
+	}
+	return strconv.Itoa(n)
+}
+
+// drawsSeen tallies what TestChaosRandom's draws covered: faults fired per
+// draw and the configuration cells visited.
+type drawsSeen struct {
+	fired []int64
+	cells map[string]int
+}
+
+func (d *drawsSeen) add(s generators.Scenario, fired int64) {
+	d.fired = append(d.fired, fired)
+	if d.cells == nil {
+		d.cells = map[string]int{}
+	}
+	for _, c := range configCells(s) {
+		d.cells[c]++
+	}
+}
+
+// summary is the tally: draws, faults fired per draw (min and median) and
+// how many draws visited each configuration cell.
+func (d *drawsSeen) summary() string {
+	if len(d.fired) == 0 {
+		return "no draw ran to its end"
+	}
+	f := slices.Sorted(slices.Values(d.fired))
+	cells := slices.Sorted(maps.Keys(d.cells))
+	for i, c := range cells {
+		cells[i] = fmt.Sprintf("%s×%d", c, d.cells[c])
+	}
+	return fmt.Sprintf("%d draws ran; faults fired per draw: min %d, median %d, max %d; configurations: %s",
+		len(f), f[0], f[len(f)/2], f[len(f)-1], strings.Join(cells, " "))
 }
 
 // faultsTookEffect says which of s's faults never fired or failed to heal:

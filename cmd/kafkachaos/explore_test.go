@@ -1,0 +1,49 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestExploreRefusesBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--space", "strong"}, `space "strong"`},
+		{[]string{"--cluster", "external"}, `--cluster "external"`},
+		{[]string{"--duration", "0s"}, "positive duration"},
+		{[]string{"--k", "0"}, "k >= 1"},
+		{[]string{"--save", "x", "--no-shrink"}, "--no-shrink"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	} {
+		var out, errb strings.Builder
+		code := dispatch(append([]string{"explore"}, tc.args...), &out, &errb)
+		if code != exitError || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), exitError, tc.want)
+		}
+	}
+}
+
+// A campaign whose time is up before its first draw runs nothing, exits 0
+// and still prints what it covered (nothing).
+func TestExploreWithNoTimeDrawsNothing(t *testing.T) {
+	var out, errb strings.Builder
+	code := dispatch([]string{"explore", "--duration", "1ns", "--space", "weak", "--runs", t.TempDir()}, &out, &errb)
+	if code != exitValid {
+		t.Fatalf("exit %d, stderr %s", code, errb.String())
+	}
+	for _, want := range []string{"space weak (claim exactly-once), seed 1: 0 draws", "visited 0 of 0 cells", "no draw violated"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestExploreIsListed(t *testing.T) {
+	var out, errb strings.Builder
+	dispatch([]string{"help"}, &out, &errb)
+	if !strings.Contains(errb.String(), "explore ") {
+		t.Errorf("help does not list explore:\n%s", errb.String())
+	}
+}

@@ -1,0 +1,92 @@
+package explore
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/model"
+)
+
+func TestDrawStaysInItsSpaceAndRepeats(t *testing.T) {
+	gs := GenSpace("embedded")
+	for _, sp := range []Space{SpaceSafe, SpaceWeak} {
+		for i := range 20 {
+			s, err := Draw(gs, sp, 3, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := s.Producer.ProducerConfig
+			safe := p.Idempotent() && p.Acks == model.AcksAll
+			c := s.Consumer.CommitStrategy
+			if sp == SpaceSafe && !safe || sp == SpaceWeak && safe && c != model.CommitAuto && c != model.CommitBeforeProcessing {
+				t.Errorf("%s draw %d: %s", sp, i, ConfigOf(s))
+			}
+			if len(s.Nemesis) == 0 {
+				t.Errorf("%s draw %d has no fault", sp, i)
+			}
+			again, _ := Draw(gs, sp, 3, i)
+			if again.Name != s.Name {
+				t.Errorf("%s draw %d: %s then %s", sp, i, s.Name, again.Name)
+			}
+		}
+	}
+	if _, err := ParseSpace("strong"); err == nil {
+		t.Error("space strong accepted")
+	}
+}
+
+// A campaign stops at the first violating draw, counts what it drew, and
+// shrinks the violation into OutDir.
+func TestCampaignStopsAtAViolationAndShrinksIt(t *testing.T) {
+	draws := 0
+	judge := func(_ context.Context, s generators.Scenario) (Verdict, error) {
+		draws++
+		return Verdict{Violated: draws >= 3 && s.Workload.Producers > 0, FaultsFired: 2, Expected: "exactly-once",
+			Observed: "at-least-once", Anomalies: []string{"duplicate"}}, nil
+	}
+	var prog strings.Builder
+	out := filepath.Join(t.TempDir(), "shrink")
+	c := Campaign{Gen: GenSpace("embedded"), Space: SpaceWeak, Seed: 1, Duration: time.Minute, Judge: judge,
+		K: 2, Shrink: true, OutDir: out, Progress: &prog}
+	rep, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Draws != 3 || rep.Found == nil || rep.Found.Draw != 2 || rep.FaultsFired != 6 {
+		t.Fatalf("draws %d, found %+v, fired %d: want a violation at draw 2 of 3, 6 fired", rep.Draws, rep.Found, rep.FaultsFired)
+	}
+	if v, _, _ := rep.Coverage.Visited(); v == 0 {
+		t.Error("coverage is empty")
+	}
+	if !strings.Contains(prog.String(), "draws 3  faults fired 6  violations 1") {
+		t.Errorf("progress:\n%s", prog.String())
+	}
+	if rep.Shrunk == nil || len(rep.Shrunk.Scenario.Nemesis) != 0 || rep.Shrunk.Scenario.Workload.Producers != 1 {
+		t.Errorf("shrunk to %+v, want no faults and one producer", rep.Shrunk)
+	}
+	min, err := generators.Load(filepath.Join(out, "minimal.json"))
+	if err != nil || min.Workload.Producers != 1 {
+		t.Errorf("minimal.json: %v, producers %d", err, min.Workload.Producers)
+	}
+	log, err := os.ReadFile(filepath.Join(out, "shrink.log"))
+	if err != nil || !strings.Contains(string(log), "k=2") || !strings.Contains(string(log), "minimal: 0 fault steps") {
+		t.Errorf("shrink.log: %v\n%s", err, log)
+	}
+}
+
+func TestCampaignEndsWithItsDuration(t *testing.T) {
+	judge := func(context.Context, generators.Scenario) (Verdict, error) {
+		time.Sleep(20 * time.Millisecond)
+		return Verdict{}, nil
+	}
+	c := Campaign{Gen: GenSpace("embedded"), Space: SpaceAll, Seed: 1, Duration: 100 * time.Millisecond, Judge: judge}
+	rep, err := c.Run(context.Background())
+	if err != nil || rep.Found != nil || rep.Draws < 2 || rep.Draws > 6 {
+		t.Errorf("draws %d, found %v, err %v: want 2-6 draws and no violation", rep.Draws, rep.Found, err)
+	}
+}

@@ -21,7 +21,9 @@
 // by 3 runs with probability 1/8 at worst, and a miss only costs a smaller
 // result, never a wrong one (a kept change was seen failing); more runs
 // would triple the shrink's time for a small gain. Replays of regressions
-// take up to K attempts for the same reason.
+// take up to K attempts for the same reason. A candidate fails only with
+// one of the original violation's anomaly kinds: a shrink keeps its bug
+// rather than trading it for another, and a regression pins those kinds.
 //
 // This package must not know how a run is made (clusters, clients,
 // checkers): it drives generators' and runner's public APIs, and its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,7 +28,9 @@ type Step struct {
 	Runs    int
 	// Verdict is the failing run's (Outcome "fails").
 	Verdict Verdict
-	Errors  []string
+	// Errors are the runs' harness errors, and runs that violated the
+	// claim with other anomaly kinds than the original's.
+	Errors []string
 }
 
 // Shrunk is a shrink's result: the smallest scenario seen failing, the
@@ -58,7 +61,7 @@ func Shrink(ctx context.Context, s generators.Scenario, v Verdict, judge Judge, 
 			if passed[c.change] {
 				continue
 			}
-			st := try(ctx, c, judge, k)
+			st := try(ctx, c, judge, k, v.Anomalies)
 			passed[c.change] = st.Outcome != "fails"
 			res.Log, res.Runs = append(res.Log, st), res.Runs+st.Runs
 			if log != nil {
@@ -84,13 +87,16 @@ func (st Step) line(n int) string {
 			st.Verdict.Expected, st.Verdict.Observed, st.Verdict.Anomalies, st.Verdict.Dir)
 	}
 	if len(st.Errors) > 0 {
-		b += "; harness errors: " + strings.Join(st.Errors, "; ")
+		b += "; " + strings.Join(st.Errors, "; ")
 	}
 	return b
 }
 
-// try judges candidate c by up to k runs, stopping at the first failure.
-func try(ctx context.Context, c candidate, judge Judge, k int) Step {
+// try judges candidate c by up to k runs, stopping at the first failure: a
+// violation showing one of the anomaly kinds want (the original's, so that
+// the shrink keeps its bug rather than trading it for another). The
+// failure's anomalies are cut to want's: those are what a replay pins.
+func try(ctx context.Context, c candidate, judge Judge, k int, want []string) Step {
 	st := Step{Change: c.change, Outcome: "passes"}
 	if err := c.s.Validate(); err != nil {
 		st.Outcome = "invalid: " + err.Error()
@@ -106,12 +112,34 @@ func try(ctx context.Context, c candidate, judge Judge, k int) Step {
 			st.Errors = append(st.Errors, err.Error())
 			continue
 		}
-		if v.Violated {
+		if same := sameBug(v, want); same != nil {
+			v.Anomalies = same
 			st.Outcome, st.Verdict = "fails", v
 			return st
 		}
+		if v.Violated {
+			st.Errors = append(st.Errors, fmt.Sprintf("run %d violated with other anomalies %v", st.Runs, v.Anomalies))
+		}
 	}
 	return st
+}
+
+// sameBug is v's anomaly kinds among want when v violates its claim with
+// one of them (any, when want is empty); nil otherwise.
+func sameBug(v Verdict, want []string) []string {
+	if !v.Violated {
+		return nil
+	}
+	if len(want) == 0 {
+		return append([]string{}, v.Anomalies...)
+	}
+	var same []string
+	for _, a := range v.Anomalies {
+		if slices.Contains(want, a) {
+			same = append(same, a)
+		}
+	}
+	return same
 }
 
 type candidate struct {

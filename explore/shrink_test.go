@@ -140,3 +140,28 @@ func TestHalveTimeKeepsTheScheduleInPlace(t *testing.T) {
 		t.Errorf("halving changed the original: start %v", s.Nemesis[0].Start)
 	}
 }
+
+// A candidate that violates the claim with another anomaly kind than the
+// original's is a different bug: it passes, and the log says why.
+func TestShrinkKeepsTheOriginalBug(t *testing.T) {
+	s := bigWeak(t)
+	judge := func(_ context.Context, c generators.Scenario) (Verdict, error) {
+		kind := "duplicate"
+		if len(c.Nemesis) < len(s.Nemesis) {
+			kind = "lost-write" // dropping a fault trades the bug for another
+		}
+		return Verdict{Violated: true, Anomalies: []string{kind, "reorder"}}, nil
+	}
+	sh := Shrink(context.Background(), s, Verdict{Violated: true, Anomalies: []string{"duplicate"}}, judge, 2, nil)
+	if len(sh.Scenario.Nemesis) != len(s.Nemesis) {
+		t.Errorf("shrunk to %d faults, from %d: dropping one showed another bug", len(sh.Scenario.Nemesis), len(s.Nemesis))
+	}
+	if got := sh.Verdict.Anomalies; len(got) != 1 || got[0] != "duplicate" {
+		t.Errorf("pinned anomalies %v, want [duplicate] (the original's among those seen)", got)
+	}
+	st := sh.Log[0]
+	if !strings.HasPrefix(st.Change, "drop nemesis") || st.Outcome != "passes" || st.Runs != 2 ||
+		len(st.Errors) != 2 || !strings.Contains(st.Errors[0], "other anomalies [lost-write reorder]") {
+		t.Errorf("first step %+v", st)
+	}
+}

@@ -553,7 +553,8 @@ func (d *drawsSeen) summary() string {
 	for i, c := range cells {
 		cells[i] = fmt.Sprintf("%s×%d", c, d.cells[c])
 	}
-	return fmt.Sprintf("%d draws ran; faults fired per draw: min %d, median %d, max %d; configurations: %s",
+	// rapid re-runs draws while it shrinks a failure: those count too
+	return fmt.Sprintf("%d draws ran (with any shrink re-runs); faults fired per draw: min %d, median %d, max %d; configurations: %s",
 		len(f), f[0], f[len(f)/2], f[len(f)-1], strings.Join(cells, " "))
 }
 

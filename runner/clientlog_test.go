@@ -16,9 +16,13 @@ import (
 // librdkafka's instance: message.
 var clientLogLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z [a-z0-9]+ +\[(producer|consumer|copier|final reader) p\d+(,p\d+)*( consumer| producer)?\] [A-Z]+ \S+: `)
 
-// A run that kills the producer's partition leader writes librdkafka's
-// lines about it (the broken connection) into the run directory's
-// client.log, each naming its worker.
+// A run writes librdkafka's own lines into the run directory's client.log,
+// whole lines, each naming its worker: the producer's, a consumer's and the
+// final reader's clients all log there (at least the line each logs once
+// it has connected). A kill of the leader adds lines about the lost broker
+// when librdkafka notices it in time; kfake keeps open connections to a
+// killed node and drops their requests, so how soon that is depends on the
+// load, and those lines are not required.
 func TestRunWritesTheClientLog(t *testing.T) {
 	s := smallScenario()
 	s.TimeLimit = generators.Duration(3 * time.Second)
@@ -39,15 +43,18 @@ func TestRunWritesTheClientLog(t *testing.T) {
 	if !strings.HasSuffix(text, "\n") {
 		t.Fatalf("client.log does not end in a whole line:\n%s", text)
 	}
-	var producerLost bool
+	workers := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		if !clientLogLine.MatchString(line) {
+		m := clientLogLine.FindStringSubmatch(line)
+		if m == nil {
 			t.Errorf("not a client log line: %q", line)
+			continue
 		}
-		producerLost = producerLost || strings.Contains(line, "[producer p") &&
-			(strings.Contains(line, "Disconnected") || strings.Contains(line, "Connection refused"))
+		workers[m[1]] = true
 	}
-	if !producerLost {
-		t.Errorf("client.log has no line of the producer losing the killed leader:\n%s", text)
+	for _, w := range []string{"producer", "consumer", "final reader"} {
+		if !workers[w] {
+			t.Errorf("client.log has no line of a %s's client:\n%s", w, text)
+		}
 	}
 }

@@ -1,8 +1,14 @@
 package main
 
 import (
+	"flag"
+	"io"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kafkachaos/kafkachaos/explore"
+	"github.com/kafkachaos/kafkachaos/generators"
 )
 
 func TestExploreRefusesBadFlags(t *testing.T) {
@@ -45,5 +51,29 @@ func TestExploreIsListed(t *testing.T) {
 	dispatch([]string{"help"}, &out, &errb)
 	if !strings.Contains(errb.String(), "explore ") {
 		t.Errorf("help does not list explore:\n%s", errb.String())
+	}
+}
+
+// --cluster local|docker reaches the runner through each draw's scenario,
+// as `kafkachaos run --cluster` does; nothing is run here.
+func TestExplorePassesTheClusterThrough(t *testing.T) {
+	for _, cl := range []string{"embedded", "local", "docker"} {
+		fs := flag.NewFlagSet("explore", flag.ContinueOnError)
+		var ef exploreFlags
+		ef.register(fs)
+		if err := fs.Parse([]string{"--cluster", cl, "--space", "all", "--runs", t.TempDir()}); err != nil {
+			t.Fatal(err)
+		}
+		c, err := ef.campaign(fs, io.Discard)
+		if err != nil {
+			t.Fatalf("%s: %v", cl, err)
+		}
+		s, err := explore.Draw(c.Gen, c.Space, c.Seed, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", cl, err)
+		}
+		if s.Cluster.Provider != cl || !slices.Equal(c.Gen.Kinds, generators.KindsFor(cl)) {
+			t.Errorf("--cluster %s: draw on %q with kinds %v", cl, s.Cluster.Provider, c.Gen.Kinds)
+		}
 	}
 }

@@ -26,8 +26,10 @@ type Campaign struct {
 	Shrink bool
 	// OutDir receives minimal.json and shrink.log of a shrunk violation.
 	OutDir string
-	// Progress, when set, gets a line per draw.
+	// Progress, when set, gets a line per draw; TTY says it is a terminal,
+	// where that line is rewritten in place (as runner's progress is).
 	Progress io.Writer
+	TTY      bool
 }
 
 // Found is a violating draw.
@@ -81,6 +83,9 @@ func (c Campaign) Run(ctx context.Context) (Report, error) {
 		}
 		c.progress(r, began)
 	}
+	if c.Progress != nil && c.TTY && r.Draws > 0 {
+		fmt.Fprintln(c.Progress) // end the rewritten line: what follows has its own
+	}
 	r.Elapsed = time.Since(began)
 	if r.Found != nil && c.Shrink {
 		sh, err := c.shrink(ctx, *r.Found)
@@ -99,8 +104,13 @@ func (c Campaign) progress(r Report, began time.Time) {
 	if r.Found != nil {
 		violations = 1
 	}
-	fmt.Fprintf(c.Progress, "explore: %s/%s  draws %d  faults fired %d  violations %d  errors %d  runs/hour %.0f\n",
+	line := fmt.Sprintf("explore: %s/%s  draws %d  faults fired %d  violations %d  errors %d  runs/hour %.0f",
 		el.Truncate(time.Second), c.Duration, r.Draws, r.FaultsFired, violations, r.Errors, float64(r.Draws)/el.Hours())
+	if c.TTY {
+		fmt.Fprintf(c.Progress, "\r%s\033[K", line)
+		return
+	}
+	fmt.Fprintln(c.Progress, line)
 }
 
 // shrink shrinks f, writing the log as it goes and the minimal scenario at

@@ -90,3 +90,23 @@ func TestCampaignEndsWithItsDuration(t *testing.T) {
 		t.Errorf("draws %d, found %v, err %v: want 2-6 draws and no violation", rep.Draws, rep.Found, err)
 	}
 }
+
+// On a terminal the progress line is rewritten in place, and ended once
+// the draws are over.
+func TestCampaignProgressOnATerminal(t *testing.T) {
+	n := 0
+	judge := func(context.Context, generators.Scenario) (Verdict, error) {
+		n++
+		return Verdict{Violated: n == 2, FaultsFired: 1}, nil
+	}
+	var prog strings.Builder
+	c := Campaign{Gen: GenSpace("embedded"), Space: SpaceAll, Seed: 1, Duration: time.Minute, Judge: judge, Progress: &prog, TTY: true}
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := prog.String()
+	if strings.Count(got, "\r") != 2 || strings.Count(got, "\n") != 1 || !strings.Contains(got, "draws 2  faults fired 2  violations 1") ||
+		!strings.HasSuffix(got, "\033[K\n") {
+		t.Errorf("terminal progress %q: want two rewrites of one line, ended once", got)
+	}
+}

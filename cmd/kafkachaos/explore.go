@@ -112,7 +112,7 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer) (explore.Cam
 		Judge: judge, K: ef.k, Shrink: !ef.noShrink,
 		OutDir: filepath.Join(runs, "explore", fmt.Sprintf("shrink-seed%d-%s", ef.seed, time.Now().UTC().Format("20060102T150405")))}
 	if !ef.quiet {
-		c.Progress = stderr
+		c.Progress, c.TTY = stderr, isTerminal(stderr)
 	}
 	return c, nil
 }

@@ -206,32 +206,42 @@ func (sc *schedule) picker(f generators.Fault) nemesis.Picker {
 	}
 }
 
-// crashProducer crashes a producer or a copier (a transactional producer).
-// A copier only takes the request (its crash happens mid-transaction), so
-// it counts once the copier has crashed.
+// crashProducer crashes a producer or a copier (a transactional producer),
+// chosen among those it can act on now. A copier still opening (its
+// transactional producer waits for a coordinator while a broker is down),
+// being replaced, or with a crash requested already is passed over: a step
+// must not be spent on it while a producer runs. A copier only takes the
+// request (its crash happens mid-transaction), so it counts once the
+// copier has crashed.
 func (sc *schedule) crashProducer(ctx context.Context) (any, error) {
-	n := len(sc.producers) + len(sc.copiers)
-	if n == 0 {
+	var crash []func() (any, error)
+	for _, slot := range sc.producers {
+		if slot.Current() != nil {
+			crash = append(crash, func() (any, error) {
+				p, err := slot.Crash()
+				if p == nil {
+					return nil, err
+				}
+				return map[string]any{"processes": p.Processes()}, err
+			})
+		}
+	}
+	for _, slot := range sc.copiers {
+		if cp := slot.Current(); cp != nil && !cp.Ended() && !cp.NeedsFencing() && !sc.isAwaited(cp.Process()) {
+			crash = append(crash, func() (any, error) {
+				cp, err := slot.Crash()
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"copier": cp.Process(), "effect": "requested: counted when its crash op is recorded"},
+					sc.await(ctx, cp.Process(), cp.Crashed)
+			})
+		}
+	}
+	if len(crash) == 0 {
 		return nil, workers.ErrNothingToCrash
 	}
-	i := sc.intN(n)
-	if i >= len(sc.producers) {
-		slot := sc.copiers[i-len(sc.producers)]
-		if cur := slot.Current(); cur != nil && sc.isAwaited(cur.Process()) {
-			return nil, workers.ErrNothingToCrash // its crash is requested already
-		}
-		cp, err := slot.Crash()
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"copier": cp.Process(), "effect": "requested: counted when its crash op is recorded"},
-			sc.await(ctx, cp.Process(), cp.Crashed)
-	}
-	p, err := sc.producers[i].Crash()
-	if p == nil {
-		return nil, err
-	}
-	return map[string]any{"processes": p.Processes()}, err
+	return crash[sc.intN(len(crash))]()
 }
 
 // crashConsumer asks a consumer to crash at point and counts once it has:

@@ -229,3 +229,40 @@ func holding(c *client.Consumer) []*workers.ConsumerSlot {
 	slot.Put(c)
 	return []*workers.ConsumerSlot{slot}
 }
+
+// TestProducerCrashPassesOverAnOpeningCopier: while the copier has not
+// opened (its transactional producer waits for a coordinator, as when a
+// broker is down at the start), every crash-producer step crashes the
+// running producer instead of finding "no client to act on" in the
+// copier's empty slot (a CI run's draw never fired its crash-producer so).
+func TestProducerCrashPassesOverAnOpeningCopier(t *testing.T) {
+	s := copyScenario()
+	w, err := workers.New(s, workers.Options{Bootstrap: "127.0.0.1:1", Recorder: client.NewMemRecorder()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := workers.KeyMap(s.Keys.Map)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := client.NewProducer(client.ProducerOptions{Bootstrap: "127.0.0.1:1", Keys: keys,
+		Recorder: client.NewMemRecorder(), Processes: &client.Processes{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot := w.Producers()[0]
+	slot.Put(p)
+	t.Cleanup(func() { slot.Current().Crash() })
+	sc := &schedule{producers: w.Producers(), copiers: w.Copiers(), awaiting: map[int64]bool{}}
+	for seed := range uint64(8) {
+		sc.rng = rand.New(rand.NewPCG(seed, 2))
+		before := slot.Current()
+		if _, err := sc.crashProducer(context.Background()); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		crashed := errors.Is(before.SendAsync(context.Background(), 0, 1, nil), client.ErrCrashed)
+		if !crashed || slot.Current() == before {
+			t.Fatalf("seed %d: the running producer was not crashed and replaced", seed)
+		}
+	}
+}

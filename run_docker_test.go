@@ -38,7 +38,8 @@ func TestChaosDockerAcks0KillLoses(t *testing.T) {
 }
 
 // Retries without idempotence: a frozen leader or dropped packets lose
-// acknowledgements, and the retry writes a second copy. Whether a given
+// acknowledgements (answers later than socket.timeout.ms, see
+// TestChaosLocalRetriesDuplicate), and the retry writes a second copy. Whether a given
 // freeze catches a request between the broker's append and its answer is
 // timing, so there are four short freezes and a long spell of loss (three
 // freezes and 40% loss showed it in one run of two on two loaded cores;
@@ -51,6 +52,7 @@ func TestChaosDockerRetriesDuplicate(t *testing.T) {
 	s.Producer.EnableIdempotence = false
 	s.Producer.MaxInFlight = 1
 	s.Producer.RequestTimeout = d(1 * time.Second)
+	s.Producer.SocketTimeout = d(1 * time.Second)
 	for _, at := range []float64{0.1, 0.25, 0.4, 0.55} {
 		s.Nemesis = append(s.Nemesis, faultAt(s, generators.KindPause, "leader", at, at+0.08))
 	}

@@ -50,8 +50,17 @@ type TopicPartition struct {
 type Producer struct {
 	model.ProducerConfig
 	DeliveryTimeout Duration `json:"delivery.timeout,omitempty"`
-	RequestTimeout  Duration `json:"request.timeout,omitempty"`
-	Linger          Duration `json:"linger,omitempty"`
+	// RequestTimeout is librdkafka's request.timeout.ms: for a produce
+	// request the ack timeout the broker enforces (a Java client's
+	// request.timeout.ms is SocketTimeout here).
+	RequestTimeout Duration `json:"request.timeout,omitempty"`
+	// SocketTimeout is socket.timeout.ms: how long the client waits for
+	// an answer before it gives the request up and retries it. A request
+	// that reached the broker and whose answer is late by more than this
+	// is written again by a retry (without idempotence: twice). 0 keeps
+	// librdkafka's 60 s.
+	SocketTimeout Duration `json:"socket.timeout,omitempty"`
+	Linger        Duration `json:"linger,omitempty"`
 }
 
 // Consumer is the consumers' configuration.

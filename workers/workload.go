@@ -262,6 +262,7 @@ func (w *Workload) producerConfig() client.ProducerConfig {
 		MaxInFlight:     p.MaxInFlight,
 		DeliveryTimeout: p.DeliveryTimeout.D(),
 		RequestTimeout:  p.RequestTimeout.D(),
+		SocketTimeout:   p.SocketTimeout.D(),
 		Linger:          p.Linger.D(),
 	}
 }

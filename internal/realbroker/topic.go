@@ -1,10 +1,11 @@
 package realbroker
 
-// Topic is one topic to create. Its fields are cluster.TopicSpec's, in the
-// same order and of the same types, so a provider converts one with
-// realbroker.Topic(spec); this package stays below cluster/ and cannot name
-// that type.
-type Topic struct {
+// Topic is one topic to create. It names the struct type itself rather than
+// a new type, so that its field list is written once here and any type with
+// the same fields (cluster.TopicSpec: this package stays below cluster/ and
+// cannot name it) converts to it; a provider whose spec ever differs fails
+// to compile at its call of Topics.
+type Topic = struct {
 	Name              string
 	Partitions        int32
 	ReplicationFactor int16 // 0 means min(3, brokers)
@@ -14,13 +15,7 @@ type Topic struct {
 
 // Topics converts topic specs of a type with Topic's fields (cluster's
 // TopicSpec) to Topics.
-func Topics[T ~struct {
-	Name              string
-	Partitions        int32
-	ReplicationFactor int16
-	MinInsyncReplicas int
-	Configs           map[string]string
-}](specs []T) []Topic {
+func Topics[T ~Topic](specs []T) []Topic {
 	ts := make([]Topic, len(specs))
 	for i, t := range specs {
 		ts[i] = Topic(t)

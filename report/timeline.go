@@ -31,12 +31,11 @@ type timeline struct {
 	bars  []span // every span, by start, nemesis first on ties
 	lanes []int64
 	lane  map[int64]int
-	fs    []string // f names in first-seen order along the timeline
-	fidx  []int    // collected f index -> index in fs
+	fs    []string // f names, indexed by a span's F (collected.Fs)
 }
 
 func newTimeline(c *collected) *timeline {
-	tl := &timeline{bars: c.Spans, lane: map[int64]int{}}
+	tl := &timeline{bars: c.Spans, lane: map[int64]int{}, fs: c.Fs}
 	var procs []int64
 	if slices.ContainsFunc(c.Spans, func(s span) bool { return s.Process < 0 }) {
 		tl.lane[-1] = 0 // every nemesis process draws in lane 0
@@ -52,16 +51,6 @@ func newTimeline(c *collected) *timeline {
 	for _, p := range procs {
 		tl.lane[p] = len(tl.lanes)
 		tl.lanes = append(tl.lanes, p)
-	}
-	tl.fidx = make([]int, len(c.Fs))
-	for i := range tl.fidx {
-		tl.fidx[i] = -1
-	}
-	for _, b := range tl.bars {
-		if tl.fidx[b.F] < 0 {
-			tl.fidx[b.F] = len(tl.fs)
-			tl.fs = append(tl.fs, c.Fs[b.F])
-		}
 	}
 	return tl
 }
@@ -147,7 +136,7 @@ func (tl *timeline) write(w *bufio.Writer, wins []window, end int64, focus map[i
 		j.byte(t)
 	}
 	j.raw(`"`)
-	j.column("f", tl.bars, func(_ int, b span) int64 { return int64(tl.fidx[b.F]) })
+	j.column("f", tl.bars, func(_ int, b span) int64 { return int64(b.F) })
 	j.column("i", tl.bars, func(_ int, b span) int64 { return b.Invoke })
 	j.column("c", tl.bars, func(_ int, b span) int64 { return b.Op - b.Invoke })
 	var ws [][3]any

@@ -199,12 +199,7 @@ func (p netOps) Link(ctx context.Context, id int32) (realbroker.Link, error) {
 	if err != nil {
 		return realbroker.Link{}, fmt.Errorf("cluster/docker: slow link on node %d: %w", id, err)
 	}
-	in := func(pid int) realbroker.Run {
-		return func(ctx context.Context, stdin, name string, args ...string) (string, error) {
-			return inNetns(ctx, pid, stdin, name, args...)
-		}
-	}
-	return realbroker.Link{InNode: in(pid), OnHost: in(hostNetns), HostDev: host}, nil
+	return realbroker.Link{InNode: netnsRun(pid), OnHost: netnsRun(hostNetns), HostDev: host}, nil
 }
 
 // SlowLinkMechanism names how SlowLink limits a link, for the nemesis op.

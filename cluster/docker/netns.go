@@ -45,6 +45,13 @@ func inNetns(ctx context.Context, pid int, stdin string, name string, args ...st
 	return string(out), nil
 }
 
+// netnsRun is inNetns for process pid as a realbroker.Run.
+func netnsRun(pid int) realbroker.Run {
+	return func(ctx context.Context, stdin, name string, args ...string) (string, error) {
+		return inNetns(ctx, pid, stdin, name, args...)
+	}
+}
+
 // nftScript renders everything a node's namespace should hold: its blocked
 // set exactly blocked and its loss chain dropping pct percent of incoming
 // packets. The table is dropped and redefined in the same transaction

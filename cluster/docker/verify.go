@@ -41,10 +41,7 @@ func (p *Provider) waitState(ctx context.Context, n *node, running, paused bool,
 // checkNet lists node n's kafkachaos table (in the namespace of pid) and
 // compares it with the cuts and loss asked of it.
 func checkNet(ctx context.Context, n *node, pid int, blocked []string, loss int) error {
-	run := func(ctx context.Context, stdin, name string, args ...string) (string, error) {
-		return inNetns(ctx, pid, stdin, name, args...)
-	}
-	err := realbroker.CheckTable(ctx, run, func(l string) error {
+	err := realbroker.CheckTable(ctx, netnsRun(pid), func(l string) error {
 		return errors.Join(realbroker.CheckBlocked(l, blocked), realbroker.CheckLoss(l, loss))
 	})
 	if err != nil {

@@ -310,14 +310,15 @@ func (c *Cluster) changeCuts(ctx context.Context, next func(cur [][2]int32) ([][
 
 // PacketLoss drops pct percent (0..100) of the packets node id receives,
 // at random (nft numgen); 0 removes the loss. Applies to peers and clients.
+// Its input is checked before the network is asked, as a cut's is.
 func (c *Cluster) PacketLoss(ctx context.Context, id int32, pct int) error {
-	if err := c.net.NoCuts(); err != nil {
-		return err
-	}
 	if pct < 0 || pct > 100 {
 		return fmt.Errorf("%s: packet loss %d%%, want 0..100", c.prefix, pct)
 	}
 	if _, err := c.Index(id); err != nil {
+		return err
+	}
+	if err := c.net.NoCuts(); err != nil {
 		return err
 	}
 	if err := c.net.ApplyLoss(ctx, id, pct); err != nil {

@@ -118,6 +118,9 @@ func TestClusterValidatesBeforeAskingTheNetwork(t *testing.T) {
 	if err := c.PacketLoss(ctx, 1, 5); !errors.Is(err, errNoNet) {
 		t.Errorf("PacketLoss without a network = %v, want %v", err, errNoNet)
 	}
+	if err := c.PacketLoss(ctx, 1, 101); err == nil || errors.Is(err, errNoNet) {
+		t.Errorf("PacketLoss of 101%% without a network = %v, want a validation error", err)
+	}
 }
 
 func TestClusterPacketLossChecksItsInput(t *testing.T) {

@@ -106,11 +106,12 @@ func Run(ctx context.Context, opts Options) (Matrix, error) {
 	if len(o.Rows) == 0 || len(o.Columns) == 0 {
 		return Matrix{}, fmt.Errorf("matrix: %d rows and %d columns: want at least one of each", len(o.Rows), len(o.Columns))
 	}
-	if _, err := o.Providers.New(o.Cluster); err != nil {
+	prov, err := o.Providers.New(o.Cluster)
+	if err != nil {
 		return Matrix{}, fmt.Errorf("matrix: %w", err)
 	}
 	t0 := time.Now()
-	m := layout(o)
+	m := layout(o, func(s generators.Scenario) error { return runner.Injectable(prov, s) })
 	jobs := m.jobs(o)
 	runJobs(ctx, o, &m, jobs)
 	m.Elapsed = time.Since(t0)
@@ -121,21 +122,23 @@ func Run(ctx context.Context, opts Options) (Matrix, error) {
 }
 
 // layout is the matrix before any run: predictions, and n/a cells with
-// their reasons.
-func layout(o Options) Matrix {
+// their reasons; injectable says whether the cluster can inject a
+// scenario's faults.
+func layout(o Options, injectable func(generators.Scenario) error) Matrix {
 	m := Matrix{Cluster: o.Cluster, Runs: o.Runs, TimeLimit: o.TimeLimit}
 	for _, c := range o.Columns {
 		m.Columns = append(m.Columns, ColumnInfo{ID: c.ID, Name: c.Name})
 	}
 	kinds := generators.KindsFor(o.Cluster)
 	for _, r := range o.Rows {
-		info, scenarios := rowOf(o, r)
+		info, base := rowOf(o, r)
 		m.Rows = append(m.Rows, info)
 		cells := make([]Cell, len(o.Columns))
+		scenarios := make([]generators.Scenario, len(o.Columns))
 		for j, c := range o.Columns {
 			cells[j] = Cell{Row: r.ID, Column: c.ID, NA: info.NA}
 			if cells[j].NA == "" {
-				scenarios[j], cells[j].NA = cellScenario(o, r, c, kinds)
+				scenarios[j], cells[j].NA = cellScenario(base, o.Cluster, r, c, kinds, injectable)
 			}
 		}
 		m.Cells = append(m.Cells, cells)
@@ -144,9 +147,9 @@ func layout(o Options) Matrix {
 	return m
 }
 
-// rowOf is r's header: its prediction from the model, the same call the
-// runner makes for each of its runs.
-func rowOf(o Options, r Row) (RowInfo, []generators.Scenario) {
+// rowOf is r's header, with its prediction from the model (the same call
+// the runner makes for each of its runs), and r's scenario without faults.
+func rowOf(o Options, r Row) (RowInfo, generators.Scenario) {
 	info := RowInfo{ID: r.ID, Name: r.Name, Hop: r.Hop, NA: r.NA}
 	s := Base(o.Cluster, o.TimeLimit)
 	r.Apply(&s)
@@ -155,29 +158,25 @@ func rowOf(o Options, r Row) (RowInfo, []generators.Scenario) {
 		info.NA = "the model has no prediction: " + err.Error()
 	}
 	info.Expected = exp
-	return info, make([]generators.Scenario, len(o.Columns))
+	return info, s
 }
 
-// cellScenario is r's configuration under c's fault, or why it cannot apply:
-// the cluster does not inject the kind, or the scenario gives the fault
-// nothing to act on (generators' availability rules, through Validate).
-func cellScenario(o Options, r Row, c Column, kinds []string) (generators.Scenario, string) {
-	s := Base(o.Cluster, o.TimeLimit)
-	r.Apply(&s)
+// cellScenario is row r's scenario s under c's fault, or why it cannot
+// apply: the cluster does not inject the kind, or the scenario gives the
+// fault nothing to act on (generators' availability rules, through
+// Validate).
+func cellScenario(s generators.Scenario, cluster string, r Row, c Column, kinds []string,
+	injectable func(generators.Scenario) error) (generators.Scenario, string) {
 	s.Name = "matrix-" + r.ID + "-" + c.ID
 	s.Nemesis = []generators.Fault{c.Fault(s)}
 	if !slices.Contains(kinds, s.Nemesis[0].Kind) {
 		return s, fmt.Sprintf("the %s cluster does not inject %s (its fault kinds: %s)",
-			o.Cluster, s.Nemesis[0].Kind, strings.Join(kinds, ", "))
+			cluster, s.Nemesis[0].Kind, strings.Join(kinds, ", "))
 	}
 	if err := s.Validate(); err != nil {
 		return s, "the scenario cannot take this fault: " + err.Error()
 	}
-	prov, err := o.Providers.New(o.Cluster)
-	if err != nil {
-		return s, err.Error()
-	}
-	if err := runner.Injectable(prov, s); err != nil {
+	if err := injectable(s); err != nil {
 		return s, err.Error()
 	}
 	return s, ""

@@ -3,9 +3,9 @@ package realbroker
 import "time"
 
 // VerifyTimeout bounds a check that a signal, an engine call or a rule took
-// effect: the kernel and the engine act within milliseconds, so a second of
-// slack on loaded cores is plenty, and more would only delay reporting a
-// fault that did not fire.
+// effect: the kernel and the engine act within milliseconds, so seconds
+// leave room for loaded cores, and more would only delay reporting a fault
+// that did not fire.
 const VerifyTimeout = 5 * time.Second
 
 // ProcessChecks say how a provider checks what it did to a node's process

@@ -172,13 +172,16 @@ func TestMatrixNACellsAreNotRun(t *testing.T) {
 }
 
 func TestMatrixRefusesBadOptions(t *testing.T) {
-	for _, o := range []matrix.Options{
-		{Cluster: "embedded"},
-		{Cluster: "nosuch", Out: t.TempDir()},
-		{Cluster: "embedded", Out: t.TempDir(), Rows: []matrix.Row{}},
+	for _, tc := range []struct {
+		o    matrix.Options
+		want string
+	}{
+		{matrix.Options{Cluster: "embedded"}, "Options.Out is empty"},
+		{matrix.Options{Cluster: "nosuch", Out: t.TempDir()}, `cluster provider "nosuch" is not registered`},
+		{matrix.Options{Cluster: "embedded", Out: t.TempDir(), Rows: []matrix.Row{}}, "0 rows and 7 columns"},
 	} {
-		if _, err := matrix.Run(context.Background(), o); err == nil {
-			t.Errorf("%+v: no error", o)
+		if _, err := matrix.Run(context.Background(), tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one saying %q", tc.o, err, tc.want)
 		}
 	}
 }

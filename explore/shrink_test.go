@@ -122,10 +122,19 @@ func TestShrinkNeverRunsAnInvalidCandidate(t *testing.T) {
 		}
 		return f.judge(ctx, c)
 	}, 1, nil)
+	invalid := 0
 	for _, st := range sh.Log {
-		if strings.HasPrefix(st.Outcome, "invalid") && st.Runs != 0 {
-			t.Errorf("%s: %s after %d runs", st.Change, st.Outcome, st.Runs)
+		if strings.HasPrefix(st.Outcome, "invalid") {
+			invalid++
+			if st.Runs != 0 {
+				t.Errorf("%s: %s after %d runs", st.Change, st.Outcome, st.Runs)
+			}
 		}
+	}
+	// Dropping the last producer under a lost-ack is invalid: without such
+	// a candidate this test would check nothing.
+	if invalid == 0 {
+		t.Errorf("no invalid candidate among %d steps: the test no longer meets one", len(sh.Log))
 	}
 }
 

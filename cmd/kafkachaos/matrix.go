@@ -29,8 +29,8 @@ func matrixCmd(args []string, stdout, stderr io.Writer) int {
 	limit := fs.Duration("time-limit", 0, "each run's time limit (default 3s on embedded, 20s on real brokers)")
 	workers := fs.Int("workers", 0, "runs at once (default 2 on embedded, where each run has its own cluster; 1 on real brokers)")
 	seed := fs.Int64("seed", 1, "seed of each cell's first run (run i has seed+i)")
-	rows := fs.String("rows", "", "comma list of row ids to run (default all): "+ids(rowIDs(matrix.Rows("embedded"))))
-	cols := fs.String("columns", "", "comma list of column ids to run (default all): "+ids(columnIDs(matrix.Columns("embedded"))))
+	rows := fs.String("rows", "", "comma list of row ids to run (default all): "+idList(matrix.Rows("embedded"), rowID))
+	cols := fs.String("columns", "", "comma list of column ids to run (default all): "+idList(matrix.Columns("embedded"), columnID))
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafkachaos matrix [--cluster C] [--runs N] [--out DIR] [--time-limit D]")
@@ -105,10 +105,10 @@ func matrixOptions(cluster, rows, cols, out string) (matrix.Options, error) {
 		o.Out = filepath.Join(root, "matrix")
 	}
 	var err error
-	if o.Rows, err = pick(matrix.Rows(cluster), rows, func(r matrix.Row) string { return r.ID }, "--rows"); err != nil {
+	if o.Rows, err = pick(matrix.Rows(cluster), rows, rowID, "--rows"); err != nil {
 		return o, err
 	}
-	o.Columns, err = pick(matrix.Columns(cluster), cols, func(c matrix.Column) string { return c.ID }, "--columns")
+	o.Columns, err = pick(matrix.Columns(cluster), cols, columnID, "--columns")
 	return o, err
 }
 
@@ -130,29 +130,19 @@ func pick[T any](all []T, list string, id func(T) string, flag string) ([]T, err
 		}
 	}
 	for n := range want {
-		names := make([]string, len(all))
-		for i, it := range all {
-			names[i] = id(it)
-		}
-		return nil, fmt.Errorf("%s: unknown id %q (want %s)", flag, n, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%s: unknown id %q (want %s)", flag, n, idList(all, id))
 	}
 	return out, nil
 }
 
-func rowIDs(rs []matrix.Row) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.ID
+// idList is the ids of all, comma-separated, for help and errors.
+func idList[T any](all []T, id func(T) string) string {
+	names := make([]string, len(all))
+	for i, it := range all {
+		names[i] = id(it)
 	}
-	return out
+	return strings.Join(names, ", ")
 }
 
-func columnIDs(cs []matrix.Column) []string {
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = c.ID
-	}
-	return out
-}
-
-func ids(s []string) string { return strings.Join(s, ", ") }
+func rowID(r matrix.Row) string       { return r.ID }
+func columnID(c matrix.Column) string { return c.ID }

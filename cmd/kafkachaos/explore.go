@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -89,9 +92,11 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer) (explore.Cam
 	if err != nil {
 		return explore.Campaign{}, fmt.Errorf("--space: %w", err)
 	}
+	providers := runner.DefaultProviders()
 	switch {
-	case ef.cluster != "embedded" && ef.cluster != "local" && ef.cluster != "docker":
-		return explore.Campaign{}, fmt.Errorf("--cluster %q: want embedded, local or docker", ef.cluster)
+	case providers[ef.cluster] == nil:
+		return explore.Campaign{}, fmt.Errorf("--cluster %q: want one of %s", ef.cluster,
+			strings.Join(slices.Sorted(maps.Keys(providers)), ", "))
 	case ef.duration <= 0 || ef.k < 1:
 		return explore.Campaign{}, fmt.Errorf("--duration %v, --k %d: want a positive duration and k >= 1", ef.duration, ef.k)
 	case ef.save != "" && ef.noShrink:

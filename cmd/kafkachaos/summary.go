@@ -21,7 +21,10 @@ import (
 )
 
 // A run's status in a summary, worst first. The words are the viewer's
-// (report's index page), so a run reads the same in CI and in the browser.
+// (report's index page), but the rule is the guarantee's: a run whose
+// anomalies its expected guarantee allows (a weak configuration showing its
+// weakness) is held here, where CI asks whether guarantees held, and
+// INVALID in the viewer, which is green only when the checker found nothing.
 const (
 	statusUnreadable = "UNREADABLE"  // results.json (or scenario.json) could not be read
 	statusNotChecked = "NOT CHECKED" // a history but no results.json: the harness stopped before judging

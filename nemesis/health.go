@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
 // healthCheck is what a nemesis op records of the cluster health check
@@ -57,21 +59,31 @@ const healthPoll = 250 * time.Millisecond
 
 // waitHealthy polls r.health until it is healthy, at most r.within.
 func (r *runner) waitHealthy(ctx context.Context, when string) (*healthCheck, error) {
-	began := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, r.within)
-	defer cancel()
 	h := &healthCheck{When: when, Checked: r.health.HealthChecked()}
+	waited, err := WaitHealthy(ctx, r.health, r.within)
+	h.Waited = waited.Round(time.Millisecond).String()
+	h.Healthy = err == nil
+	if err != nil {
+		h.Unhealthy = err.Error()
+	}
+	return h, err
+}
+
+// WaitHealthy polls hc until the cluster is whole, at most within; it
+// returns how long it waited and, when the wait gave up, what was not
+// whole at the last probe.
+func WaitHealthy(ctx context.Context, hc cluster.HealthChecker, within time.Duration) (time.Duration, error) {
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
 	for {
-		err := r.health.Healthy(ctx)
-		h.Waited = time.Since(began).Round(time.Millisecond).String()
+		err := hc.Healthy(ctx)
 		if err == nil {
-			h.Healthy = true
-			return h, nil
+			return time.Since(began), nil
 		}
 		select {
 		case <-ctx.Done():
-			h.Unhealthy = err.Error()
-			return h, err
+			return time.Since(began), err
 		case <-time.After(healthPoll):
 		}
 	}

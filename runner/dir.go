@@ -14,9 +14,10 @@ import (
 // RunsEnv names the environment variable for the runs root.
 const RunsEnv = "KAFKACHAOS_RUNS"
 
-// runsRoot is opts' root, else $KAFKACHAOS_RUNS, else runs/ in the module
-// root (the nearest directory up from here with a go.mod), else ./runs.
-func runsRoot(opt string) string {
+// RunsRoot is opt, else $KAFKACHAOS_RUNS, else runs/ in the module root
+// (the nearest directory up from here with a go.mod), else ./runs: where
+// run directories go, and what else a command writes beside them.
+func RunsRoot(opt string) string {
 	if opt != "" {
 		return opt
 	}

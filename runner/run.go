@@ -38,6 +38,9 @@ type Options struct {
 	TTY      bool
 	// Providers makes the cluster; nil means DefaultProviders.
 	Providers Providers
+	// Reuse, when set, runs on its running cluster (fresh topics, group
+	// and transactional ids) instead of starting and stopping one.
+	Reuse *Reuse
 	// FinalReadTimeout bounds the final reads; 0 means one minute.
 	FinalReadTimeout time.Duration
 	// Replay renders the command that replays a saved scenario; nil means
@@ -84,7 +87,7 @@ func Run(ctx context.Context, s generators.Scenario, opts Options) (out Outcome,
 	if test == "" {
 		test = s.Name
 	}
-	dir, err := makeRunDir(runsRoot(opts.RunsDir), test, time.Now())
+	dir, err := makeRunDir(RunsRoot(opts.RunsDir), test, time.Now())
 	if err != nil {
 		return out, err
 	}
@@ -99,13 +102,21 @@ func Run(ctx context.Context, s generators.Scenario, opts Options) (out Outcome,
 
 		}
 	}()
+	if opts.Reuse != nil {
+		s = opts.Reuse.Fresh(s)
+	}
 	// scenario.json first: whatever happens next, the run can be replayed.
 	s.Replay = replayCommand(opts, filepath.Join(dir, generators.FileName))
 	out.Scenario = s
 	if err := generators.Save(dir, s); err != nil {
 		return out, err
 	}
+	prov, release, err := start(ctx, s, prov, dir, opts)
+	if err != nil {
+		return out, fmt.Errorf("run %s recorded nothing: %w", dir, err)
+	}
 	elapsed, faults, m, herr := record(ctx, s, prov, dir, opts)
+	release(ctx)
 	if herr != nil && ctx.Err() != nil {
 		return out, fmt.Errorf("run interrupted, history kept unchecked in %s: %w", dir, herr)
 	}
@@ -187,14 +198,26 @@ func newProvider(s generators.Scenario, provs Providers) (cluster.Provider, erro
 	return prov, Injectable(prov, s)
 }
 
-// record runs the cluster, workload, nemesis and final reads, and closes
-// the history. It returns how long the workload ran and what the faults did.
+// start is the running cluster for s with its topics, and what to call
+// when the run is over: prov started for this run and stopped after it,
+// or opts.Reuse's cluster, checked after it.
+func start(ctx context.Context, s generators.Scenario, prov cluster.Provider, dir string, opts Options) (cluster.Provider, func(context.Context), error) {
+	if opts.Reuse != nil {
+		p, err := opts.Reuse.acquire(ctx, s, prov, dir, opts.RunsDir)
+		return p, opts.Reuse.release, err
+	}
+	if err := prov.Start(ctx, clusterSpec(s, dir)); err != nil {
+		prov.Stop(context.Background())
+		return nil, nil, fmt.Errorf("starting cluster %s: %w", prov.Name(), err)
+	}
+	return prov, func(context.Context) { prov.Stop(context.Background()) }, nil
+}
+
+// record runs the workload, nemesis and final reads on the running
+// cluster, and closes the history. It returns how long the workload ran and
+// what the faults did.
 func record(ctx context.Context, s generators.Scenario, prov cluster.Provider, dir string, opts Options) (time.Duration, []FaultStat, *meter, error) {
 	m := newMeter()
-	if err := prov.Start(ctx, clusterSpec(s, dir)); err != nil {
-		return 0, nil, m, fmt.Errorf("starting cluster %s: %w", prov.Name(), err)
-	}
-	defer prov.Stop(context.Background())
 	logs, closeLogs, err := openClientLog(dir)
 	if err != nil {
 		return 0, nil, m, err

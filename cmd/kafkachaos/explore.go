@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,7 +25,7 @@ type exploreFlags struct {
 	duration                                time.Duration
 	seed                                    int64
 	k                                       int
-	noShrink, quiet                         bool
+	noShrink, quiet, fresh                  bool
 }
 
 func (f *exploreFlags) register(fs *flag.FlagSet) {
@@ -38,6 +39,7 @@ func (f *exploreFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.k, "k", explore.DefaultK, "runs that judge each shrink candidate (failing if any fails)")
 	fs.BoolVar(&f.noShrink, "no-shrink", false, "stop at the violation as drawn")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	fs.BoolVar(&f.fresh, "fresh", false, "start a cluster for every draw; by default draws on local and docker share one running cluster (topics of their own, health checked between draws, replaced when a draw left it unhealthy or asks for other brokers)")
 }
 
 // exploreCmd is `kafkachaos explore`: draw scenarios until the duration
@@ -57,7 +59,8 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return exitError
 	}
-	c, err := ef.campaign(fs, stderr)
+	reuse := ef.reuse()
+	c, err := ef.campaign(fs, stderr, reuse)
 	if err != nil {
 		fmt.Fprintln(stderr, "kafkachaos explore:", err)
 		return exitError
@@ -65,6 +68,10 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := c.Run(ctx)
+	if reuse != nil {
+		err = errors.Join(err, reuse.Close(context.Background()))
+		fmt.Fprintf(stderr, "explore: %d draws on %d cluster(s) started\n", rep.Draws, reuse.Started())
+	}
 	printExplore(stdout, c, rep)
 	if err != nil {
 		fmt.Fprintln(stderr, "kafkachaos explore:", err)
@@ -83,8 +90,18 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	return exitInvalid
 }
 
+// reuse is the cluster the draws share: on real clusters, whose start
+// costs 13-65 s a draw, unless --fresh; none on the embedded one, which
+// starts in milliseconds.
+func (ef exploreFlags) reuse() *runner.Reuse {
+	if ef.fresh || ef.cluster == "embedded" {
+		return nil
+	}
+	return &runner.Reuse{Root: ef.runs, Name: filepath.Join("explore", "clusters")}
+}
+
 // campaign checks the flags and builds the campaign they describe.
-func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer) (explore.Campaign, error) {
+func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runner.Reuse) (explore.Campaign, error) {
 	if fs.NArg() > 0 {
 		return explore.Campaign{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
@@ -102,16 +119,10 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer) (explore.Cam
 	case ef.save != "" && ef.noShrink:
 		return explore.Campaign{}, fmt.Errorf("--save pins a shrunk violation; it cannot go with --no-shrink")
 	}
-	runs := ef.runs
-	if runs == "" {
-		runs = os.Getenv("KAFKACHAOS_RUNS")
-	}
-	judge, err := explore.RunnerJudge(sp.Claim(), runner.Options{RunsDir: runs, TestName: "explore"})
+	runs := runner.RunsRoot(ef.runs)
+	judge, err := explore.RunnerJudge(sp.Claim(), runner.Options{RunsDir: runs, TestName: "explore", Reuse: reuse})
 	if err != nil {
 		return explore.Campaign{}, err
-	}
-	if runs == "" {
-		runs = "runs"
 	}
 	c := explore.Campaign{Gen: explore.GenSpace(ef.cluster), Space: sp, Seed: ef.seed, Duration: ef.duration,
 		Judge: judge, K: ef.k, Shrink: !ef.noShrink,

@@ -55,7 +55,8 @@ func TestExploreIsListed(t *testing.T) {
 }
 
 // --cluster local|docker reaches the runner through each draw's scenario,
-// as `kafkachaos run --cluster` does; nothing is run here.
+// as `kafkachaos run --cluster` does, and real clusters are shared by the
+// draws unless --fresh; nothing is run here.
 func TestExplorePassesTheClusterThrough(t *testing.T) {
 	for _, cl := range []string{"embedded", "local", "docker"} {
 		fs := flag.NewFlagSet("explore", flag.ContinueOnError)
@@ -64,7 +65,15 @@ func TestExplorePassesTheClusterThrough(t *testing.T) {
 		if err := fs.Parse([]string{"--cluster", cl, "--space", "all", "--runs", t.TempDir()}); err != nil {
 			t.Fatal(err)
 		}
-		c, err := ef.campaign(fs, io.Discard)
+		reuse := ef.reuse()
+		if (reuse != nil) != (cl != "embedded") {
+			t.Errorf("--cluster %s: reuse %v", cl, reuse != nil)
+		}
+		ef.fresh = true
+		if ef.reuse() != nil {
+			t.Errorf("--cluster %s --fresh: the draws share a cluster", cl)
+		}
+		c, err := ef.campaign(fs, io.Discard, reuse)
 		if err != nil {
 			t.Fatalf("%s: %v", cl, err)
 		}

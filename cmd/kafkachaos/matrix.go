@@ -25,7 +25,7 @@ func matrixCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	cluster := fs.String("cluster", "embedded", "cluster provider every run uses")
 	runs := fs.Int("runs", 1, "runs per cell")
-	out := fs.String("out", "", "directory of MATRIX.md, matrix.html and the cells' runs/ (default $KAFKACHAOS_RUNS/matrix, else runs/matrix)")
+	out := fs.String("out", "", "directory of MATRIX.md, matrix.html and the cells' runs/ (default $KAFKACHAOS_RUNS/matrix, else runs/matrix in the module root)")
 	limit := fs.Duration("time-limit", 0, "each run's time limit (default 3s on embedded, 20s on real brokers)")
 	workers := fs.Int("workers", 0, "runs at once (default 2 on embedded, where each run has its own cluster; 1 on real brokers)")
 	seed := fs.Int64("seed", 1, "seed of each cell's first run (run i has seed+i)")
@@ -98,11 +98,7 @@ func runMatrix(opts matrix.Options, stdout, stderr io.Writer) int {
 func matrixOptions(cluster, rows, cols, out string) (matrix.Options, error) {
 	o := matrix.Options{Cluster: cluster, Out: out, Replay: func(p string) string { return "kafkachaos run --scenario " + p }}
 	if o.Out == "" {
-		root := os.Getenv(runner.RunsEnv)
-		if root == "" {
-			root = "runs"
-		}
-		o.Out = filepath.Join(root, "matrix")
+		o.Out = filepath.Join(runner.RunsRoot(""), "matrix")
 	}
 	var err error
 	if o.Rows, err = pick(matrix.Rows(cluster), rows, rowID, "--rows"); err != nil {

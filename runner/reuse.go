@@ -1,0 +1,195 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/nemesis"
+)
+
+// Reuse keeps one running cluster for the runs given it (Options.Reuse),
+// so that runs on a real cluster do not each pay its start (13-65 s) and
+// stop. Each run gets topics, a group and transactional ids of its own
+// (Fresh), so nothing of one run is read by the next. The cluster is
+// reused while it is healthy before and after a run and the run asks for
+// the same provider, broker count and broker configuration; otherwise it is
+// stopped and another started. A run that is kept names the cluster's
+// directory (its broker logs) in cluster.txt. Close stops the last one.
+//
+// One Reuse serves one run at a time.
+type Reuse struct {
+	// Root is where the clusters' directories go; "" means the runs root.
+	Root string
+	// Name is their parent directory under Root ("" means "clusters").
+	Name string
+	// HealthBound is how long the cluster may take to be healthy before
+	// a run (after the last one's heals) and after it before it is
+	// replaced; 0 means 30 s.
+	HealthBound time.Duration
+
+	mu      sync.Mutex
+	prov    cluster.Provider
+	key     string
+	dir     string
+	served  []string // the current cluster's run directories
+	stale   bool     // unhealthy after the last run: replace it
+	runs    int      // runs given a cluster so far (names their topics)
+	started int
+}
+
+func (r *Reuse) healthBound() time.Duration {
+	if r.HealthBound > 0 {
+		return r.HealthBound
+	}
+	return 30 * time.Second
+}
+
+// Started is how many clusters the Reuse has started.
+func (r *Reuse) Started() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.started
+}
+
+// Fresh is s with names of its own for its run on the shared cluster: the
+// topics (and the key map's), the consumer group and the transactional id
+// get the suffix "-r<N>". The saved scenario carries them, so a replay on
+// a fresh cluster is the same run.
+func (r *Reuse) Fresh(s generators.Scenario) generators.Scenario {
+	r.mu.Lock()
+	r.runs++
+	suffix := fmt.Sprintf("-r%d", r.runs)
+	r.mu.Unlock()
+	rename := func(t string) string {
+		if t == "" {
+			return ""
+		}
+		return t + suffix
+	}
+	m := make(map[string]generators.TopicPartition, len(s.Keys.Map))
+	for k, tp := range s.Keys.Map {
+		tp.Topic = rename(tp.Topic)
+		m[k] = tp
+	}
+	s.Keys.Topic, s.Keys.OutputTopic, s.Keys.Map = rename(s.Keys.Topic), rename(s.Keys.OutputTopic), m
+	s.Workload.Group = rename(s.Workload.Group)
+	s.Producer.TransactionalID = rename(s.Producer.TransactionalID)
+	return s
+}
+
+// acquire is a healthy running cluster for s with s's topics created:
+// the current one when it fits s, else a new one from prov (not started).
+func (r *Reuse) acquire(ctx context.Context, s generators.Scenario, prov cluster.Provider, runDir string, runsDir string) (cluster.Provider, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	spec := clusterSpec(s, runDir)
+	key := reuseKey(s)
+	if r.prov != nil && (r.stale || r.key != key || waitHealthy(ctx, r.prov, r.healthBound()) != nil) {
+		r.stopLocked(ctx)
+	}
+	if r.prov == nil {
+		dir, err := r.makeDir(runsDir)
+		if err != nil {
+			return nil, err
+		}
+		spec.RunID, spec.RunDir = filepath.Base(dir), dir
+		if err := prov.Start(ctx, spec); err != nil {
+			prov.Stop(context.Background())
+			return nil, fmt.Errorf("starting cluster %s: %w", prov.Name(), err)
+		}
+		r.prov, r.key, r.dir, r.served = prov, key, dir, nil
+		r.started++
+	} else if err := r.prov.CreateTopics(ctx, spec.Topics...); err != nil {
+		return nil, fmt.Errorf("creating the run's topics on the reused cluster %s: %w", r.dir, err)
+	}
+	r.served = append(r.served, runDir)
+	return r.prov, writeClusterNote(runDir, r.prov.Name(), r.dir, len(r.served))
+}
+
+// release checks the cluster after a run. One left unhealthy is replaced
+// at the next acquire, not now: by then the run's directory is gone
+// unless kept, which decides whether the cluster's directory is kept.
+func (r *Reuse) release(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.prov != nil && waitHealthy(ctx, r.prov, r.healthBound()) != nil {
+		r.stale = true
+	}
+}
+
+// Close stops the current cluster. Its directory is removed unless a kept
+// run points at it.
+func (r *Reuse) Close(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopLocked(ctx)
+}
+
+func (r *Reuse) stopLocked(ctx context.Context) error {
+	if r.prov == nil {
+		return nil
+	}
+	err := r.prov.Stop(ctx)
+	if !slices.ContainsFunc(r.served, exists) {
+		err = errors.Join(err, os.RemoveAll(r.dir))
+		os.Remove(filepath.Dir(r.dir)) // the clusters' directory, if now empty
+	}
+	r.prov, r.key, r.dir, r.served, r.stale = nil, "", "", nil, false
+	return err
+}
+
+func (r *Reuse) makeDir(runsDir string) (string, error) {
+	root := r.Root
+	if root == "" {
+		root = RunsRoot(runsDir)
+	}
+	name := r.Name
+	if name == "" {
+		name = "clusters"
+	}
+	return makeRunDir(root, name, time.Now())
+}
+
+// reuseKey is what a cluster must share with a run to serve it.
+func reuseKey(s generators.Scenario) string {
+	keys := slices.Sorted(maps.Keys(s.Cluster.BrokerConfigs))
+	parts := []string{s.Cluster.Provider, fmt.Sprint(s.Cluster.Brokers)}
+	for _, k := range keys {
+		parts = append(parts, k+"="+s.Cluster.BrokerConfigs[k])
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// waitHealthy waits up to bound for prov to be whole; a provider without
+// a health check counts as whole.
+func waitHealthy(ctx context.Context, prov cluster.Provider, bound time.Duration) error {
+	hc, ok := prov.(cluster.HealthChecker)
+	if !ok {
+		return nil
+	}
+	if _, err := nemesis.WaitHealthy(ctx, hc, bound); err != nil {
+		return fmt.Errorf("not healthy within %v: %w", bound, err)
+	}
+	return nil
+}
+
+// writeClusterNote says in the run's directory which cluster served it.
+func writeClusterNote(runDir, provider, clusterDir string, nth int) error {
+	text := fmt.Sprintf("run %d on a reused %s cluster; its broker logs and data: %s\n", nth, provider, clusterDir)
+	return os.WriteFile(filepath.Join(runDir, "cluster.txt"), []byte(text), 0o644)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

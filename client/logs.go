@@ -155,33 +155,25 @@ func (l *Logs) drain(worker string, ch chan kafka.LogEvent) {
 	go func() {
 		defer l.drains.Done()
 		for {
+			var ev kafka.LogEvent
+			var ok bool
 			select {
-			case ev, ok := <-ch:
-				if !ok {
+			case ev, ok = <-ch:
+			case <-l.stop:
+				// Forward what is queued already, without
+				// waiting for more.
+				select {
+				case ev, ok = <-ch:
+				default:
 					return
 				}
-				l.sink.Log(lineOf(worker, ev))
-			case <-l.stop:
-				l.flush(worker, ch)
-				return
 			}
-		}
-	}()
-}
-
-// flush forwards the lines already in ch, without waiting for more.
-func (l *Logs) flush(worker string, ch chan kafka.LogEvent) {
-	for {
-		select {
-		case ev, ok := <-ch:
 			if !ok {
 				return
 			}
 			l.sink.Log(lineOf(worker, ev))
-		default:
-			return
 		}
-	}
+	}()
 }
 
 func lineOf(worker string, ev kafka.LogEvent) LogLine {

@@ -480,7 +480,6 @@ func (c *Consumer) committedOffsets(tps []kafka.TopicPartition) map[histories.Ke
 	return out
 }
 
-// offsetsJSON marshals per-key offsets; integers cannot fail to marshal.
 // unprocessedExtra is the Extra field of a poll that committed, then
 // crashed before processing: the records it had fetched, per key, as
 // [offset, value] pairs. Checkers ignore it: nothing processed them.
@@ -499,6 +498,7 @@ func recordsJSON(records map[histories.Key][]histories.Record) json.RawMessage {
 	return b
 }
 
+// offsetsJSON marshals per-key offsets; integers cannot fail to marshal.
 func offsetsJSON(m map[histories.Key]int64) json.RawMessage {
 	b, _ := json.Marshal(m)
 	return b

@@ -33,12 +33,20 @@ func produceKeys(t *testing.T, e *embedded.Provider, keys int, from, to int64) {
 	}
 }
 
-// newConsumer subscribes a consumer of group "g" over keys keys.
+// newConsumer subscribes a member of group "g" to keys 0..keys-1.
 func newConsumer(t *testing.T, e *embedded.Provider, rec Recorder, procs *Processes, keys int, cfg ConsumerConfig, fencer MemberFencer) *Consumer {
 	t.Helper()
-	cfg.Group, cfg.SessionTimeout, cfg.MaxPollInterval = "g", time.Second, 3*time.Second
-	c, err := NewConsumer(ConsumerOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", keys), Recorder: rec,
+	return subscribe(t, ConsumerOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", keys), Recorder: rec,
 		Process: procs.Next(), Fencer: fencer, Config: cfg})
+}
+
+// subscribe makes the consumer of opts a member of group "g", with a 1s
+// session and a 3s max poll interval, and subscribes it; it is closed when
+// the test ends.
+func subscribe(t *testing.T, opts ConsumerOptions) *Consumer {
+	t.Helper()
+	opts.Config.Group, opts.Config.SessionTimeout, opts.Config.MaxPollInterval = "g", time.Second, 3*time.Second
+	c, err := NewConsumer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

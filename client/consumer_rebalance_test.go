@@ -12,13 +12,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// groupCluster is what a group consumer test needs of the embedded
-// cluster: its address and the fencing that makes crashes honest.
-type groupCluster interface {
-	Bootstrap() string
-	MemberFencer
-}
-
 // countingConsumer counts what librdkafka hands a consumer: records
 // returned by Poll and the rebalance callbacks run inside it, so that a
 // test can act at a point inside one poll op.
@@ -45,24 +38,6 @@ func (w *countingConsumer) SubscribeTopics(topics []string, cb kafka.RebalanceCb
 		}
 		return cb(kc, ev)
 	})
-}
-
-// newMember subscribes a member of group "g" to keys, its handle wrapped
-// by wrap when set.
-func newMember(t *testing.T, e groupCluster, rec Recorder, procs *Processes, commit CommitStrategy,
-	keys *KeyMap, wrap func(consumerHandle) consumerHandle) *Consumer {
-	t.Helper()
-	c, err := NewConsumer(ConsumerOptions{Bootstrap: e.Bootstrap(), Keys: keys, Recorder: rec,
-		Process: procs.Next(), Fencer: e, wrap: wrap,
-		Config: ConsumerConfig{Group: "g", Commit: commit, SessionTimeout: time.Second, MaxPollInterval: 3 * time.Second}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.Subscribe(); err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // processedBy counts, per key and offset, the ok poll ops of the group
@@ -109,20 +84,14 @@ func revokedInsidePoll(t *testing.T, commit CommitStrategy) {
 	rec := NewMemRecorder()
 	procs := &Processes{}
 	keys := SequentialKeys("t", 2)
-	p, err := NewProducer(ProducerOptions{Bootstrap: e.Bootstrap(), Config: ProducerConfig{Acks: "all"},
-		Keys: keys, Recorder: rec, Processes: procs})
-	if err != nil {
-		t.Fatal(err)
+	produceKeys(t, e, 2, 0, 2*perKey)
+	member := func(wrap func(consumerHandle) consumerHandle) *Consumer {
+		return subscribe(t, ConsumerOptions{Bootstrap: e.Bootstrap(), Keys: keys, Recorder: rec, Process: procs.Next(),
+			Fencer: e, wrap: wrap, Config: ConsumerConfig{Commit: commit}})
 	}
-	for v := range int64(2 * perKey) {
-		if typ, err := p.Send(context.Background(), histories.Key(v%2), v); typ != histories.OK {
-			t.Fatalf("send %d: %s %v", v, typ, err)
-		}
-	}
-	p.Close(context.Background())
 
 	w := &countingConsumer{}
-	a := newMember(t, e, rec, procs, commit, keys, func(kc consumerHandle) consumerHandle { w.consumerHandle = kc; return w })
+	a := member(func(kc consumerHandle) consumerHandle { w.consumerHandle = kc; return w })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -135,7 +104,7 @@ func revokedInsidePoll(t *testing.T, commit CommitStrategy) {
 	// member's partitions are revoked and one comes back, read again
 	// from its committed offset: none yet, so the beginning, except
 	// under auto-commit, whose revoke committed every record fetched.
-	b := newMember(t, e, rec, procs, commit, keys, nil)
+	b := member(nil)
 	rebalanced := func() bool {
 		return w.assigns.Load() >= 2 && (commit == CommitAuto || w.records.Load() >= 3*perKey)
 	}

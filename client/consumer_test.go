@@ -35,19 +35,11 @@ func produce(t *testing.T, e *embedded.Provider, rec Recorder, procs *Processes,
 	}
 }
 
+// newGroupConsumer subscribes a member of group "g" to key 0.
 func newGroupConsumer(t *testing.T, e *embedded.Provider, rec Recorder, procs *Processes, commit CommitStrategy) *Consumer {
 	t.Helper()
-	c, err := NewConsumer(ConsumerOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", 1), Recorder: rec,
-		Process: procs.Next(), Fencer: e,
-		Config: ConsumerConfig{Group: "g", Commit: commit, SessionTimeout: time.Second, MaxPollInterval: 3 * time.Second}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.Subscribe(); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return subscribe(t, ConsumerOptions{Bootstrap: e.Bootstrap(), Keys: SequentialKeys("t", 1), Recorder: rec,
+		Process: procs.Next(), Fencer: e, Config: ConsumerConfig{Commit: commit}})
 }
 
 // pollUntil polls until pred holds for the values c's process has read.

@@ -22,11 +22,7 @@ func (s *ConsumerSlot) open() (*client.Consumer, error) {
 	cfg := w.consumerConfig()
 	keys := w.input
 	if w.s.Consumer.CommitStrategy == model.CommitTransactional {
-		all, err := KeyMap(w.s.Keys.Map)
-		if err != nil {
-			return nil, err
-		}
-		keys = all
+		keys = w.all
 	}
 	c, err := client.NewConsumer(client.ConsumerOptions{Bootstrap: w.opts.Bootstrap, Config: cfg,
 		Keys: keys, Recorder: w.opts.Recorder, Process: w.procs.Next(), Fencer: w.opts.Fencer, Logs: w.opts.Logs})

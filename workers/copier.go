@@ -43,12 +43,8 @@ func copyMode(wl generators.Workload) client.CopyMode {
 
 // options: input key k is copied to output key Count+k; the copiers form
 // their own group, apart from the scenario's consumers.
-func (s *CopierSlot) options() (client.CopierOptions, error) {
+func (s *CopierSlot) options() client.CopierOptions {
 	w, sc := s.w, s.w.s
-	all, err := KeyMap(sc.Keys.Map)
-	if err != nil {
-		return client.CopierOptions{}, err
-	}
 	pairs := make(map[histories.Key]histories.Key, sc.Keys.Count)
 	for k := range sc.Keys.Count {
 		pairs[histories.Key(k)] = histories.Key(sc.Keys.Count + k)
@@ -58,7 +54,7 @@ func (s *CopierSlot) options() (client.CopierOptions, error) {
 	// shorter than the delivery timeout.
 	pc.TransactionTimeout = max(10*time.Second, pc.DeliveryTimeout)
 	opts := client.CopierOptions{
-		Bootstrap: w.opts.Bootstrap, Keys: all, Pairs: pairs,
+		Bootstrap: w.opts.Bootstrap, Keys: w.all, Pairs: pairs,
 		Group: sc.Workload.Group + "-copiers", Subscribe: !sc.Workload.CopierAssign, Mode: copyMode(sc.Workload),
 		Producer:         pc,
 		Consumer:         client.ConsumerConfig{SessionTimeout: sc.Consumer.SessionTimeout.D()},
@@ -69,15 +65,11 @@ func (s *CopierSlot) options() (client.CopierOptions, error) {
 	if opts.Mode == client.CopyTransactional {
 		opts.TransactionalID = sc.Producer.TransactionalID + "-" + strconv.Itoa(s.index)
 	}
-	return opts, nil
+	return opts
 }
 
 func (s *CopierSlot) open(ctx context.Context) (*client.Copier, error) {
-	opts, err := s.options()
-	if err != nil {
-		return nil, err
-	}
-	cp, err := client.NewCopier(ctx, opts)
+	cp, err := client.NewCopier(ctx, s.options())
 	if err != nil {
 		return nil, fmt.Errorf("workload: copier %d: %w", s.index, err)
 	}

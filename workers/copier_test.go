@@ -93,13 +93,9 @@ func TestSettleFencesAStoppedCopier(t *testing.T) {
 	if next == cp || countOK(rec.Ops(), next.Process(), histories.FSubscribe) != 1 {
 		t.Fatal("settle opened no successor to fence the stopped copier")
 	}
-	all, err := KeyMap(s.Keys.Map)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
 	defer rcancel()
-	err = client.FinalReads(rctx, client.FinalReadOptions{Bootstrap: e.Bootstrap(), Keys: all, Recorder: rec,
+	err = client.FinalReads(rctx, client.FinalReadOptions{Bootstrap: e.Bootstrap(), Keys: w.all, Recorder: rec,
 		Process: w.NextProcess(), ReadCommitted: true})
 	if err != nil {
 		t.Fatalf("read_committed final reads after settle: %v", err)

@@ -32,6 +32,7 @@ type Workload struct {
 	s     generators.Scenario
 	opts  Options
 	input *client.KeyMap // keys producers write and consumers read
+	all   *client.KeyMap // every key, input and output (scenario.json's keys.map)
 	procs *client.Processes
 
 	values atomic.Int64 // the last value handed out: values are unique
@@ -62,7 +63,11 @@ func New(s generators.Scenario, opts Options) (*Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workload{s: s, opts: opts, input: km, procs: &client.Processes{},
+	all, err := KeyMap(s.Keys.Map)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workload{s: s, opts: opts, input: km, all: all, procs: &client.Processes{},
 		rng: rand.New(rand.NewPCG(uint64(s.Seed), 1)), stopBound: workerStopBound()}
 	for range s.Workload.Producers {
 		w.producers = append(w.producers, &ProducerSlot{w: w})

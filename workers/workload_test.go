@@ -65,3 +65,14 @@ func TestCrashOfAnEmptySlotFindsNothing(t *testing.T) {
 		t.Errorf("copier slot: %v, %v", cp, err)
 	}
 }
+
+// TestNewRefusesABadKeyMap: a keys.map key that is not a number is refused
+// when the workload is made, naming it, before any client opens.
+func TestNewRefusesABadKeyMap(t *testing.T) {
+	s := copyScenario()
+	s.Keys.Map["two"] = s.Keys.Map["2"]
+	_, err := New(s, Options{Bootstrap: "127.0.0.1:1", Recorder: client.NewMemRecorder()})
+	if err == nil || !strings.Contains(err.Error(), `keys.map: key "two"`) {
+		t.Fatalf("New: %v, want the bad key named", err)
+	}
+}

@@ -134,38 +134,23 @@ func TestOnlyContextErrorsAreTheRunsEnd(t *testing.T) {
 // that has not happened when the wait ends, is an error of the fault, not
 // fired, and neither stops nor holds up the schedule.
 func TestClientFaultCountsOnlyWhatTookEffect(t *testing.T) {
-	keys, err := client.NewKeyMap(map[histories.Key]client.TopicPartition{0: {Topic: "in"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := client.NewMemRecorder()
 	cases := []struct {
 		name   string
 		commit client.CommitStrategy
-		point  client.CrashPoint
+		point  string
 		fired  int64
 		errs   string
 	}{
 		// An idle consumer crashes at once when asked to crash anywhere.
-		{"anywhere", client.CommitAfterProcessing, client.CrashAnywhere, 1, ""},
+		{"anywhere", client.CommitAfterProcessing, generators.CrashAnywhere, 1, ""},
 		// Nothing polls: the crash before the commit has not happened
 		// when the run (ctx, 1s) ends.
-		{"never reached", client.CommitAfterProcessing, client.CrashBeforeCommit, 0, "the run ended before the requested crash happened"},
-		{"unreachable", client.CommitNone, client.CrashAfterCommit, 0, "never reaches"},
+		{"never reached", client.CommitAfterProcessing, generators.CrashBeforeCommit, 0, "the run ended before the requested crash happened"},
+		{"unreachable", client.CommitNone, generators.CrashAfterCommit, 0, "never reaches"},
 	}
-	for i, c := range cases {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cons, err := client.NewConsumer(client.ConsumerOptions{Bootstrap: "127.0.0.1:1", Keys: keys, Recorder: rec,
-				Process: int64(i), Config: client.ConsumerConfig{Group: "g", Commit: c.commit}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cons.Close() })
-			sc := &schedule{consumers: holding(cons), awaiting: map[int64]bool{}}
-			sc.rng = rand.New(rand.NewPCG(1, 2))
-			fault := &clientFault{name: generators.KindCrashConsumer,
-				do: func(ctx context.Context) (any, error) { return sc.crashConsumer(ctx, c.point) }}
-			m := &meteredFault{Fault: fault, kind: generators.KindCrashConsumer, active: &sc.active}
+			cons, sc, m := crashConsumerFault(t, c.commit, c.point)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
 			began := time.Now()
@@ -194,21 +179,7 @@ func TestClientFaultCountsOnlyWhatTookEffect(t *testing.T) {
 // no worker to act on, not fired): both would be counted for the one crash
 // that lands.
 func TestSecondCrashRequestOfAWorkerIsRefused(t *testing.T) {
-	keys, err := client.NewKeyMap(map[histories.Key]client.TopicPartition{0: {Topic: "in"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cons, err := client.NewConsumer(client.ConsumerOptions{Bootstrap: "127.0.0.1:1", Keys: keys, Recorder: client.NewMemRecorder(),
-		Config: client.ConsumerConfig{Group: "g", Commit: client.CommitAfterProcessing}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cons.Close() })
-	sc := &schedule{consumers: holding(cons), awaiting: map[int64]bool{}}
-	sc.rng = rand.New(rand.NewPCG(1, 2))
-	fault := &clientFault{name: generators.KindCrashConsumer,
-		do: func(ctx context.Context) (any, error) { return sc.crashConsumer(ctx, client.CrashBeforeCommit) }}
-	m := &meteredFault{Fault: fault, kind: generators.KindCrashConsumer, active: &sc.active}
+	_, sc, m := crashConsumerFault(t, client.CommitAfterProcessing, generators.CrashBeforeCommit)
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	for range 2 {
@@ -221,6 +192,30 @@ func TestSecondCrashRequestOfAWorkerIsRefused(t *testing.T) {
 	if st.Fired != 0 || len(st.Errors) != 2 || !strings.Contains(strings.Join(st.Errors, "; "), workers.ErrNothingToCrash.Error()) {
 		t.Fatalf("stat %+v: want nothing fired, the second request refused and the first never landed", st)
 	}
+}
+
+// crashConsumerFault is a crash-consumer fault at point, made and metered
+// as a run makes it, over a schedule whose one consumer slot holds an idle
+// consumer of group "g" (on a closed port: it never polls) committing with
+// commit.
+func crashConsumerFault(t *testing.T, commit client.CommitStrategy, point string) (*client.Consumer, *schedule, *meteredFault) {
+	t.Helper()
+	keys, err := client.NewKeyMap(map[histories.Key]client.TopicPartition{0: {Topic: "in"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := client.NewConsumer(client.ConsumerOptions{Bootstrap: "127.0.0.1:1", Keys: keys, Recorder: client.NewMemRecorder(),
+		Config: client.ConsumerConfig{Group: "g", Commit: commit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cons.Close() })
+	sc := &schedule{consumers: holding(cons), awaiting: map[int64]bool{}, rng: rand.New(rand.NewPCG(1, 2))}
+	fault, err := sc.fault(generators.Fault{Kind: generators.KindCrashConsumer, Params: generators.FaultParams{Point: point}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cons, sc, &meteredFault{Fault: fault, kind: generators.KindCrashConsumer, active: &sc.active}
 }
 
 // holding is one consumer slot holding c.

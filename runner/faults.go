@@ -343,8 +343,12 @@ var errUnhealed = errors.New("could not be healed")
 const crashEffectBound = 5 * time.Second
 
 // tookEffect waits until crashed reports true, at most crashEffectBound
-// or until ctx (the run) ends.
+// or until ctx (the run) ends. A run that ended first leaves the crash
+// unjudged, and the error says how long it was awaited: a caller that
+// forgives a crash the run cut short can tell one requested just before
+// the end from one that did not land for seconds.
 func tookEffect(ctx context.Context, crashed func() bool) error {
+	began := time.Now()
 	wait, cancel := context.WithTimeout(ctx, crashEffectBound)
 	defer cancel()
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -356,7 +360,8 @@ func tookEffect(ctx context.Context, crashed func() bool) error {
 			case crashed():
 				return nil
 			case ctx.Err() != nil:
-				return errors.New("the run ended before the requested crash happened")
+				return fmt.Errorf("the run ended before the requested crash happened (awaited %v)",
+					time.Since(began).Round(time.Millisecond))
 			}
 			return fmt.Errorf("the requested crash had not happened after %v", crashEffectBound)
 		case <-tick.C:

@@ -144,8 +144,8 @@ func TestClientFaultCountsOnlyWhatTookEffect(t *testing.T) {
 		// An idle consumer crashes at once when asked to crash anywhere.
 		{"anywhere", client.CommitAfterProcessing, generators.CrashAnywhere, 1, ""},
 		// Nothing polls: the crash before the commit has not happened
-		// when the run (ctx, 1s) ends.
-		{"never reached", client.CommitAfterProcessing, generators.CrashBeforeCommit, 0, "the run ended before the requested crash happened"},
+		// when the run (ctx, 1s) ends; the error says how long it waited.
+		{"never reached", client.CommitAfterProcessing, generators.CrashBeforeCommit, 0, "the run ended before the requested crash happened (awaited "},
 		{"unreachable", client.CommitNone, generators.CrashAfterCommit, 0, "never reaches"},
 	}
 	for _, c := range cases {

@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -16,12 +17,7 @@ func reportLogCases(col *collector, ev *evidence, sink *caseSink) {
 }
 
 func reportConflicts(ks *keyState, ev *evidence, sink *caseSink) {
-	offs := make([]int64, 0, len(ks.conflicts))
-	for o := range ks.conflicts {
-		offs = append(offs, o)
-	}
-	slices.Sort(offs)
-	for _, o := range offs {
+	for _, o := range slices.Sorted(maps.Keys(ks.conflicts)) {
 		first, _ := ks.log.get(o)
 		values := append([]int64{first.val}, ks.conflicts[o]...)
 		obs := make([]obsKey, len(values))
@@ -36,12 +32,7 @@ func reportConflicts(ks *keyState, ev *evidence, sink *caseSink) {
 }
 
 func reportDuplicates(ks *keyState, ev *evidence, sink *caseSink) {
-	slots := make([]int32, 0, len(ks.dups))
-	for s := range ks.dups {
-		slots = append(slots, s)
-	}
-	slices.Sort(slots)
-	for _, s := range slots {
+	for _, s := range slices.Sorted(maps.Keys(ks.dups)) {
 		v := ks.slots.at(s).value
 		offs := append([]int64{ks.slots.at(s).offset}, ks.dups[s]...)
 		slices.Sort(offs)

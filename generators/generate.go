@@ -181,30 +181,72 @@ func drawNemesis(d drawer, sp Space, s Scenario) []Fault {
 	if len(kinds) == 0 {
 		return nil // mustDraw makes sure a space that needs faults has kinds for them
 	}
+	if sp.Period > 0 {
+		if fs := drawPackages(d, sp, s, kinds); len(fs) >= sp.MinFaults {
+			return fs
+		}
+	}
 	n := d.intRange("faults", sp.MinFaults, sp.MaxFaults)
 	s.Nemesis = make([]Fault, 0, n)
+	whole := window{0, int(s.TimeLimit.D() / time.Millisecond)}
 	for i := range n {
 		label := func(name string) string { return fmt.Sprintf("fault-%d-%s", i, name) }
-		s.Nemesis = append(s.Nemesis, drawFault(d, label, s, kinds))
-		if !allAvailable(s) || clientFaultsQueue(s) {
-			s.Nemesis = s.Nemesis[:len(s.Nemesis)-1]
+		s.Nemesis = keepIfAvailable(s, drawFault(d, label, s, d.pick(label("kind"), kinds), whole))
+	}
+	return s.Nemesis
+}
+
+// drawPackages mixes fault packages over time, as Jepsen's Bufstream
+// harness does: the run is cut into periods of sp.Period, and each period
+// gets its own package of none to two faults of random kinds within it,
+// at most sp.MaxFaults in all (about one a period, so that the last
+// periods are not left empty by the first). A fault that could not take
+// effect beside the others is dropped.
+func drawPackages(d drawer, sp Space, s Scenario, kinds []string) []Fault {
+	limitMs := int(s.TimeLimit.D() / time.Millisecond)
+	periodMs := int(sp.Period / time.Millisecond)
+	for p, at := 0, 0; at < limitMs; p, at = p+1, at+periodMs {
+		in := window{at, min(limitMs, at+periodMs)}
+		n := d.intRange(fmt.Sprintf("period-%d-faults", p), 0, 2)
+		for i := range n {
+			label := func(name string) string { return fmt.Sprintf("period-%d-fault-%d-%s", p, i, name) }
+			if len(s.Nemesis) < sp.MaxFaults {
+				s.Nemesis = keepIfAvailable(s, drawFault(d, label, s, d.pick(label("kind"), kinds), in))
+			}
 		}
 	}
 	return s.Nemesis
 }
 
-// drawFault draws one fault of kinds, its params first: they decide when
-// it can act (a commit crash point waits for the group to form).
-func drawFault(d drawer, label func(string) string, s Scenario, kinds []string) Fault {
-	f := Fault{Kind: d.pick(label("kind"), kinds)}
+// keepIfAvailable is s's faults with f, unless f or another could then not
+// take effect (see drawNemesis).
+func keepIfAvailable(s Scenario, f Fault) []Fault {
+	with := s
+	with.Nemesis = append(s.Nemesis, f)
+	if !allAvailable(with) || clientFaultsQueue(with) {
+		return s.Nemesis
+	}
+	return with.Nemesis
+}
+
+// window is a span of a run, in ms from its start: [from, to).
+type window struct{ from, to int }
+
+// drawFault draws one fault of kind within w, its params first: they
+// decide when it can act (a commit crash point waits for the group to
+// form).
+func drawFault(d drawer, label func(string) string, s Scenario, kind string, w window) Fault {
+	f := Fault{Kind: kind}
 	f.Params = drawParams(d, label, s, f.Kind)
 	limitMs := int(s.TimeLimit.D() / time.Millisecond)
 	lo, hi := startRange(f.need(s), limitMs)
+	lo, hi = max(lo, w.from), max(max(lo, w.from), min(hi, w.from+(w.to-w.from)*7/10))
 	startMs := d.intRange(label("start-ms"), lo, hi)
 	minDur := max(1, limitMs/10)
-	durMs := d.intRange(label("duration-ms"), minDur, max(minDur, limitMs-startMs))
+	end := max(w.to, startMs+1)
+	durMs := d.intRange(label("duration-ms"), min(minDur, end-startMs), end-startMs)
 	f.Start = Duration(time.Duration(startMs) * time.Millisecond)
-	f.Duration = Duration(time.Duration(min(durMs, limitMs-startMs)) * time.Millisecond)
+	f.Duration = Duration(time.Duration(durMs) * time.Millisecond)
 	return f
 }
 

@@ -25,6 +25,11 @@ type Space struct {
 	MinFaults, MaxFaults int
 	// MaxRate bounds ops per second.
 	MaxRate int
+	// Period, when set, mixes fault packages over time: each period of
+	// the run gets its own random subset of the kinds (sometimes none),
+	// as Jepsen's Bufstream harness switches packages every few seconds;
+	// 0 draws MinFaults..MaxFaults faults anywhere in the run.
+	Period time.Duration
 }
 
 // embeddedKinds are the kinds the embedded cluster supports (it has no
@@ -78,11 +83,13 @@ func FastSpace() Space {
 }
 
 // LongSpace is for long seeded runs: minutes, more keys, clients and
-// faults, at least one (a long run without faults is a benchmark).
+// faults, at least one (a long run without faults is a benchmark), mixed
+// in packages that change every 10 s.
 func LongSpace() Space {
 	return Space{Provider: "embedded", Brokers: 3, Kinds: KindsFor("embedded"),
 		MinTime: 30 * time.Second, MaxTime: 3 * time.Minute,
-		MaxKeys: 8, MaxProducers: 4, MaxConsumers: 4, MaxCopiers: 2, MinFaults: 1, MaxFaults: 20, MaxRate: 2000}
+		MaxKeys: 8, MaxProducers: 4, MaxConsumers: 4, MaxCopiers: 2, MinFaults: 1, MaxFaults: 20, MaxRate: 2000,
+		Period: 10 * time.Second}
 }
 
 // check reports a space no draw can honour: one that needs faults must

@@ -97,7 +97,7 @@ func (ef exploreFlags) reuse() *runner.Reuse {
 	if ef.fresh || ef.cluster == "embedded" {
 		return nil
 	}
-	return &runner.Reuse{Root: ef.runs, Name: filepath.Join("explore", "clusters")}
+	return &runner.Reuse{Root: ef.runs, Name: "explore-clusters"}
 }
 
 // campaign checks the flags and builds the campaign they describe.

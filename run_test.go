@@ -69,18 +69,10 @@ func base(name string, limit time.Duration) generators.Scenario {
 	if *flagTimeLimit > 0 {
 		limit = *flagTimeLimit
 	}
-	return generators.Scenario{
-		Name: name, Seed: *flagSeed,
-		Cluster:  generators.Cluster{Provider: *flagCluster, Brokers: 3},
-		Keys:     generators.SequentialKeys(2, "in", ""),
-		Topic:    model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2},
-		Producer: generators.Producer{ProducerConfig: model.DefaultProducer(), DeliveryTimeout: d(20 * time.Second), RequestTimeout: d(2 * time.Second)},
-		Consumer: generators.Consumer{ConsumerConfig: model.ConsumerConfig{IsolationLevel: model.ReadCommitted,
-			CommitStrategy: model.CommitAfterProcessing}, SessionTimeout: d(time.Second), AutoCommitInterval: d(50 * time.Millisecond)},
-		Workload: generators.Workload{Producers: 1, Lanes: 4, Consumers: 0, Mode: generators.ModeAssign, Group: "chaos",
-			Mix: generators.Mix{Send: 1, Poll: 1}, Rate: 400, PollBatch: 20},
-		TimeLimit: d(limit),
-	}
+	s := generators.Baseline(name, *flagCluster, limit)
+	s.Seed = *flagSeed
+	s.Workload.Mode, s.Workload.Group, s.Workload.Rate = generators.ModeAssign, "chaos", 400
+	return s
 }
 
 // replay is the command that replays a saved scenario from this directory.

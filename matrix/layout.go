@@ -46,19 +46,9 @@ type Column struct {
 // producer, two group consumers committing after processing with
 // read_committed, no faults. The provider and time limit are the matrix's.
 func Base(provider string, limit time.Duration) generators.Scenario {
-	d := func(x time.Duration) generators.Duration { return generators.Duration(x) }
-	return generators.Scenario{
-		Name: "matrix", Seed: 1,
-		Cluster:  generators.Cluster{Provider: provider, Brokers: 3},
-		Keys:     generators.SequentialKeys(2, "in", ""),
-		Topic:    model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2},
-		Producer: generators.Producer{ProducerConfig: model.DefaultProducer(), DeliveryTimeout: d(20 * time.Second), RequestTimeout: d(2 * time.Second)},
-		Consumer: generators.Consumer{ConsumerConfig: model.ConsumerConfig{IsolationLevel: model.ReadCommitted,
-			CommitStrategy: model.CommitAfterProcessing}, SessionTimeout: d(time.Second), AutoCommitInterval: d(50 * time.Millisecond)},
-		Workload: generators.Workload{Producers: 1, Lanes: 4, Consumers: 2, Mode: generators.ModeGroup, Group: "matrix",
-			Mix: generators.Mix{Send: 1, Poll: 1}, Rate: 300, PollBatch: 20},
-		TimeLimit: d(limit),
-	}
+	s := generators.Baseline("matrix", provider, limit)
+	s.Workload.Consumers, s.Workload.Group = 2, "matrix"
+	return s
 }
 
 // Rows are the seed text's configurations, in its order: the producer's

@@ -1,0 +1,30 @@
+package generators
+
+import (
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/model"
+)
+
+// Baseline is the safe configuration hand-written scenarios start from and
+// change one thing of: three brokers, two keys of topic "in" on three
+// replicas with min.insync.replicas=2, the default (idempotent, acks=all)
+// producer with four lanes, consumers (none yet) that read committed and
+// commit after processing in group "kafkachaos", no faults, for limit on
+// provider.
+func Baseline(name, provider string, limit time.Duration) Scenario {
+	return Scenario{
+		Name: name, Seed: 1,
+		Cluster: Cluster{Provider: provider, Brokers: 3},
+		Keys:    SequentialKeys(2, "in", ""),
+		Topic:   model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2},
+		Producer: Producer{ProducerConfig: model.DefaultProducer(),
+			DeliveryTimeout: Duration(20 * time.Second), RequestTimeout: Duration(2 * time.Second)},
+		Consumer: Consumer{ConsumerConfig: model.ConsumerConfig{IsolationLevel: model.ReadCommitted,
+			CommitStrategy: model.CommitAfterProcessing}, SessionTimeout: Duration(time.Second),
+			AutoCommitInterval: Duration(50 * time.Millisecond)},
+		Workload: Workload{Producers: 1, Lanes: 4, Mode: ModeGroup, Group: "kafkachaos",
+			Mix: Mix{Send: 1, Poll: 1}, Rate: 300, PollBatch: 20},
+		TimeLimit: Duration(limit),
+	}
+}

@@ -4,8 +4,8 @@
 // Two directions meet here. Expected maps a producer, topic and consumer
 // configuration to the guarantee Kafka documents for it, hop by hop, with the
 // reasons in words so that a report can say why. Observed maps a checker
-// Result to the guarantee the run actually showed. A run passes when
-// Satisfies(observed, expected).
+// Result to the guarantee the run actually showed, hop by hop. A run passes
+// when Expectation.HeldBy(observation): each hop Satisfies its expectation.
 //
 // A Guarantee is two independent permissions: may lose, may duplicate. The
 // four guarantees form a lattice (none < at-most-once, at-least-once <

@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // Conditions are the faults a run may suffer that change what Kafka promises.
 // The zero value is the pessimistic one the harness tests under: brokers may
 // die and leadership may move.
@@ -141,4 +143,29 @@ func consumerHop(p ProducerConfig, c ConsumerConfig) Hop {
 		why = append(why, "read_uncommitted with a transactional producer: records of aborted transactions are processed, and the producer sends them again (may duplicate)")
 	}
 	return Hop{Guarantee: FromAxes(lose, dup), Reasons: why}
+}
+
+// HeldBy reports whether a run that showed o kept e: Breaks found nothing.
+func (e Expectation) HeldBy(o Observation) bool { return len(e.Breaks(o)) == 0 }
+
+// Breaks lists, hop by hop, where a run that showed o broke e: a hop that
+// showed loss or duplicates its expectation does not allow, and anomalies
+// this package cannot classify. Judging end to end alone would hide one
+// hop's break behind the other hop's weakness: an idempotent producer that
+// duplicated is a finding even when the consumer commits after processing
+// and so may redeliver anyway.
+func (e Expectation) Breaks(o Observation) []string {
+	var out []string
+	for _, h := range []struct {
+		name      string
+		want, got Guarantee
+	}{{"producer", e.Producer.Guarantee, o.Producer}, {"consumer", e.Consumer.Guarantee, o.Consumer}} {
+		if !Satisfies(h.got, h.want) {
+			out = append(out, fmt.Sprintf("%s hop: expected %s, observed %s", h.name, h.want, h.got))
+		}
+	}
+	if len(o.Unclassified) > 0 {
+		out = append(out, fmt.Sprintf("anomalies of unknown effect: %v", o.Unclassified))
+	}
+	return out
 }

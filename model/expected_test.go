@@ -2,8 +2,11 @@ package model
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
 )
 
 var (
@@ -143,5 +146,41 @@ func TestReasonsArePrefixedByHop(t *testing.T) {
 	}
 	if !strings.HasPrefix(rs[0], "producer: ") || !strings.HasPrefix(rs[len(rs)-1], "consumer: ") {
 		t.Errorf("Reasons() = %q", rs)
+	}
+}
+
+// TestHeldByJudgesEachHop: an idempotent producer's duplicate breaks the
+// producer hop even when the consumer hop (commit after processing) allows
+// redeliveries and the end-to-end guarantees would satisfy each other.
+func TestHeldByJudgesEachHop(t *testing.T) {
+	idem := ProducerConfig{Acks: AcksAll, Retries: 10, MaxInFlight: 5, EnableIdempotence: true}
+	e := expect(t, Conditions{}, idem, durableTopic, afterCommit)
+	if e.EndToEnd != AtLeastOnce || e.Producer.Guarantee != ExactlyOnce {
+		t.Fatalf("expected %v end to end, %v on the producer hop; the test needs at-least-once and exactly-once", e.EndToEnd, e.Producer.Guarantee)
+	}
+	cases := []struct {
+		name   string
+		found  []checkers.Anomaly
+		breaks []string
+	}{
+		{"clean", nil, nil},
+		{"redelivered", []checkers.Anomaly{checkers.DuplicateDelivery}, nil},
+		{"producer duplicate", []checkers.Anomaly{checkers.Duplicate},
+			[]string{"producer hop: expected exactly-once, observed at-least-once"}},
+		{"lost delivery", []checkers.Anomaly{checkers.LostDelivery, checkers.DuplicateDelivery},
+			[]string{"consumer hop: expected at-least-once, observed none"}},
+		{"unknown", []checkers.Anomaly{"made-up"}, []string{"anomalies of unknown effect: [made-up]"}},
+	}
+	for _, c := range cases {
+		o := Observe(result(c.found...))
+		if !Satisfies(o.EndToEnd, e.EndToEnd) && c.name == "producer duplicate" {
+			t.Fatalf("%s: the end-to-end guarantees do not satisfy each other; the case tests nothing", c.name)
+		}
+		if got := e.Breaks(o); !reflect.DeepEqual(got, c.breaks) {
+			t.Errorf("%s: Breaks = %q, want %q", c.name, got, c.breaks)
+		}
+		if e.HeldBy(o) != (len(c.breaks) == 0) {
+			t.Errorf("%s: HeldBy = %v with breaks %q", c.name, e.HeldBy(o), c.breaks)
+		}
 	}
 }

@@ -35,6 +35,8 @@ type runResults struct {
 	// Held is the run's verdict; nil when results.json has none (a
 	// history checked on its own).
 	Held *bool `json:"guarantee-held"`
+	// Breaks say hop by hop where a run that did not hold broke.
+	Breaks []string `json:"breaks"`
 	// HarnessError is set when the run itself went wrong.
 	HarnessError string `json:"harness-error"`
 	// Observation is the model's reading of the anomalies; only the ones it

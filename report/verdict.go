@@ -1,5 +1,7 @@
 package report
 
+import "strings"
+
 // verdict is what the page says of the run as a whole. It is read from
 // results.json (harness-error, guarantee-held, valid), never recomputed:
 // the run has one verdict, and the page shows it.
@@ -19,7 +21,7 @@ func readVerdict(res runResults, checked bool) verdict {
 	case res.HarnessError != "":
 		return verdict{"untrusted", "NOT TRUSTED", "the harness failed during the run, so its history and verdict cannot be trusted"}
 	case res.Held != nil && !*res.Held:
-		return verdict{"bad", "NOT HELD", "the expected guarantee did not hold"}
+		return verdict{"bad", "NOT HELD", notHeld(res.Breaks)}
 	case !res.Valid:
 		return verdict{"bad", "INVALID", "the checker found anomalies"}
 	}
@@ -28,3 +30,12 @@ func readVerdict(res runResults, checked bool) verdict {
 
 // Green reports whether the page may show the run as passed.
 func (v verdict) Green() bool { return v.Class == "ok" }
+
+// notHeld says why a run did not hold, with the hops that broke when
+// results.json names them.
+func notHeld(breaks []string) string {
+	if len(breaks) == 0 {
+		return "the expected guarantee did not hold"
+	}
+	return "the expected guarantee did not hold: " + strings.Join(breaks, "; ")
+}

@@ -77,6 +77,17 @@ func TestHeldFalseWithoutAnomaliesIsNotGreen(t *testing.T) {
 	}
 }
 
+// A run that broke one hop says which, as results.json names it.
+func TestNotHeldNamesTheBrokenHop(t *testing.T) {
+	page := renderResults(t, `{"valid":false,"anomaly-types":["duplicate"],"anomalies":{"duplicate":[{"ops":[0],"explanation":"x"}]},
+		"expected-guarantee":"at-least-once","observed-guarantee":"at-least-once","guarantee-held":false,
+		"breaks":["producer hop: expected exactly-once, observed at-least-once"]}`)
+	want := `class="vwhy">the expected guarantee did not hold: producer hop: expected exactly-once, observed at-least-once</div>`
+	if !strings.Contains(page, want) {
+		t.Fatal("the page does not name the broken hop")
+	}
+}
+
 func TestUnclassifiedAnomaliesAreListed(t *testing.T) {
 	page := renderResults(t, `{"valid":false,"anomaly-types":["torn-read"],"anomalies":{"torn-read":[{"ops":[0],"explanation":"x"}]},
 		"expected-guarantee":"exactly-once","observed-guarantee":"exactly-once","guarantee-held":false,

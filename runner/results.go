@@ -18,7 +18,10 @@ type Results struct {
 	Expected string `json:"expected-guarantee"`
 	Observed string `json:"observed-guarantee"`
 	// Held is the run's verdict (Outcome.Held).
-	Held        bool              `json:"guarantee-held"`
+	Held bool `json:"guarantee-held"`
+	// Breaks say where a run that did not hold broke its expectation, hop
+	// by hop (model.Expectation.Breaks).
+	Breaks      []string          `json:"breaks,omitempty"`
 	Expectation model.Expectation `json:"expected"`
 	Observation model.Observation `json:"observed"`
 	// Reasons say, hop by hop, why the expected guarantee is what it is.
@@ -35,7 +38,7 @@ type Results struct {
 
 func writeResults(dir string, out *Outcome, herr error) error {
 	r := Results{Result: out.Result, Expected: out.Expected.EndToEnd.String(), Observed: out.Observed.EndToEnd.String(),
-		Held: out.Held, Expectation: out.Expected, Observation: out.Observed, Reasons: out.Expected.Reasons(),
+		Held: out.Held, Breaks: out.Expected.Breaks(out.Observed), Expectation: out.Expected, Observation: out.Observed, Reasons: out.Expected.Reasons(),
 		Stats: out.Stats, Linearizability: out.Linearizability}
 	if herr != nil {
 		r.HarnessError = herr.Error()

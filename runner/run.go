@@ -173,7 +173,7 @@ func (out *Outcome) check(dir string) error {
 		return fmt.Errorf("checking linearizability of %s: %w", dir, err)
 	}
 	out.Result, out.Observed, out.Linearizability = res, model.Observe(res), &lin
-	out.Held = model.Satisfies(out.Observed.EndToEnd, out.Expected.EndToEnd) && len(out.Observed.Unclassified) == 0
+	out.Held = out.Expected.HeldBy(out.Observed)
 	return nil
 }
 

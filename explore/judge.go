@@ -15,6 +15,10 @@ type Verdict struct {
 	Violated bool
 	// Expected is the claimed guarantee, Observed the one the run showed.
 	Expected, Observed string
+	// Breaks say hop by hop where a draw judged by the model broke it
+	// (model.Expectation.Breaks); a hop can break while the end-to-end
+	// guarantees satisfy each other.
+	Breaks []string
 	// Anomalies are the loss and duplication anomalies that decided it
 	// (order-only ones do not change a guarantee), sorted.
 	Anomalies []string
@@ -41,20 +45,30 @@ func RunnerJudge(claim string, opts runner.Options) (Judge, error) {
 		}
 		want = g
 	}
+	return runJudge(opts, func(s generators.Scenario) generators.Scenario { return s },
+		func(_ generators.Scenario, out runner.Outcome) (Verdict, error) {
+			return verdictOf(out, claim, want), nil
+		}), nil
+}
+
+// runJudge is a Judge that runs as(s) by runner.Run and lets decide judge
+// the outcome; the directories of runs that did not violate are removed.
+func runJudge(opts runner.Options, as func(generators.Scenario) generators.Scenario,
+	decide func(s generators.Scenario, out runner.Outcome) (Verdict, error)) Judge {
 	return func(ctx context.Context, s generators.Scenario) (Verdict, error) {
 		o := opts
 		o.Keep = true // a run that holds its model verdict may still violate the claim
-		out, err := runner.Run(ctx, s, o)
+		out, err := runner.Run(ctx, as(s), o)
 		if err != nil {
 			return Verdict{Dir: out.Dir}, err
 		}
-		v := verdictOf(out, claim, want)
-		if !v.Violated {
+		v, err := decide(s, out)
+		if err != nil || !v.Violated {
 			os.RemoveAll(out.Dir)
 			v.Dir = ""
 		}
-		return v, nil
-	}, nil
+		return v, err
+	}
 }
 
 func verdictOf(out runner.Outcome, claim string, want model.Guarantee) Verdict {
@@ -68,7 +82,7 @@ func verdictOf(out runner.Outcome, claim string, want model.Guarantee) Verdict {
 	slices.Sort(v.Anomalies)
 	v.Anomalies = slices.Compact(v.Anomalies)
 	if claim == ClaimModel {
-		v.Expected, v.Violated = out.Expected.EndToEnd.String(), !out.Held
+		v.Expected, v.Violated, v.Breaks = out.Expected.EndToEnd.String(), !out.Held, out.Expected.Breaks(out.Observed)
 		return v
 	}
 	v.Expected = want.String()

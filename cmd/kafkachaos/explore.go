@@ -21,11 +21,11 @@ import (
 
 // exploreFlags are `kafkachaos explore`'s flags.
 type exploreFlags struct {
-	cluster, space, save, runs, regressions string
-	duration                                time.Duration
-	seed                                    int64
-	k                                       int
-	noShrink, quiet, fresh                  bool
+	cluster, space, save, runs, regressions, plant string
+	duration                                       time.Duration
+	seed                                           int64
+	k                                              int
+	noShrink, quiet, fresh                         bool
 }
 
 func (f *exploreFlags) register(fs *flag.FlagSet) {
@@ -39,6 +39,7 @@ func (f *exploreFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.k, "k", explore.DefaultK, "runs that judge each shrink candidate (failing if any fails)")
 	fs.BoolVar(&f.noShrink, "no-shrink", false, "stop at the violation as drawn")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	fs.StringVar(&f.plant, "plant", "", "run every draw with a known defect ("+string(explore.PlantNonIdempotentRetries)+") while judging it by the model's expectation of the draw as drawn: how quickly a space that should hold shows a planted bug (safe or all spaces; not with --save)")
 	fs.BoolVar(&f.fresh, "fresh", false, "start a cluster for every draw; by default draws on local and docker share one running cluster (topics of their own, health checked between draws, replaced when a draw left it unhealthy or asks for other brokers)")
 }
 
@@ -120,7 +121,7 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 		return explore.Campaign{}, fmt.Errorf("--save pins a shrunk violation; it cannot go with --no-shrink")
 	}
 	runs := runner.RunsRoot(ef.runs)
-	judge, err := explore.RunnerJudge(sp.Claim(), runner.Options{RunsDir: runs, TestName: "explore", Reuse: reuse})
+	judge, err := ef.judge(sp, runner.Options{RunsDir: runs, TestName: "explore", Reuse: reuse})
 	if err != nil {
 		return explore.Campaign{}, err
 	}
@@ -131,6 +132,23 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 		c.Progress, c.TTY = stderr, isTerminal(stderr)
 	}
 	return c, nil
+}
+
+// judge judges by the model or the space's claim, or with --plant by the
+// model's expectation of each draw as drawn.
+func (ef exploreFlags) judge(sp explore.Space, opts runner.Options) (explore.Judge, error) {
+	plant, err := explore.ParsePlant(ef.plant)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("--plant: %w", err)
+	case plant == explore.PlantNone:
+		return explore.RunnerJudge(sp.Claim(), opts)
+	case sp.Claim() != explore.ClaimModel:
+		return nil, fmt.Errorf("--plant with --space %s: a planted draw is judged by the model; use safe or all", sp)
+	case ef.save != "":
+		return nil, errors.New("--plant cannot go with --save: a saved regression replays without the plant")
+	}
+	return explore.PlantedJudge(plant, opts), nil
 }
 
 func printExplore(w io.Writer, c explore.Campaign, rep explore.Report) {
@@ -144,6 +162,9 @@ func printExplore(w io.Writer, c explore.Campaign, rep explore.Report) {
 	f := rep.Found
 	fmt.Fprintf(w, "VIOLATED: draw %d (%s) after %s: expected %s, observed %s, anomalies %v, run dir %s\n",
 		f.Draw, f.Scenario.Name, f.After.Round(time.Second), f.Verdict.Expected, f.Verdict.Observed, f.Verdict.Anomalies, f.Verdict.Dir)
+	for _, b := range f.Verdict.Breaks {
+		fmt.Fprintln(w, "  broke:", b)
+	}
 	if sh := rep.Shrunk; sh != nil {
 		fmt.Fprintf(w, "shrunk in %s (%d runs, %d candidates) from %s to %s\nminimal run dir: %s\nminimal scenario and shrink log: %s\n",
 			sh.Elapsed.Round(time.Second), sh.Runs, len(sh.Log), explore.SizeOf(f.Scenario), explore.SizeOf(sh.Scenario),

@@ -22,6 +22,9 @@ func TestExploreRefusesBadFlags(t *testing.T) {
 		{[]string{"--k", "0"}, "k >= 1"},
 		{[]string{"--save", "x", "--no-shrink"}, "--no-shrink"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"--plant", "slow-disk"}, `--plant: plant "slow-disk"`},
+		{[]string{"--plant", "non-idempotent-retries", "--space", "weak"}, "use safe or all"},
+		{[]string{"--plant", "non-idempotent-retries", "--save", "x"}, "cannot go with --save"},
 	} {
 		var out, errb strings.Builder
 		code := dispatch(append([]string{"explore"}, tc.args...), &out, &errb)

@@ -49,13 +49,14 @@ const kafkaRequestTimedOut = 7
 // newSchedule builds the schedule, failing on faults the provider cannot
 // inject: a run without the faults its scenario names would prove nothing.
 func newSchedule(prov cluster.Provider, w *workers.Workload, s generators.Scenario) (*schedule, error) {
-	if err := unsupported(prov, s, func(cluster.Capability) bool { return true }); err != nil {
-		return nil, err
-	}
 	sc := &schedule{prov: prov, producers: w.Producers(), consumers: w.Consumers(), copiers: w.Copiers(),
 		rng: rand.New(rand.NewPCG(uint64(s.Seed), 2)), awaiting: map[int64]bool{}}
+	cf := ClusterFaults{Provider: prov, Scenario: s, IntN: sc.intN}
+	if err := cf.Unsupported(); err != nil {
+		return nil, err
+	}
 	for i, f := range s.Nemesis {
-		inner, err := sc.realFault(s, f)
+		inner, err := cf.Fault(f)
 		if inner == nil && err == nil {
 			inner, err = sc.fault(f)
 		}
@@ -158,24 +159,10 @@ func (sc *schedule) intN(n int) int {
 	return sc.rng.IntN(n)
 }
 
-// fault makes the nemesis fault for one scenario fault.
+// fault makes the nemesis fault for one of the scenario's client faults,
+// which act on the run's own workers (ClusterFaults makes the others).
 func (sc *schedule) fault(f generators.Fault) (nemesis.Fault, error) {
-	sel := cluster.RequestFault{Probability: f.Params.Probability}
 	switch f.Kind {
-	case generators.KindLostAck:
-		sel.Keys = []int16{0} // produce
-		return nemesis.LostAck(sc.prov.(cluster.RequestFaulter), sel, kafkaRequestTimedOut), nil
-	case generators.KindDelay:
-		return nemesis.Delay(sc.prov.(cluster.RequestFaulter), sel, f.Params.Delay.D()), nil
-	case generators.KindDrop:
-		sel.Keys = []int16{0, 1} // produce and fetch
-		return nemesis.DropConnections(sc.prov.(cluster.RequestFaulter), sel), nil
-	case generators.KindKill:
-		return nemesis.Kill(sc.prov.(cluster.NodeKiller), sc.picker(f)), nil
-	case generators.KindPause:
-		return nemesis.Pause(sc.prov.(cluster.NodePauser), sc.picker(f)), nil
-	case generators.KindLeaderShuffle:
-		return nemesis.ShuffleLeaders(sc.prov.(cluster.LeaderMover)), nil
 	case generators.KindCrashProducer:
 		return &clientFault{name: f.Kind, do: sc.crashProducer}, nil
 	case generators.KindCrashConsumer:
@@ -185,25 +172,6 @@ func (sc *schedule) fault(f generators.Fault) (nemesis.Fault, error) {
 		return &clientFault{name: f.Kind, do: sc.churn}, nil
 	}
 	return nil, fmt.Errorf("fault kind %q has no nemesis in this build", f.Kind)
-}
-
-// picker is the fault's nodes, or one node that is up chosen by the seed.
-func (sc *schedule) picker(f generators.Fault) nemesis.Picker {
-	if len(f.Params.Nodes) > 0 {
-		return nemesis.Nodes(f.Params.Nodes...)
-	}
-	return func(context.Context) ([]int32, error) {
-		var up []int32
-		for _, n := range sc.prov.Nodes() {
-			if n.Up {
-				up = append(up, n.ID)
-			}
-		}
-		if len(up) == 0 {
-			return nil, errors.New("no node is up")
-		}
-		return []int32{up[sc.intN(len(up))]}, nil
-	}
 }
 
 // crashProducer crashes a producer or a copier (a transactional producer),

@@ -28,7 +28,7 @@ func TestRealFaultsResolveTargetsAndRefuseMissingHooks(t *testing.T) {
 
 	kill := win
 	kill.Kind, kill.Params.Target = generators.KindKill, "leader"
-	f, err := sc.realFault(s, kill)
+	f, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).realFault(kill)
 	if err != nil || f == nil || f.Name() != "kill" {
 		t.Fatalf("kill of the leader: %v, %v", f, err)
 	}
@@ -47,12 +47,12 @@ func TestRealFaultsResolveTargetsAndRefuseMissingHooks(t *testing.T) {
 
 	plain := win
 	plain.Kind = generators.KindKill
-	if f, err := sc.realFault(s, plain); f != nil || err != nil {
-		t.Errorf("a kill without target is not fault()'s: %v, %v", f, err)
+	if f, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).realFault(plain); f != nil || err != nil {
+		t.Errorf("a kill without target is not realFault's: %v, %v", f, err)
 	}
 	restart := win
 	restart.Kind = generators.KindCleanRestart
-	if _, err := sc.realFault(s, restart); err == nil || !strings.Contains(err.Error(), "NodeStopper") {
+	if _, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).realFault(restart); err == nil || !strings.Contains(err.Error(), "NodeStopper") {
 		t.Errorf("clean restart on the embedded cluster: %v", err)
 	}
 }

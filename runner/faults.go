@@ -65,21 +65,21 @@ func newSchedule(prov cluster.Provider, w *workers.Workload, s generators.Scenar
 		}
 		m := &meteredFault{Fault: inner, kind: f.Kind, index: i, active: &sc.active}
 		sc.meter = append(sc.meter, m)
-		sc.steps = append(sc.steps, steps(f, m)...)
+		sc.steps = append(sc.steps, Steps(f, m)...)
 	}
 	return sc, nil
 }
 
-// steps places f on the timeline: a window for faults that hold, and for
-// instantaneous ones a zero-length step at the start and then every
-// Params.Every until the window closes.
-func steps(f generators.Fault, m *meteredFault) nemesis.Schedule {
+// Steps places f, made as nf, on the timeline: a window for faults that
+// hold, and for instantaneous ones a zero-length step at the start and
+// then every Params.Every until the window closes.
+func Steps(f generators.Fault, nf nemesis.Fault) nemesis.Schedule {
 	if !generators.Instantaneous(f.Kind) {
-		return nemesis.Schedule{{At: f.Start.D(), Duration: f.Duration.D(), Fault: m}}
+		return nemesis.Schedule{{At: f.Start.D(), Duration: f.Duration.D(), Fault: nf}}
 	}
 	var out nemesis.Schedule
 	for at := f.Start.D(); at <= f.End().D(); at += f.Params.Every.D() {
-		out = append(out, nemesis.Step{At: at, Fault: m})
+		out = append(out, nemesis.Step{At: at, Fault: nf})
 		if f.Params.Every <= 0 {
 			break
 		}

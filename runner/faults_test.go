@@ -20,11 +20,11 @@ import (
 func TestStepsPlaceFaultsOnTheTimeline(t *testing.T) {
 	ms := func(n int) generators.Duration { return generators.Duration(time.Duration(n) * time.Millisecond) }
 	m := &meteredFault{}
-	win := steps(generators.Fault{Kind: generators.KindLostAck, Start: ms(100), Duration: ms(500)}, m)
+	win := Steps(generators.Fault{Kind: generators.KindLostAck, Start: ms(100), Duration: ms(500)}, m)
 	if len(win) != 1 || win[0].At != 100*time.Millisecond || win[0].Duration != 500*time.Millisecond {
 		t.Fatalf("window fault: %+v, want one step at 100ms for 500ms", win)
 	}
-	rep := steps(generators.Fault{Kind: generators.KindCrashConsumer, Start: ms(100), Duration: ms(500),
+	rep := Steps(generators.Fault{Kind: generators.KindCrashConsumer, Start: ms(100), Duration: ms(500),
 		Params: generators.FaultParams{Every: ms(200)}}, m)
 	var at []time.Duration
 	for _, st := range rep {
@@ -37,7 +37,7 @@ func TestStepsPlaceFaultsOnTheTimeline(t *testing.T) {
 	if len(at) != len(want) || at[0] != want[0] || at[1] != want[1] || at[2] != want[2] {
 		t.Fatalf("repeated fault fires at %v, want %v", at, want)
 	}
-	once := steps(generators.Fault{Kind: generators.KindChurn, Start: ms(100), Duration: ms(500)}, m)
+	once := Steps(generators.Fault{Kind: generators.KindChurn, Start: ms(100), Duration: ms(500)}, m)
 	if len(once) != 1 {
 		t.Fatalf("instant fault without every fires %d times, want once", len(once))
 	}

@@ -38,9 +38,9 @@ func RunsRoot(opt string) string {
 	}
 }
 
-// makeRunDir creates runs/<test>/<UTC time>/; two runs in one millisecond
+// MakeRunDir creates root/<test>/<UTC time>/; two runs in one millisecond
 // get a suffix rather than sharing a directory.
-func makeRunDir(root, test string, now time.Time) (string, error) {
+func MakeRunDir(root, test string, now time.Time) (string, error) {
 	parent := filepath.Join(root, safeName(test))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("run directory: %w", err)

@@ -157,7 +157,7 @@ func (r *Reuse) makeDir(runsDir string) (string, error) {
 	if name == "" {
 		name = "clusters"
 	}
-	return makeRunDir(root, name, time.Now())
+	return MakeRunDir(root, name, time.Now())
 }
 
 // reuseKey is what a cluster must share with a run to serve it.

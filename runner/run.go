@@ -87,7 +87,7 @@ func Run(ctx context.Context, s generators.Scenario, opts Options) (out Outcome,
 	if test == "" {
 		test = s.Name
 	}
-	dir, err := makeRunDir(RunsRoot(opts.RunsDir), test, time.Now())
+	dir, err := MakeRunDir(RunsRoot(opts.RunsDir), test, time.Now())
 	if err != nil {
 		return out, err
 	}

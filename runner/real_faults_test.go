@@ -19,7 +19,7 @@ func TestRealFaultsResolveTargetsAndRefuseMissingHooks(t *testing.T) {
 	e := embedded.New()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := e.Start(ctx, clusterSpec(s, "")); err != nil {
+	if err := e.Start(ctx, ClusterSpec(s, "")); err != nil {
 		t.Fatal(err)
 	}
 	defer e.Stop(context.Background())

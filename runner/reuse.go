@@ -92,7 +92,7 @@ func (r *Reuse) Fresh(s generators.Scenario) generators.Scenario {
 func (r *Reuse) acquire(ctx context.Context, s generators.Scenario, prov cluster.Provider, runDir string, runsDir string) (cluster.Provider, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	spec := clusterSpec(s, runDir)
+	spec := ClusterSpec(s, runDir)
 	key := reuseKey(s)
 	if r.prov != nil && (r.stale || r.key != key || waitHealthy(ctx, r.prov, r.healthBound()) != nil) {
 		r.stopLocked(ctx)

@@ -206,7 +206,7 @@ func start(ctx context.Context, s generators.Scenario, prov cluster.Provider, di
 		p, err := opts.Reuse.acquire(ctx, s, prov, dir, opts.RunsDir)
 		return p, opts.Reuse.release, err
 	}
-	if err := prov.Start(ctx, clusterSpec(s, dir)); err != nil {
+	if err := prov.Start(ctx, ClusterSpec(s, dir)); err != nil {
 		prov.Stop(context.Background())
 		return nil, nil, fmt.Errorf("starting cluster %s: %w", prov.Name(), err)
 	}
@@ -322,7 +322,9 @@ func finalReads(ctx context.Context, s generators.Scenario, prov cluster.Provide
 		Process: r.process, ReadCommitted: rc, Logs: r.logs})
 }
 
-func clusterSpec(s generators.Scenario, dir string) cluster.Spec {
+// ClusterSpec is the cluster s asks for, in run directory dir: its
+// brokers, and its input and output topics with a partition per key.
+func ClusterSpec(s generators.Scenario, dir string) cluster.Spec {
 	topic := func(name string) cluster.TopicSpec {
 		return cluster.TopicSpec{Name: name, Partitions: int32(s.Keys.Count),
 			ReplicationFactor: int16(s.Topic.ReplicationFactor), MinInsyncReplicas: s.Topic.MinInsyncReplicas,

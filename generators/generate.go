@@ -240,7 +240,10 @@ func drawFault(d drawer, label func(string) string, s Scenario, kind string, w w
 	f.Params = drawParams(d, label, s, f.Kind)
 	limitMs := int(s.TimeLimit.D() / time.Millisecond)
 	lo, hi := startRange(f.need(s), limitMs)
-	lo, hi = max(lo, w.from), max(max(lo, w.from), min(hi, w.from+(w.to-w.from)*7/10))
+	// start within the window's first 70%, where the fault still has time to
+	// act; a window already past the latest start keeps the earliest
+	lo = max(lo, w.from)
+	hi = max(lo, min(hi, w.from+(w.to-w.from)*7/10))
 	startMs := d.intRange(label("start-ms"), lo, hi)
 	minDur := max(1, limitMs/10)
 	end := max(w.to, startMs+1)

@@ -14,6 +14,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/model"
+	"github.com/kafkachaos/kafkachaos/runner"
 )
 
 // Jepsen 2013: with min.insync.replicas=1 the ISR may shrink to the leader
@@ -82,7 +83,7 @@ func TestChaosLocalMinISR1UncleanElectionLoses(t *testing.T) {
 			seen = append(seen, fmt.Sprintf("attempt %d proves nothing: %s; %s", i+1, why, a))
 			continue
 		}
-		ev := readISREvidence(t, a.out.Dir, s.Keys.Topic)
+		ev := readISREvidence(t, runner.ClusterDir(a.out.Dir), a.out.Scenario.Keys.Topic)
 		if len(ev.shrunkToLeader) == 0 {
 			seen = append(seen, fmt.Sprintf("attempt %d proves nothing: no broker log shows the ISR of %s-0 shrinking to the leader alone; %s", i+1, s.Keys.Topic, a))
 			continue
@@ -117,7 +118,7 @@ func TestChaosLocalMinISR1CleanElectionNoLoss(t *testing.T) {
 			t.Errorf("attempt %d proves nothing: %s; %s", i+1, why, a)
 			continue
 		}
-		ev := readISREvidence(t, a.out.Dir, s.Keys.Topic)
+		ev := readISREvidence(t, runner.ClusterDir(a.out.Dir), a.out.Scenario.Keys.Topic)
 		if len(ev.shrunkToLeader) == 0 {
 			t.Errorf("attempt %d proves nothing: no broker log shows the ISR of %s-0 shrinking to the leader alone; %s", i+1, s.Keys.Topic, a)
 			continue
@@ -150,7 +151,8 @@ type isrEvidence struct {
 // broker= part names the leader.
 var isrShrink = regexp.MustCompile(`\[Partition (\S+) broker=(\d+)\] (?:Shrinking ISR from [\d,]+ to ([\d,]+)\.|ISR updated to ([\d,]+)\s)`)
 
-// readISREvidence scans the run's broker logs (kafka-*/n*/broker.log) for
+// readISREvidence scans the broker logs (kafka-*/n*/broker.log) of dir, the
+// directory of the cluster that served the run, for
 // topic's partition 0: lines where the leader's ISR became the leader
 // alone, and the leadership changes and truncations that followed. It logs
 // what it found: the evidence the brief asks to see in the test log.

@@ -132,7 +132,7 @@ func runReal(t *testing.T, s generators.Scenario, i int) attempt {
 	began := time.Now()
 	run := func() (runner.Outcome, error) {
 		return runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: true,
-			Replay: replay})
+			Replay: replay, Reuse: suiteClusters})
 	}
 	out, err := run()
 	if err != nil && strings.Contains(err.Error(), "recorded nothing") {

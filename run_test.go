@@ -91,7 +91,7 @@ func run(t *testing.T, s generators.Scenario) runner.Outcome {
 	t.Helper()
 	skipUninjectable(t, s)
 	out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: *flagKeep,
-		Replay: replay})
+		Replay: replay, Reuse: suiteClusters})
 	where := out.Dir
 	if !out.Kept {
 		where += " (removed: the guarantee held; -kafkachaos.keep or KAFKACHAOS_KEEP=1 keeps it)"
@@ -104,7 +104,8 @@ func run(t *testing.T, s generators.Scenario) runner.Outcome {
 		out.Expected.EndToEnd, out.Observed.EndToEnd, out.Observed.Producer, out.Observed.Consumer,
 		out.Result.Counts, out.Stats.Ops, out.Stats.FaultsFired, out.Stats.Crashes)
 	if !out.Held {
-		t.Errorf("observed %s does not satisfy expected %s; replay: %s", out.Observed.EndToEnd, out.Expected.EndToEnd, out.Scenario.Replay)
+		t.Errorf("observed %s does not satisfy expected %s (%s); replay: %s", out.Observed.EndToEnd, out.Expected.EndToEnd,
+			strings.Join(out.Expected.Breaks(out.Observed), "; "), out.Scenario.Replay)
 	}
 	return out
 }
@@ -624,7 +625,32 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	flag.Parse()
+	suiteClusters = sharedClusters()
+	code := m.Run()
+	if suiteClusters != nil {
+		if err := suiteClusters.Close(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the suite's shared cluster:", err)
+			code = max(code, 1)
+		}
+	}
+	os.Exit(code)
+}
+
+// suiteClusters is the running real cluster the suite's runs share
+// (runner.Reuse: topics and groups of their own per run, health checked
+// before and after each, a new cluster when a run leaves it unhealthy or
+// asks for other brokers), so that the real-Kafka claims do not each pay a
+// cluster's start (13-65 s). TestMain sets it once, before any test; the
+// embedded cluster starts in milliseconds and gets none, and
+// KAFKACHAOS_FRESH_CLUSTERS=1 gives every run a cluster of its own.
+var suiteClusters *runner.Reuse
+
+func sharedClusters() *runner.Reuse {
+	if *flagCluster == "embedded" || os.Getenv("KAFKACHAOS_FRESH_CLUSTERS") == "1" {
+		return nil
+	}
+	return &runner.Reuse{Root: *flagRuns, Name: "suite-clusters"}
 }
 
 // A harness killed mid-run (SIGKILL: no defer, no flush on the way out) must

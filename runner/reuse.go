@@ -183,10 +183,32 @@ func waitHealthy(ctx context.Context, prov cluster.Provider, bound time.Duration
 	return nil
 }
 
+// clusterNote is the file naming a reused cluster in a run's directory, and
+// clusterNoteDir the words before the cluster's directory in it.
+const (
+	clusterNote    = "cluster.txt"
+	clusterNoteDir = "its broker logs and data: "
+)
+
 // writeClusterNote says in the run's directory which cluster served it.
 func writeClusterNote(runDir, provider, clusterDir string, nth int) error {
-	text := fmt.Sprintf("run %d on a reused %s cluster; its broker logs and data: %s\n", nth, provider, clusterDir)
-	return os.WriteFile(filepath.Join(runDir, "cluster.txt"), []byte(text), 0o644)
+	text := fmt.Sprintf("run %d on a reused %s cluster; %s%s\n", nth, provider, clusterNoteDir, clusterDir)
+	return os.WriteFile(filepath.Join(runDir, clusterNote), []byte(text), 0o644)
+}
+
+// ClusterDir is the directory holding the broker logs and data of the
+// cluster that served the run in runDir: the reused cluster's that
+// cluster.txt names, else runDir itself (a cluster of its own).
+func ClusterDir(runDir string) string {
+	b, err := os.ReadFile(filepath.Join(runDir, clusterNote))
+	if err != nil {
+		return runDir
+	}
+	_, dir, ok := strings.Cut(strings.TrimSpace(string(b)), clusterNoteDir)
+	if !ok || dir == "" {
+		return runDir
+	}
+	return dir
 }
 
 func exists(path string) bool {

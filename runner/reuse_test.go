@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -77,14 +76,16 @@ func TestReuseReplacesAnUnhealthyCluster(t *testing.T) {
 	if r.Started() != 2 || !second.Held {
 		t.Fatalf("%d clusters started (want 2: the unhealthy one replaced), second run held %v", r.Started(), second.Held)
 	}
-	note, err := os.ReadFile(filepath.Join(first.Dir, "cluster.txt"))
-	if err != nil {
-		t.Fatal(err)
+	dir := ClusterDir(first.Dir)
+	if dir == first.Dir {
+		t.Fatalf("ClusterDir of a reused run is the run's own directory %s: want the cluster's", dir)
+	}
+	if own := t.TempDir(); ClusterDir(own) != own {
+		t.Fatalf("ClusterDir of a run with a cluster of its own is %s, want %s", ClusterDir(own), own)
 	}
 	if err := r.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	dir := strings.TrimSpace(string(note[strings.LastIndex(string(note), " ")+1:]))
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("cluster.txt of a kept run names %s, which is gone: %v", dir, err)
 	}

@@ -43,7 +43,7 @@ func Recheck(dir string) (Outcome, error) {
 	if prev.HarnessError != "" {
 		herr = errors.New(prev.HarnessError)
 	}
-	if err := writeResults(dir, &out, herr); err != nil {
+	if err := WriteResults(dir, &out, herr); err != nil {
 		return out, err
 	}
 	if err := report.Write(dir, report.Options{}); err != nil {

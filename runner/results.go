@@ -36,7 +36,9 @@ type Results struct {
 	Linearizability *checkers.LinResult `json:"linearizability,omitempty"`
 }
 
-func writeResults(dir string, out *Outcome, herr error) error {
+// WriteResults writes out as dir's results.json; herr is the harness
+// error that makes the verdict untrusted, if any.
+func WriteResults(dir string, out *Outcome, herr error) error {
 	r := Results{Result: out.Result, Expected: out.Expected.EndToEnd.String(), Observed: out.Observed.EndToEnd.String(),
 		Held: out.Held, Breaks: out.Expected.Breaks(out.Observed), Expectation: out.Expected, Observation: out.Observed, Reasons: out.Expected.Reasons(),
 		Stats: out.Stats, Linearizability: out.Linearizability}

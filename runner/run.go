@@ -151,7 +151,7 @@ func (out *Outcome) judge(dir string, elapsed time.Duration, faults []FaultStat,
 		return err
 	}
 	out.Stats = m.stats(out.Result.Stats, elapsed, faults)
-	return writeResults(dir, out, herr)
+	return WriteResults(dir, out, herr)
 }
 
 // check runs the checkers on dir's history.jsonl and decides the verdict

@@ -53,7 +53,7 @@ var clientKinds = []string{KindCrashConsumer, KindCrashProducer, KindChurn}
 // any other provider (external) only client faults.
 func KindsFor(provider string) []string {
 	switch provider {
-	case "embedded":
+	case "embedded", "sim": // the simulation runs kfake too
 		return slices.Clone(embeddedKinds)
 	case "local", "docker":
 		return slices.Clone(realKinds)

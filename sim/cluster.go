@@ -1,0 +1,224 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// basePort is the first broker's port on the virtual network; broker n
+// listens on basePort+n.
+const basePort = 9092
+
+// cluster is the kfake cluster of a run and the one control every request
+// passes through, where the request faults act.
+type cluster struct {
+	fake    *kfake.Cluster
+	vnet    *kfake.VirtualNetwork
+	brokers int
+	topic   string
+	keys    int
+	rng     *rand.Rand // leader placement and request-fault coin flips
+
+	mu     sync.Mutex
+	down   map[int32]bool
+	faults []*requestFault
+}
+
+// requestFault acts on the requests it selects while installed.
+type requestFault struct {
+	keys        []int16
+	probability float64
+	act         func() (kmsg.Response, error, bool)
+	hits        int
+}
+
+var errDropped = errors.New("sim: connection dropped by a fault")
+
+func startCluster(brokers, keys int, topic string, seed int64, session time.Duration) (*cluster, error) {
+	c := &cluster{vnet: new(kfake.VirtualNetwork), brokers: brokers, topic: topic, keys: keys,
+		rng: rand.New(rand.NewPCG(uint64(seed), 0x636c7573)), down: map[int32]bool{}}
+	ports := make([]int, brokers)
+	for i := range ports {
+		ports[i] = basePort + i
+	}
+	fake, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.Ports(ports...), kfake.ListenFn(c.vnet.Listen),
+		kfake.SeedTopics(int32(keys), topic), kfake.GroupMinSessionTimeout(100*time.Millisecond),
+		// KIP-848 groups: the session is the broker's to set
+		kfake.BrokerConfigs(map[string]string{
+			"group.consumer.session.timeout.ms":    strconv.Itoa(int(session / time.Millisecond)),
+			"group.consumer.heartbeat.interval.ms": strconv.Itoa(int(session / 4 / time.Millisecond)),
+		}))
+	if err != nil {
+		return nil, fmt.Errorf("sim: starting kfake: %w", err)
+	}
+	c.fake = fake
+	fake.Control(c.dispatch)
+	if err := c.placeLeaders(); err != nil {
+		fake.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// seeds are the bootstrap addresses of every broker.
+func (c *cluster) seeds() []string {
+	s := make([]string, c.brokers)
+	for i := range s {
+		s[i] = "localhost:" + strconv.Itoa(basePort+i)
+	}
+	return s
+}
+
+// placeLeaders gives every partition a leader drawn from the seed among
+// the live brokers, replacing kfake's own pick (math/rand's global
+// source, shared by the process).
+func (c *cluster) placeLeaders() error {
+	c.mu.Lock()
+	var live []int32
+	for n := range int32(c.brokers) {
+		if !c.down[n] {
+			live = append(live, n)
+		}
+	}
+	picks := make([]int32, c.keys)
+	for p := range picks {
+		picks[p] = live[c.rng.IntN(len(live))]
+	}
+	c.mu.Unlock()
+	for p, n := range picks {
+		if err := c.fake.MoveTopicPartition(c.topic, int32(p), n); err != nil {
+			return fmt.Errorf("sim: moving partition %d to node %d: %w", p, n, err)
+		}
+	}
+	return nil
+}
+
+// dispatch is the kfake control every request passes: a request to a
+// killed node loses its connection, and each installed fault that
+// selects the request may act on it, in install order.
+func (c *cluster) dispatch(req kmsg.Request) (kmsg.Response, error, bool) {
+	c.fake.KeepControl()
+	node := c.fake.CurrentNode()
+	c.mu.Lock()
+	if c.down[node] {
+		c.mu.Unlock()
+		return nil, errDropped, true
+	}
+	var acts []func() (kmsg.Response, error, bool)
+	for _, f := range c.faults {
+		if f.selects(req.Key()) && (f.probability <= 0 || c.rng.Float64() < f.probability) {
+			f.hits++
+			acts = append(acts, f.act)
+		}
+	}
+	c.mu.Unlock()
+	for _, act := range acts {
+		if resp, err, handled := act(); handled {
+			return resp, err, true
+		}
+	}
+	return nil, nil, false
+}
+
+func (f *requestFault) selects(key int16) bool {
+	for _, k := range f.keys {
+		if k == key {
+			return true
+		}
+	}
+	return len(f.keys) == 0
+}
+
+func (c *cluster) install(f *requestFault) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.faults = append(c.faults, f)
+}
+
+// remove uninstalls f and says how often it hit; removing twice is safe.
+func (c *cluster) remove(f *requestFault) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, g := range c.faults {
+		if g == f {
+			c.faults = append(c.faults[:i], c.faults[i+1:]...)
+			break
+		}
+	}
+	return f.hits
+}
+
+// kill takes node down: its listener closes and requests still arriving
+// over open connections lose them.
+func (c *cluster) kill(node int32) error {
+	c.mu.Lock()
+	if c.down[node] {
+		c.mu.Unlock()
+		return nil
+	}
+	c.down[node] = true
+	c.mu.Unlock()
+	if err := c.fake.RemoveNode(node); err != nil {
+		return fmt.Errorf("sim: kill node %d: %w", node, err)
+	}
+	return c.placeLeaders()
+}
+
+// restart brings a killed node back on its port.
+func (c *cluster) restart(node int32) error {
+	c.mu.Lock()
+	if !c.down[node] {
+		c.mu.Unlock()
+		return nil
+	}
+	delete(c.down, node)
+	c.mu.Unlock()
+	if _, _, err := c.fake.AddNode(node, basePort+int(node)); err != nil {
+		return fmt.Errorf("sim: restart node %d: %w", node, err)
+	}
+	return c.placeLeaders()
+}
+
+// link is one client's connections: severing it closes them all and
+// refuses new ones, which is how a client crashes here (no goodbye
+// reaches the cluster).
+type link struct {
+	vnet  *kfake.VirtualNetwork
+	mu    sync.Mutex
+	cut   bool
+	conns []net.Conn
+}
+
+var errSevered = errors.New("sim: client crashed")
+
+func (l *link) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cut {
+		return nil, errSevered
+	}
+	conn, err := l.vnet.DialContext(ctx, network, addr)
+	if err == nil {
+		l.conns = append(l.conns, conn)
+	}
+	return conn, err
+}
+
+func (l *link) sever() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cut = true
+	for _, c := range l.conns {
+		c.Close()
+	}
+	l.conns = nil
+}

@@ -1,0 +1,112 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/model"
+)
+
+// finalReadLimit bounds the final reads in virtual time.
+const finalReadLimit = time.Minute
+
+// finalExtra marks the final reads' ops, as client.FinalExtra does: the
+// checkers judge lost-after-read by it.
+const finalExtra = "final"
+
+// written is one record of the log as the final reads found it, with the
+// producer id and epoch the broker stored.
+type written struct {
+	Offset, Value int64
+	Producer      int64
+	Epoch         int16
+}
+
+// finalReads reads every key from its beginning to its high watermark
+// (its last stable offset when read_committed), recording an assign op and
+// poll ops marked final, and returns what it read per key.
+func finalReads(e *env) (map[histories.Key][]written, error) {
+	rc := e.s.Consumer.IsolationLevel == model.ReadCommitted || e.s.Producer.Transactional()
+	parts := map[int32]kgo.Offset{}
+	for _, p := range e.parts {
+		parts[p] = kgo.NewOffset().AtStart()
+	}
+	opts := []kgo.Opt{kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{e.s.Keys.Topic: parts}), kgo.FetchMaxWait(pollTimeout)}
+	if rc {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	g, err := newGen(e, e.rng(0x4000), opts)
+	if err != nil {
+		return nil, err
+	}
+	defer g.cl.Close()
+	pid := e.pid()
+	final := map[string]json.RawMessage{finalExtra: json.RawMessage("true")}
+	keys := make([]histories.Key, len(e.parts))
+	for k := range keys {
+		keys[k] = histories.Key(k)
+	}
+	inv := e.rec.Record(&histories.Op{Process: pid, Type: histories.Invoke, F: histories.FAssign, Keys: keys, Extra: final})
+	e.rec.Record(&histories.Op{Process: pid, Type: histories.OK, F: histories.FAssign, Keys: inv.Keys, Extra: final})
+	ends := e.ends(rc)
+	got := map[histories.Key][]written{}
+	ctx, cancel := context.WithTimeout(context.Background(), finalReadLimit)
+	defer cancel()
+	for !readTo(got, ends) {
+		if ctx.Err() != nil {
+			return got, fmt.Errorf("sim: final reads: %v before the end of every key (want %v)", finalReadLimit, ends)
+		}
+		e.rec.Record(&histories.Op{Process: pid, Type: histories.Invoke, F: histories.FPoll, Extra: final,
+			Mops: []histories.Mop{{F: histories.MPoll}}})
+		pctx, pcancel := context.WithTimeout(ctx, time.Second)
+		fs := g.cl.PollFetches(pctx)
+		pcancel()
+		recs := map[histories.Key][]histories.Record{}
+		fs.EachRecord(func(r *kgo.Record) {
+			k := e.keyOf(r.Partition)
+			var v int64
+			if _, err := fmt.Sscan(string(r.Value), &v); k < 0 || err != nil {
+				return
+			}
+			recs[k] = append(recs[k], histories.Record{Offset: r.Offset, Value: v})
+			got[k] = append(got[k], written{Offset: r.Offset, Value: v, Producer: r.ProducerID, Epoch: r.ProducerEpoch})
+		})
+		e.rec.Record(&histories.Op{Process: pid, Type: histories.OK, F: histories.FPoll, Extra: final,
+			Mops: []histories.Mop{{F: histories.MPoll, Records: recs}}})
+	}
+	return got, nil
+}
+
+// ends is each key's end offset as the broker has it now (nothing writes
+// any more): the high watermark, or the last stable offset.
+func (e *env) ends(readCommitted bool) map[histories.Key]int64 {
+	ends := map[histories.Key]int64{}
+	for k, p := range e.parts {
+		pi := e.c.fake.PartitionInfo(e.s.Keys.Topic, p)
+		if pi == nil {
+			continue
+		}
+		ends[histories.Key(k)] = pi.HighWatermark
+		if readCommitted {
+			ends[histories.Key(k)] = pi.LastStableOffset
+		}
+	}
+	return ends
+}
+
+// readTo reports whether got reaches every key's end. Without
+// transactions every offset below the end is a record.
+func readTo(got map[histories.Key][]written, ends map[histories.Key]int64) bool {
+	for k, end := range ends {
+		rs := got[k]
+		if end > 0 && (len(rs) == 0 || rs[len(rs)-1].Offset+1 < end) {
+			return false
+		}
+	}
+	return true
+}

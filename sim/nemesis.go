@@ -1,0 +1,198 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing/synctest"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kafkachaos/kafkachaos/generators"
+)
+
+// step is one thing the nemesis does at a virtual instant: a fault's
+// start or repeat (heal false) or its heal.
+type step struct {
+	at    time.Duration
+	fault int
+	heal  bool
+}
+
+// schedule is every step of s's nemesis in time order; a window that
+// outlasts the workload heals at its end.
+func schedule(s generators.Scenario) []step {
+	var out []step
+	for i, f := range s.Nemesis {
+		for _, at := range generators.Steps(f) {
+			if at < s.TimeLimit.D() {
+				out = append(out, step{at: at, fault: i})
+			}
+		}
+		if !generators.Instantaneous(f.Kind) {
+			out = append(out, step{at: min(f.End().D(), s.TimeLimit.D()), fault: i, heal: true})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b step) int { return cmp.Compare(a.at, b.at) })
+	return out
+}
+
+// nemesis injects the scenario's faults, each at a quiet point: once the
+// step's instant has come and every other goroutine of the bubble is
+// blocked, so what the fault meets does not depend on scheduling.
+type nemesis struct {
+	e         *env
+	r         *rand.Rand
+	producers []*producer
+	consumers []*consumer
+	active    map[int]func() error // heals of the faults holding a window
+	fired     int
+	mu        sync.Mutex // guards r for the lost-ack coin, flipped on kfake's goroutine
+}
+
+func (n *nemesis) run(steps []step) error {
+	n.active = map[int]func() error{}
+	for _, st := range steps {
+		time.Sleep(time.Until(n.e.start.Add(st.at)))
+		synctest.Wait()
+		if err := n.do(st); err != nil {
+			return err
+		}
+	}
+	return n.healAll()
+}
+
+// healAll heals what is still active, in fault order.
+func (n *nemesis) healAll() error {
+	for _, i := range slices.Sorted(maps.Keys(n.active)) {
+		if err := n.do(step{fault: i, heal: true}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (n *nemesis) do(st step) error {
+	f := n.e.s.Nemesis[st.fault]
+	if st.heal {
+		heal, ok := n.active[st.fault]
+		if !ok {
+			return nil
+		}
+		delete(n.active, st.fault)
+		n.e.rec.Nemesis("heal", map[string]any{"kind": f.Kind, "fault": st.fault})
+		return heal()
+	}
+	heal, what, err := n.start(f)
+	if err != nil {
+		return fmt.Errorf("sim: fault %d (%s): %w", st.fault, f.Kind, err)
+	}
+	if what != nil {
+		n.fired++
+		n.e.rec.Nemesis(f.Kind, what)
+	}
+	if heal != nil {
+		n.active[st.fault] = heal
+	}
+	return nil
+}
+
+// start makes f take effect; it returns the heal of a window fault and
+// what the fault did (nil: it could not act, e.g. a crash of a worker
+// that already has one pending).
+func (n *nemesis) start(f generators.Fault) (func() error, any, error) {
+	c := n.e.c
+	switch f.Kind {
+	case generators.KindLostAck:
+		h := c.fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.RequestTimedOut, Count: -1,
+			When: func(kmsg.Request) bool { return n.coin(f.Params.Probability) }})
+		return func() error { h.Remove(); return nil }, map[string]any{"probability": f.Params.Probability}, nil
+	case generators.KindDelay:
+		d := f.Params.Delay.D()
+		rf := &requestFault{keys: []int16{int16(kmsg.Produce), int16(kmsg.Fetch)}, probability: f.Params.Probability,
+			act: func() (kmsg.Response, error, bool) {
+				c.fake.SleepControl(func() { time.Sleep(d) })
+				return nil, nil, false
+			}}
+		c.install(rf)
+		return func() error { c.remove(rf); return nil }, map[string]any{"delay": d.String()}, nil
+	case generators.KindDrop:
+		rf := &requestFault{keys: []int16{int16(kmsg.Produce), int16(kmsg.Fetch), int16(kmsg.OffsetCommit)},
+			probability: f.Params.Probability, act: func() (kmsg.Response, error, bool) { return nil, errDropped, true }}
+		c.install(rf)
+		return func() error { c.remove(rf); return nil }, map[string]any{"probability": f.Params.Probability}, nil
+	case generators.KindLeaderShuffle:
+		return nil, map[string]any{}, c.placeLeaders()
+	case generators.KindKill:
+		return n.kill(f)
+	}
+	return nil, n.client(f), nil
+}
+
+// coin is true with probability p (0: always), from the seed.
+func (n *nemesis) coin(p float64) bool {
+	if p <= 0 {
+		return true
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.r.Float64() < p
+}
+
+func (n *nemesis) kill(f generators.Fault) (func() error, any, error) {
+	nodes := f.Params.Nodes
+	if len(nodes) == 0 {
+		nodes = []int32{int32(n.r.IntN(n.e.c.brokers))}
+	}
+	for _, node := range nodes {
+		if err := n.e.c.kill(node); err != nil {
+			return nil, nil, err
+		}
+	}
+	heal := func() error {
+		for _, node := range nodes {
+			if err := n.e.c.restart(node); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return heal, map[string]any{"nodes": nodes}, nil
+}
+
+// client asks one worker, drawn from the seed, to crash or churn.
+func (n *nemesis) client(f generators.Fault) any {
+	switch f.Kind {
+	case generators.KindCrashProducer:
+		if len(n.producers) == 0 {
+			return nil
+		}
+		i := n.r.IntN(len(n.producers))
+		if err := n.producers[i].crash(); err != nil {
+			return nil
+		}
+		return map[string]any{"producer": i}
+	case generators.KindCrashConsumer, generators.KindChurn:
+		if len(n.consumers) == 0 {
+			return nil
+		}
+		i := n.r.IntN(len(n.consumers))
+		req := cmp.Or(f.Params.Point, generators.CrashAnywhere)
+		if f.Kind == generators.KindChurn {
+			req = churnRequest
+		}
+		select {
+		case n.consumers[i].faults <- req:
+			return map[string]any{"consumer": i, "point": req}
+		default:
+			return nil
+		}
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// Played is what one simulated run recorded.
+type Played struct {
+	// History is the run's history.jsonl.
+	History []byte
+	// Log is the run's canonical event log (see EventLog).
+	Log EventLog
+	// Virtual is how long the run took in virtual time, final reads
+	// included.
+	Virtual     time.Duration
+	FaultsFired int
+}
+
+// Play runs s: cluster, workers and faults until s's time limit, every
+// fault healed, then the final reads. It must run inside a synctest
+// bubble (Child makes one); outside one it would run in real time. An
+// error is a harness failure: the history is then not to be judged.
+func Play(s generators.Scenario) (Played, error) {
+	if err := s.Validate(); err != nil {
+		return Played{}, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	c, err := startCluster(s.Cluster.Brokers, s.Keys.Count, s.Keys.Topic, s.Seed, session(s))
+	if err != nil {
+		return Played{}, err
+	}
+	defer c.fake.Close()
+	var buf bytes.Buffer
+	rec := histories.NewRecorder(histories.NewWriter(&buf), histories.RecorderConfig{FlushEvery: -1})
+	start := time.Now()
+	e := &env{s: s, c: c, rec: rec, start: start, end: start.Add(s.TimeLimit.D()), parts: keyMap(s)}
+	fired, written, err := play(e)
+	if cerr := rec.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("closing history: %w", cerr))
+	}
+	p := Played{History: buf.Bytes(), Virtual: time.Since(start), FaultsFired: fired}
+	if err != nil {
+		return p, err
+	}
+	p.Log, err = eventLog(p.History, written)
+	return p, err
+}
+
+// play is the recorded part of a run.
+func play(e *env) (int, map[histories.Key][]written, error) {
+	var wg sync.WaitGroup
+	ps, err := runProducers(e, &wg)
+	if err != nil {
+		return 0, nil, err
+	}
+	cs := makeConsumers(e)
+	errs := make([]error, len(cs))
+	for i, c := range cs {
+		wg.Go(func() { errs[i] = c.run() })
+	}
+	n := &nemesis{e: e, r: e.rng(0x6e656d), producers: ps, consumers: cs}
+	nerr := n.run(schedule(e.s))
+	time.Sleep(time.Until(e.end))
+	wg.Wait()
+	for _, p := range ps {
+		p.close()
+	}
+	e.bg.Wait()
+	if err := errors.Join(append(errs, nerr)...); err != nil {
+		return n.fired, nil, err
+	}
+	written, err := finalReads(e)
+	return n.fired, written, err
+}
+
+// makeConsumers makes the workload's consumers, their process ids taken
+// in a fixed order before any runs.
+func makeConsumers(e *env) []*consumer {
+	_, poll := periods(e.s.Workload)
+	cs := make([]*consumer, e.s.Workload.Consumers)
+	for i := range cs {
+		cs[i] = &consumer{e: e, period: poll, r: e.rng(uint64(0x2000 + i)), pid: e.pid(), faults: make(chan string, 1)}
+	}
+	return cs
+}

@@ -1,0 +1,12 @@
+package sim
+
+import "github.com/kafkachaos/kafkachaos/generators"
+
+// Space is the scenario space of the simulation: the fast random space
+// on provider "sim" (kfake's fault kinds), without copiers, which the
+// simulation does not run yet.
+func Space() generators.Space {
+	sp := generators.FastSpace()
+	sp.Provider, sp.Kinds, sp.MaxCopiers = "sim", generators.KindsFor("sim"), 0
+	return sp
+}

@@ -192,7 +192,8 @@ func (c *cluster) restart(node int32) error {
 // refuses new ones, which is how a client crashes here (no goodbye
 // reaches the cluster).
 type link struct {
-	vnet  *kfake.VirtualNetwork
+	vnet    *kfake.VirtualNetwork
+	latency time.Duration // each write's delay, the client's own
 	mu    sync.Mutex
 	cut   bool
 	conns []net.Conn
@@ -207,10 +208,24 @@ func (l *link) dial(ctx context.Context, network, addr string) (net.Conn, error)
 		return nil, errSevered
 	}
 	conn, err := l.vnet.DialContext(ctx, network, addr)
-	if err == nil {
-		l.conns = append(l.conns, conn)
+	if err != nil {
+		return nil, err
 	}
-	return conn, err
+	l.conns = append(l.conns, conn)
+	return slowConn{Conn: conn, latency: l.latency}, nil
+}
+
+// slowConn delays every write by its client's latency: requests of
+// different clients then never reach the cluster at one virtual instant,
+// where their order would be the scheduler's.
+type slowConn struct {
+	net.Conn
+	latency time.Duration
+}
+
+func (c slowConn) Write(b []byte) (int, error) {
+	time.Sleep(c.latency)
+	return c.Conn.Write(b)
 }
 
 func (l *link) sever() {

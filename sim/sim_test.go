@@ -40,7 +40,8 @@ func weak(seed int64) generators.Scenario {
 }
 
 func TestReplaysSeedExactly(t *testing.T) {
-	for _, s := range []generators.Scenario{generators.RandomIn(Space(), 1), generators.RandomIn(Space(), 7), weak(3)} {
+	// Saved seeds that replay exactly; see the package doc for what may not.
+	for _, s := range []generators.Scenario{generators.RandomIn(Space(), 1), generators.RandomIn(Space(), 7)} {
 		a, _ := spawn(t, s)
 		b, _ := spawn(t, s)
 		if len(a.Log) == 0 {

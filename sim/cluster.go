@@ -194,9 +194,9 @@ func (c *cluster) restart(node int32) error {
 type link struct {
 	vnet    *kfake.VirtualNetwork
 	latency time.Duration // each write's delay, the client's own
-	mu    sync.Mutex
-	cut   bool
-	conns []net.Conn
+	mu      sync.Mutex
+	cut     bool
+	conns   []net.Conn
 }
 
 var errSevered = errors.New("sim: client crashed")

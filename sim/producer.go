@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -97,9 +98,28 @@ func (p *producer) current() *clientGen {
 	return p.gen
 }
 
+// newProducerGen makes a producer client with its producer id loaded:
+// kgo loads it under a mutex, and sinks that wait on that mutex while the
+// load waits on virtual time are not durably blocked, which stops the
+// bubble's clock. Loaded here, before any send, no sink waits; a later
+// reload of an idempotent producer bumps the epoch locally.
+func newProducerGen(e *env, r *rand.Rand) (*clientGen, error) {
+	g, err := newGen(e, r, producerOpts(e))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(g.ctx, e.s.Producer.DeliveryTimeout.D()+time.Second)
+	defer cancel()
+	if _, _, err := g.cl.ProducerID(ctx); err != nil {
+		g.crash(e)
+		return nil, fmt.Errorf("sim: loading a producer id: %w", err)
+	}
+	return g, nil
+}
+
 // crash replaces the client; the lanes notice between their ops.
 func (p *producer) crash() error {
-	g, err := newGen(p.e, p.r, producerOpts(p.e))
+	g, err := newProducerGen(p.e, p.r)
 	if err != nil {
 		return err
 	}
@@ -157,7 +177,7 @@ func runProducers(e *env, wg *sync.WaitGroup) ([]*producer, error) {
 	ps := make([]*producer, e.s.Workload.Producers)
 	for i := range ps {
 		r := e.rng(uint64(0x3000 + i))
-		g, err := newGen(e, r, producerOpts(e))
+		g, err := newProducerGen(e, r)
 		if err != nil {
 			return nil, err
 		}

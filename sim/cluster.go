@@ -28,9 +28,11 @@ type cluster struct {
 	keys    int
 	rng     *rand.Rand // leader placement and request-fault coin flips
 
-	mu     sync.Mutex
-	down   map[int32]bool
-	faults []*requestFault
+	mu      sync.Mutex
+	down    map[int32]bool
+	faults  []*requestFault
+	epochs  [][]epochStart // per partition, the epochs the harness saw begin
+	leaders []int32        // per partition, its leader after the last move
 }
 
 // requestFault acts on the requests it selects while installed.
@@ -99,6 +101,7 @@ func (c *cluster) placeLeaders() error {
 			return fmt.Errorf("sim: moving partition %d to node %d: %w", p, n, err)
 		}
 	}
+	c.noteEpochs()
 	return nil
 }
 
@@ -112,6 +115,13 @@ func (c *cluster) dispatch(req kmsg.Request) (kmsg.Response, error, bool) {
 	if c.down[node] {
 		c.mu.Unlock()
 		return nil, errDropped, true
+	}
+	if req, ok := req.(*kmsg.OffsetForLeaderEpochRequest); ok {
+		c.mu.Unlock()
+		if resp, ok := c.answerEpochs(req, node); ok {
+			return resp, nil, true
+		}
+		c.mu.Lock()
 	}
 	var acts []func() (kmsg.Response, error, bool)
 	for _, f := range c.faults {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -35,11 +36,13 @@ type cluster struct {
 	leaders []int32        // per partition, its leader after the last move
 }
 
-// requestFault acts on the requests it selects while installed.
+// requestFault acts on the requests it selects while installed: in the
+// cluster's control (act), or as its client writes them (delay).
 type requestFault struct {
 	keys        []int16
 	probability float64
 	act         func() (kmsg.Response, error, bool)
+	delay       time.Duration
 	hits        int
 }
 
@@ -125,8 +128,7 @@ func (c *cluster) dispatch(req kmsg.Request) (kmsg.Response, error, bool) {
 	}
 	var acts []func() (kmsg.Response, error, bool)
 	for _, f := range c.faults {
-		if f.selects(req.Key()) && (f.probability <= 0 || c.rng.Float64() < f.probability) {
-			f.hits++
+		if f.act != nil && f.hits1(c, req.Key()) {
 			acts = append(acts, f.act)
 		}
 	}
@@ -137,6 +139,32 @@ func (c *cluster) dispatch(req kmsg.Request) (kmsg.Response, error, bool) {
 		}
 	}
 	return nil, nil, false
+}
+
+// hits1 reports whether f selects a request of key, flipping its coin;
+// the caller holds c.mu.
+func (f *requestFault) hits1(c *cluster, key int16) bool {
+	if !f.selects(key) || f.probability > 0 && c.rng.Float64() >= f.probability {
+		return false
+	}
+	f.hits++
+	return true
+}
+
+// writeDelay is how long the delay faults hold a request of key before
+// it reaches the cluster. Requests are held on the client's side of the
+// connection: kfake's SleepControl, with several sleeps at once, has its
+// control goroutines wait on a mutex, which stops the bubble's clock.
+func (c *cluster) writeDelay(key int16) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var d time.Duration
+	for _, f := range c.faults {
+		if f.delay > 0 && f.hits1(c, key) {
+			d += f.delay
+		}
+	}
+	return d
 }
 
 func (f *requestFault) selects(key int16) bool {
@@ -202,7 +230,7 @@ func (c *cluster) restart(node int32) error {
 // refuses new ones, which is how a client crashes here (no goodbye
 // reaches the cluster).
 type link struct {
-	vnet    *kfake.VirtualNetwork
+	c       *cluster
 	latency time.Duration // each write's delay, the client's own
 	mu      sync.Mutex
 	cut     bool
@@ -217,12 +245,12 @@ func (l *link) dial(ctx context.Context, network, addr string) (net.Conn, error)
 	if l.cut {
 		return nil, errSevered
 	}
-	conn, err := l.vnet.DialContext(ctx, network, addr)
+	conn, err := l.c.vnet.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
 	l.conns = append(l.conns, conn)
-	return slowConn{Conn: conn, latency: l.latency}, nil
+	return slowConn{Conn: conn, latency: l.latency, c: l.c}, nil
 }
 
 // slowConn delays every write by its client's latency: requests of
@@ -231,10 +259,17 @@ func (l *link) dial(ctx context.Context, network, addr string) (net.Conn, error)
 type slowConn struct {
 	net.Conn
 	latency time.Duration
+	c       *cluster
 }
 
+// Write sends one request (kgo writes each whole): its size, then its
+// api key, which the delay faults select by.
 func (c slowConn) Write(b []byte) (int, error) {
-	time.Sleep(c.latency)
+	d := c.latency
+	if len(b) >= 6 {
+		d += c.c.writeDelay(int16(binary.BigEndian.Uint16(b[4:6])))
+	}
+	time.Sleep(d)
 	return c.Conn.Write(b)
 }
 

@@ -115,11 +115,7 @@ func (n *nemesis) start(f generators.Fault) (func() error, any, error) {
 		return func() error { h.Remove(); return nil }, map[string]any{"probability": f.Params.Probability}, nil
 	case generators.KindDelay:
 		d := f.Params.Delay.D()
-		rf := &requestFault{keys: []int16{int16(kmsg.Produce), int16(kmsg.Fetch)}, probability: f.Params.Probability,
-			act: func() (kmsg.Response, error, bool) {
-				c.fake.SleepControl(func() { time.Sleep(d) })
-				return nil, nil, false
-			}}
+		rf := &requestFault{keys: []int16{int16(kmsg.Produce), int16(kmsg.Fetch)}, probability: f.Params.Probability, delay: d}
 		c.install(rf)
 		return func() error { c.remove(rf); return nil }, map[string]any{"delay": d.String()}, nil
 	case generators.KindDrop:

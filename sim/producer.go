@@ -38,7 +38,7 @@ type clientGen struct {
 // Its retry backoff is its own, drawn from r: clients whose internal
 // timers share a period would wake at one instant and race there.
 func newGen(e *env, r *rand.Rand, opts []kgo.Opt) (*clientGen, error) {
-	l := &link{vnet: e.c.vnet, latency: odd(r, 200*time.Microsecond)}
+	l := &link{c: e.c, latency: odd(r, 200*time.Microsecond)}
 	backoff := odd(r, 40*time.Millisecond)
 	opts = append([]kgo.Opt{kgo.SeedBrokers(e.c.seeds()...), kgo.Dialer(l.dial),
 		kgo.RetryBackoffFn(func(int) time.Duration { return backoff })}, opts...)

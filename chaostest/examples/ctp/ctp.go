@@ -1,0 +1,263 @@
+// Package ctp is a consume-transform-produce service written as a team
+// would write it with confluent-kafka-go, and two variants with the bugs
+// chaostest exists to catch. Each is a chaostest.Service: its tests are
+// the examples of chaostest (ctp_test.go).
+//
+//   - Service is Kafka's exactly-once recipe: a read_committed consumer, a
+//     transactional producer, and the consumed offsets committed in the
+//     output transaction (sendOffsetsToTransaction).
+//   - CommitFirst commits the consumed offsets before it processes the
+//     records: a crash in between loses them (at-most-once).
+//   - AcksOne commits after processing, but its producer is acks=1: a
+//     leader that dies before its followers copied an acknowledged record
+//     loses it (at-least-once does not hold on real brokers).
+//
+// Every record is "transformed" by copying it to the output partition
+// numbered as its input's, value unchanged, key and a header added: the
+// contract chaostest.Env states.
+package ctp
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/kafkachaos/kafkachaos/chaostest"
+)
+
+const (
+	// batchMax and batchWait shape one batch: up to batchMax records, or
+	// what came within batchWait.
+	batchMax  = 50
+	batchWait = 50 * time.Millisecond
+	// callTimeout bounds each transactional call.
+	callTimeout = 10 * time.Second
+)
+
+// Service copies the input to the output exactly once.
+func Service(ctx context.Context, env chaostest.Env) error {
+	c, err := newConsumer(env, "read_committed")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "transactional.id": env.TransactionalID,
+		"transaction.timeout.ms": 10000, "go.delivery.reports": false, "log_level": 0})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	if err := call(ctx, p.InitTransactions); err != nil {
+		return err
+	}
+	if err := c.Subscribe(env.Input, nil); err != nil {
+		return err
+	}
+	for ctx.Err() == nil {
+		batch, err := poll(ctx, c)
+		if err != nil {
+			return err
+		}
+		if len(batch) > 0 {
+			if err := copyInTransaction(ctx, c, p, env, batch); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// copyInTransaction writes batch and commits its offsets as one
+// transaction. Any error ends the service, which its supervisor starts
+// again: the new producer's InitTransactions aborts what this one left
+// open, and the new consumer resumes from the committed offsets.
+func copyInTransaction(ctx context.Context, c *kafka.Consumer, p *kafka.Producer, env chaostest.Env, batch []*kafka.Message) error {
+	if err := p.BeginTransaction(); err != nil {
+		return err
+	}
+	for _, m := range batch {
+		if err := p.Produce(transform(env, m), nil); err != nil {
+			return err
+		}
+	}
+	md, err := c.GetConsumerGroupMetadata()
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return nil // crashed mid-transaction: nothing is committed
+	}
+	if err := call(ctx, func(cctx context.Context) error { return p.SendOffsetsToTransaction(cctx, next(batch), md) }); err != nil {
+		return err
+	}
+	return call(ctx, p.CommitTransaction)
+}
+
+// CommitFirst is Service's at-least-once sibling with the classic bug: it
+// commits a batch's offsets, then processes the records. A crash while it
+// processes loses the rest of the batch: the group has moved past them.
+func CommitFirst(ctx context.Context, env chaostest.Env) error {
+	c, err := newConsumer(env, "read_committed")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "acks": "all",
+		"enable.idempotence": true, "go.delivery.reports": false, "log_level": 0})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	if err := c.Subscribe(env.Input, nil); err != nil {
+		return err
+	}
+	for ctx.Err() == nil {
+		batch, err := poll(ctx, c)
+		if err != nil || len(batch) == 0 {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := c.CommitOffsets(next(batch)); err != nil { // the bug: before processing
+			return err
+		}
+		for _, m := range batch {
+			if ctx.Err() != nil {
+				return nil // crashed while processing
+			}
+			if err := p.Produce(transform(env, m), nil); err != nil {
+				return err
+			}
+			time.Sleep(processing)
+		}
+		p.Flush(int(callTimeout.Milliseconds()))
+	}
+	return nil
+}
+
+// processing is the work each record costs.
+const processing = 2 * time.Millisecond
+
+// AcksOne commits after processing, as at-least-once requires, but
+// acknowledges records on the leader alone (acks=1).
+func AcksOne(ctx context.Context, env chaostest.Env) error {
+	c, err := newConsumer(env, "read_committed")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "acks": "1",
+		"go.delivery.reports": true, "log_level": 0})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	if err := c.Subscribe(env.Input, nil); err != nil {
+		return err
+	}
+	for ctx.Err() == nil {
+		batch, err := poll(ctx, c)
+		if err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			continue
+		}
+		if err := produceAll(ctx, p, env, batch); err != nil {
+			return err
+		}
+		if _, err := c.CommitOffsets(next(batch)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// produceAll sends batch and waits for every delivery report: an error
+// ends the service before it commits, so the batch is processed again.
+func produceAll(ctx context.Context, p *kafka.Producer, env chaostest.Env, batch []*kafka.Message) error {
+	reports := make(chan kafka.Event, len(batch))
+	for _, m := range batch {
+		if err := p.Produce(transform(env, m), reports); err != nil {
+			return err
+		}
+	}
+	wait := time.NewTimer(callTimeout)
+	defer wait.Stop()
+	for range batch {
+		select {
+		case ev := <-reports:
+			if m, ok := ev.(*kafka.Message); ok && m.TopicPartition.Error != nil {
+				return m.TopicPartition.Error
+			}
+		case <-ctx.Done():
+			return nil
+		case <-wait.C:
+			return errors.New("ctp: delivery reports did not come within the call timeout")
+		}
+	}
+	return nil
+}
+
+func newConsumer(env chaostest.Env, isolation string) (*kafka.Consumer, error) {
+	return kafka.NewConsumer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "group.id": env.Group,
+		"isolation.level": isolation, "enable.auto.commit": false, "auto.offset.reset": "earliest",
+		"session.timeout.ms": 6000, "log_level": 0})
+}
+
+// poll gathers one batch: up to batchMax records, or what came within
+// batchWait of the first.
+func poll(ctx context.Context, c *kafka.Consumer) ([]*kafka.Message, error) {
+	var batch []*kafka.Message
+	deadline := time.Now().Add(batchWait)
+	for len(batch) < batchMax && ctx.Err() == nil {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		switch ev := c.Poll(int(left.Milliseconds()) + 1).(type) {
+		case *kafka.Message:
+			if ev.TopicPartition.Error != nil {
+				return nil, ev.TopicPartition.Error
+			}
+			batch = append(batch, ev)
+		case kafka.Error:
+			if ev.IsFatal() {
+				return nil, ev
+			}
+		}
+	}
+	return batch, nil
+}
+
+// transform is the service's work: the record goes to the output
+// partition numbered as its input's, with its value unchanged.
+func transform(env chaostest.Env, m *kafka.Message) *kafka.Message {
+	return &kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &env.Output, Partition: m.TopicPartition.Partition},
+		Key: m.Key, Value: m.Value, Headers: []kafka.Header{{Key: "transformed-by", Value: []byte("ctp")}}}
+}
+
+// next is the offsets to commit after batch: one past the last record of
+// each partition.
+func next(batch []*kafka.Message) []kafka.TopicPartition {
+	last := map[int32]kafka.TopicPartition{}
+	for _, m := range batch {
+		tp := m.TopicPartition
+		tp.Offset++
+		last[tp.Partition] = tp
+	}
+	out := make([]kafka.TopicPartition, 0, len(last))
+	for _, tp := range last {
+		out = append(out, tp)
+	}
+	return out
+}
+
+// call runs a transactional call with its own bound.
+func call(ctx context.Context, fn func(context.Context) error) error {
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	return fn(cctx)
+}

@@ -1,0 +1,52 @@
+package ctp_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/chaostest"
+	"github.com/kafkachaos/kafkachaos/chaostest/examples/ctp"
+)
+
+// The transactional service stays exactly-once while a broker dies and
+// the service itself crashes and restarts.
+func TestServiceIsExactlyOnceUnderKillsAndCrashes(t *testing.T) {
+	chaostest.Check(t, chaostest.ExactlyOnce, ctp.Service, chaostest.Options{Faults: []chaostest.Fault{
+		chaostest.KillBroker(500*time.Millisecond, time.Second),
+		chaostest.CrashService(300*time.Millisecond, 2*time.Second, 400*time.Millisecond),
+	}})
+}
+
+// crashes is the fault schedule of the buggy service's test: the service
+// crashes every 300ms while the input flows.
+var crashes = []chaostest.Fault{chaostest.CrashService(300*time.Millisecond, 1500*time.Millisecond, 300*time.Millisecond)}
+
+// The service that commits before it processes loses the records a crash
+// interrupts, and chaostest names them. Whether a crash lands between a
+// commit and the end of its batch is timing, so the claim gets a few
+// attempts and passes on the first that shows the loss; a loss that never
+// shows fails the test.
+func TestCommitFirstIsCaughtLosingRecords(t *testing.T) {
+	const attempts = 3
+	for i := range attempts {
+		v, err := chaostest.Run(t.Context(), chaostest.ExactlyOnce, ctp.CommitFirst,
+			chaostest.Options{Name: t.Name(), RunsDir: t.TempDir(), Faults: crashes, Seed: int64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Lost) == 0 {
+			t.Logf("attempt %d: no loss shown: %v", i+1, v)
+			continue
+		}
+		if v.Held || v.Observed.MayLose() == false {
+			t.Fatalf("records lost, yet the verdict says %v", v)
+		}
+		lost := v.Lost[0]
+		if lost.InputOffset < 0 || len(lost.OutputOffsets) != 0 {
+			t.Errorf("the lost record is not named with its input offset and no output offset: %v", lost)
+		}
+		t.Logf("caught on attempt %d: %v", i+1, v)
+		return
+	}
+	t.Fatalf("commit-before-processing lost nothing in %d attempts under crashes", attempts)
+}

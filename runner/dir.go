@@ -80,10 +80,10 @@ func safeName(s string) string {
 // otherwise flood the terminal meant for progress and verdicts.
 const ClientLogFile = "client.log"
 
-// openClientLog creates dir's client log and routes clients' lines to it.
+// OpenClientLog creates dir's client log and routes clients' lines to it.
 // closeLog ends every drain, those of clients abandoned after a hang too,
 // and closes the file; its error names what failed.
-func openClientLog(dir string) (logs *client.Logs, closeLog func() error, err error) {
+func OpenClientLog(dir string) (logs *client.Logs, closeLog func() error, err error) {
 	path := filepath.Join(dir, ClientLogFile)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {

@@ -218,7 +218,7 @@ func start(ctx context.Context, s generators.Scenario, prov cluster.Provider, di
 // what the faults did.
 func record(ctx context.Context, s generators.Scenario, prov cluster.Provider, dir string, opts Options) (time.Duration, []FaultStat, *meter, error) {
 	m := newMeter()
-	logs, closeLogs, err := openClientLog(dir)
+	logs, closeLogs, err := OpenClientLog(dir)
 	if err != nil {
 		return 0, nil, m, err
 	}

@@ -45,6 +45,8 @@ type Env struct {
 	TransactionalID string
 	// Start counts the starts of the code in this run, from 0.
 	Start int
+	// Dir is the run directory, for the code's own logs.
+	Dir string
 }
 
 // Service is the code under test. It runs until ctx is cancelled, which is

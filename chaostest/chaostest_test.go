@@ -2,6 +2,9 @@ package chaostest_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +28,8 @@ func small(t *testing.T) chaostest.Options {
 func copier(out func(v int64) []int64, shift int32) chaostest.Service {
 	return func(ctx context.Context, env chaostest.Env) error {
 		c, err := kafka.NewConsumer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "group.id": env.Group,
-			"enable.auto.commit": false, "enable.auto.offset.store": false, "auto.offset.reset": "earliest", "log_level": 0})
+			"enable.auto.commit": false, "enable.auto.offset.store": false, "auto.offset.reset": "earliest",
+			"session.timeout.ms": 1000, "heartbeat.interval.ms": 200, "max.poll.interval.ms": 2000, "log_level": 0})
 		if err != nil {
 			return err
 		}
@@ -195,6 +199,45 @@ func TestBadOptionsAreErrors(t *testing.T) {
 		_, err := chaostest.Run(t.Context(), tc.want, copier(same, 0), tc.opts)
 		if err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: err %v, want one saying %q", tc.name, err, tc.says)
+		}
+	}
+}
+
+// helperEnv marks the test binary started by Command as the code under
+// test.
+const helperEnv = "CHAOSTEST_HELPER_COPIER"
+
+// TestHelperCopier is the program Command runs in
+// TestCommandIsKilledOnCrashAndStartedAgain: the test binary itself, as a
+// copier reading its Env from the environment.
+func TestHelperCopier(t *testing.T) {
+	if os.Getenv(helperEnv) == "" {
+		t.Skip("the code under test of TestCommandIsKilledOnCrashAndStartedAgain, run by it")
+	}
+	env, err := chaostest.EnvFromEnviron()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := copier(same, 0)(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A program is the code under test as a function is: crashes are SIGKILL,
+// each start is a new process, and an at-least-once copier loses nothing.
+func TestCommandIsKilledOnCrashAndStartedAgain(t *testing.T) {
+	t.Setenv(helperEnv, "1")
+	o := small(t)
+	o.Duration = 2 * time.Second
+	o.Faults = []chaostest.Fault{chaostest.CrashService(500*time.Millisecond, time.Second, 500*time.Millisecond)}
+	o.Keep = true // to look for the program's logs
+	v, err := chaostest.Run(t.Context(), chaostest.AtLeastOnce, chaostest.Command(os.Args[0], "-test.run=^TestHelperCopier$"), o)
+	if err != nil || !v.Held || len(v.Hangs)+len(v.Notes) != 0 {
+		t.Fatalf("%v, %v", v, err)
+	}
+	for start := range 4 { // the first start and three crashes
+		if _, err := os.Stat(filepath.Join(v.Dir, fmt.Sprintf("command-%d.log", start))); err != nil {
+			t.Errorf("start %d of the program: %v", start, err)
 		}
 	}
 }

@@ -49,7 +49,7 @@ func startInput(ctx context.Context, r *run, rec client.Recorder) (*inputLog, er
 	cfg := client.ProducerConfig{Acks: "all", Idempotence: true, MaxInFlight: 5, DeliveryTimeout: inputDeliveryTimeout}
 	p, err := client.NewProducer(client.ProducerOptions{Bootstrap: r.prov.Bootstrap(), Config: cfg,
 		Keys: client.SequentialKeys(r.s.Keys.Topic, r.s.Keys.Count), Recorder: &pipelineRecorder{Recorder: rec, in: in},
-		Processes: &r.procs, Lanes: inputLanes})
+		Processes: &r.procs, Lanes: inputLanes, Logs: r.logs})
 	if err != nil {
 		return nil, err
 	}

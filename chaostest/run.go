@@ -121,6 +121,7 @@ type run struct {
 	procs client.Processes
 	input *inputLog
 	sup   *supervisor
+	logs  *client.Logs // librdkafka's lines of the harness's own clients
 	// drained says whether the code caught up within Options.Drain.
 	drained string
 
@@ -137,7 +138,7 @@ func (r *run) intN(n int) int {
 // env is what the code under test is given.
 func (r *run) env() Env {
 	return Env{Bootstrap: r.prov.Bootstrap(), Input: r.s.Keys.Topic, Output: r.s.Keys.OutputTopic,
-		Partitions: r.s.Keys.Count, Group: r.s.Workload.Group, TransactionalID: r.s.Workload.Group}
+		Partitions: r.s.Keys.Count, Group: r.s.Workload.Group, TransactionalID: r.s.Workload.Group, Dir: r.dir}
 }
 
 // record is the recorded part of the run, history.jsonl open throughout.
@@ -146,8 +147,13 @@ func (r *run) record(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	logs, closeLogs, err := runner.OpenClientLog(r.dir)
+	if err != nil {
+		return errors.Join(err, hw.Close())
+	}
+	r.logs = logs
 	rec := histories.NewRecorder(hw, histories.RecorderConfig{})
-	err = r.play(ctx, rec)
+	err = errors.Join(r.play(ctx, rec), closeLogs())
 	if cerr := rec.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing history: %w", cerr))
 	}
@@ -218,7 +224,7 @@ func (r *run) finalReads(ctx context.Context, rec *histories.Recorder) error {
 	fctx, cancel := context.WithTimeout(ctx, finalReadTimeout)
 	defer cancel()
 	return client.FinalReads(fctx, client.FinalReadOptions{Bootstrap: r.prov.Bootstrap(), Keys: km, Recorder: rec,
-		Process: r.procs.Next(), ReadCommitted: !r.opts.ReadUncommitted})
+		Process: r.procs.Next(), ReadCommitted: !r.opts.ReadUncommitted, Logs: r.logs})
 }
 
 // finalReadTimeout bounds the final reads of the output.

@@ -134,3 +134,6 @@ func readDraw(dir string) (Played, error) {
 	}
 	return p, nil
 }
+
+// removeAll removes a draw's directory; one left behind costs only space.
+func removeAll(dir string) { _ = os.RemoveAll(dir) }

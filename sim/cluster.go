@@ -239,10 +239,24 @@ type link struct {
 
 var errSevered = errors.New("sim: client crashed")
 
+// deadDial is how long a crashed client's dial takes to fail.
+const deadDial = time.Second
+
 func (l *link) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.cut {
+		// A crashed client's dial goes nowhere until it gives up:
+		// failing at once would let its fetch loop spin at one
+		// virtual instant, and the bubble's clock would never move.
+		l.mu.Unlock()
+		t := time.NewTimer(deadDial)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+		l.mu.Lock()
 		return nil, errSevered
 	}
 	conn, err := l.c.vnet.DialContext(ctx, network, addr)

@@ -55,8 +55,21 @@ func newGen(e *env, r *rand.Rand, opts []kgo.Opt) (*clientGen, error) {
 func (g *clientGen) crash(e *env) {
 	g.cancel()
 	g.link.sever()
-	e.bg.Go(g.cl.Close)
+	e.bg.Go(func() {
+		// A group member's close leaves the group, retrying for ever
+		// against a network that is gone: bounded here, after which
+		// the close finds the group already left.
+		// A poll's blocked rebalance would hold the leave for ever.
+		ctx, cancel := context.WithTimeout(context.Background(), crashLeave)
+		defer cancel()
+		g.cl.AllowRebalance()
+		g.cl.LeaveGroupContext(ctx)
+		g.cl.Close()
+	})
 }
+
+// crashLeave bounds a crashed client's attempt to leave its group.
+const crashLeave = 2 * time.Second
 
 // odd is d plus up to half of d, to the nanosecond, drawn from r.
 func odd(r *rand.Rand, d time.Duration) time.Duration {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,18 +30,6 @@ func spawn(t *testing.T, s generators.Scenario) (Played, Verdict) {
 	return p, v
 }
 
-// weak is a retrying producer without idempotence under lost acks: the
-// retries write twice, which the checkers must find.
-func weak(seed int64) generators.Scenario {
-	s := generators.Baseline("sim-weak", "sim", 2*time.Second)
-	s.Seed = seed
-	s.Producer.EnableIdempotence, s.Producer.Acks = false, model.AcksLeader
-	s.Workload.Consumers = 1
-	s.Nemesis = []generators.Fault{{Kind: generators.KindLostAck, Start: generators.Duration(200 * time.Millisecond),
-		Duration: generators.Duration(time.Second), Params: generators.FaultParams{Probability: 0.5}}}
-	return s
-}
-
 func TestReplaysSeedExactly(t *testing.T) {
 	// Saved seeds that replay exactly; see the package doc for what may not.
 	for _, s := range []generators.Scenario{generators.RandomIn(Space(), 1), generators.RandomIn(Space(), 7)} {
@@ -54,17 +45,50 @@ func TestReplaysSeedExactly(t *testing.T) {
 }
 
 func TestPlantedDuplicatesFound(t *testing.T) {
-	_, v := spawn(t, weak(3))
+	_, v := spawn(t, Planted(3))
 	if v.Result.Counts["duplicate"] == 0 || v.Observed.Producer.String() == model.ExactlyOnce.String() {
 		t.Fatalf("lost acks with a non-idempotent retrying producer: want duplicates, got %v (%s)", v.Result.Counts, v.Observed.Producer)
 	}
 }
 
 func TestIdempotentProducerHoldsUnderLostAcks(t *testing.T) {
-	s := weak(3)
+	s := Planted(3)
 	s.Producer.ProducerConfig = model.DefaultProducer()
 	_, v := spawn(t, s)
 	if !v.Held || v.Result.Counts["duplicate"] != 0 {
 		t.Fatalf("idempotent producer: want no duplicate and the model's guarantee held, got %v, held %v", v.Result.Counts, v.Held)
 	}
+}
+
+// TestDrawsHoldTheirModel plays random draws of Space (KAFKACHAOS_SIM_DRAWS
+// of them, 40 by default): each must hold the model's guarantee, and the
+// planted draw among them must be refuted.
+func TestDrawsHoldTheirModel(t *testing.T) {
+	n := 40
+	if v, err := strconv.Atoi(os.Getenv("KAFKACHAOS_SIM_DRAWS")); err == nil && v > 0 {
+		n = v
+	}
+	var mu sync.Mutex
+	var virtual, wall time.Duration
+	began := time.Now()
+	Draws(context.Background(), os.Args[0], t.TempDir(), n, runtime.GOMAXPROCS(0), func(i int) generators.Scenario {
+		if i == n/2 {
+			return Planted(int64(i))
+		}
+		return generators.RandomIn(Space(), int64(i))
+	}, func(d Drawn) {
+		mu.Lock()
+		defer mu.Unlock()
+		virtual, wall = virtual+d.Played.Virtual, wall+d.Wall
+		switch {
+		case d.Err != nil:
+			t.Errorf("draw %d: %v", d.I, d.Err)
+		case d.I == n/2 && model.Satisfies(d.Verdict.Observed.EndToEnd, model.ExactlyOnce):
+			t.Errorf("planted draw %d not caught: %v", d.I, d.Verdict.Result.Counts)
+		case d.I != n/2 && !d.Verdict.Held:
+			t.Errorf("draw %d: expected %s, observed %s: %v", d.I, d.Verdict.Expected.EndToEnd, d.Verdict.Observed.EndToEnd, d.Verdict.Result.Counts)
+		}
+	})
+	el := time.Since(began)
+	t.Logf("%d draws in %v: %.0f draws/minute, %.0f virtual s per wall s", n, el.Round(time.Millisecond), float64(n)/el.Minutes(), virtual.Seconds()/el.Seconds())
 }

@@ -1,0 +1,57 @@
+package sim
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/generators"
+)
+
+// Drawn is one draw of Draws: its scenario, what it recorded, its
+// verdict, and its wall time; Err is a harness failure (no verdict).
+type Drawn struct {
+	I        int
+	Scenario generators.Scenario
+	Played   Played
+	Verdict  Verdict
+	Wall     time.Duration
+	Err      error
+}
+
+// Draws plays and judges draws 0..n-1 (scenario(i) each) in child
+// processes of bin, parallel at a time, under dir, calling each with every
+// draw as it ends (from several goroutines: each must be safe for that).
+// A draw's directory is removed unless it failed.
+func Draws(ctx context.Context, bin, dir string, n, parallel int, scenario func(int) generators.Scenario, each func(Drawn)) {
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, parallel) {
+		wg.Go(func() {
+			for i := range jobs {
+				each(draw(ctx, bin, filepath.Join(dir, strconv.Itoa(i)), i, scenario(i)))
+			}
+		})
+	}
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+}
+
+func draw(ctx context.Context, bin, dir string, i int, s generators.Scenario) Drawn {
+	began := time.Now()
+	d := Drawn{I: i, Scenario: s}
+	d.Played, d.Err = Spawn(ctx, bin, dir, s)
+	if d.Err == nil {
+		d.Verdict, d.Err = Check(s, d.Played)
+	}
+	d.Wall = time.Since(began)
+	if d.Err == nil {
+		removeAll(dir)
+	}
+	return d
+}

@@ -38,7 +38,7 @@ test:
 	export DOCKER_HOST=$(KAFKACHAOS_DOCKER_HOST) KAFKACHAOS_DOCKER=1; status=0; \
 	$(UNIT_TESTS) || status=1; \
 	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/local.json --junitfile $(TEST_OUT)/local.xml -- \
-		-count=1 -timeout 20m -run ChaosLocal . || status=1; \
+		-count=1 -timeout 20m -run ChaosLocal . ./chaostest/examples/ctp || status=1; \
 	KAFKACHAOS_CLUSTER=docker KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/docker.json --junitfile $(TEST_OUT)/docker.xml -- \
 		-count=1 -timeout 20m -run ChaosDocker . || status=1; \
 	echo; $(SUMMARIZE) $(TEST_OUT)/unit.json $(TEST_OUT)/local.json $(TEST_OUT)/docker.json || status=1; \
@@ -68,7 +68,7 @@ PROFILE ?= full
 chaos-local: build kafka
 	mkdir -p $(RUNS_DIR)
 	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=$(PROFILE) KAFKACHAOS_RUNS=$(RUNS_DIR) KAFKACHAOS_KEEP=1 \
-		$(GO) test -timeout 60m -count=1 -run 'ChaosLocal' -v . 2>&1 | tee $(RUNS_DIR)/chaos-local.log | \
+		$(GO) test -timeout 60m -count=1 -run 'ChaosLocal' -v . ./chaostest/examples/ctp 2>&1 | tee $(RUNS_DIR)/chaos-local.log | \
 		grep -E '^(=== RUN|--- |ok|FAIL|PASS)|CLAIM|THROUGHPUT|TIME TO|MIN.ISR|attempt|run dir' ; \
 		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR) (full log: $(RUNS_DIR)/chaos-local.log)"; exit $$status
 

@@ -16,9 +16,10 @@ import (
 	"github.com/kafkachaos/kafkachaos/generators"
 )
 
-// small is a short run: the tests here are about the verdict, not faults.
+// small is a short run on the embedded cluster: the tests here are about
+// the verdict, not the cluster or faults.
 func small(t *testing.T) chaostest.Options {
-	return chaostest.Options{Name: t.Name(), RunsDir: t.TempDir(), Brokers: 1, Partitions: 2, Records: 60,
+	return chaostest.Options{Name: t.Name(), RunsDir: t.TempDir(), Cluster: "embedded", Brokers: 1, Partitions: 2, Records: 60,
 		Duration: time.Second, Drain: 5 * time.Second}
 }
 

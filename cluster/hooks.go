@@ -95,6 +95,8 @@ const (
 	EffectSlowLink   Effect = "slow-link"   // LinkSlower.SlowLink
 	EffectLeader     Effect = "leader"      // LeaderMover
 	EffectRequest    Effect = "request"     // RequestFaulter
+	EffectToxic      Effect = "toxic"       // Proxier.AddToxic
+	EffectToxicHeal  Effect = "toxic-heal"  // Proxier.HealToxics
 )
 
 // EffectVerifier is implemented by providers whose fault hooks return nil

@@ -1,6 +1,11 @@
 package cluster
 
-import "context"
+import (
+	"context"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/internal/kproxy"
+)
 
 // Hooks that only real brokers can honour (processes that stop, kernels that
 // drop packets). Like those in hooks.go they are optional: nemesis/ finds
@@ -62,4 +67,18 @@ type ControllerFinder interface {
 // links) and resumes paused nodes; killed nodes stay down.
 type NetworkHealer interface {
 	HealAll(ctx context.Context) error
+}
+
+// Proxier puts toxics on the proxies between the run's clients and each
+// broker (kproxy), for a run whose Spec asked for them (Proxied): the
+// brokers' own traffic and the harness's checks do not pass through them.
+type Proxier interface {
+	// AddToxic puts t, called name, on node's proxy and lists it back.
+	AddToxic(ctx context.Context, node int32, name string, t kproxy.Toxic) error
+	// HealToxics removes every toxic of every proxy and lists them back.
+	HealToxics(ctx context.Context) error
+	// HeldBy is how many requests the hold toxic name on node's proxy held.
+	HeldBy(node int32, name string) (int64, error)
+	// ProbeProxy times one request's round trip through node's proxy.
+	ProbeProxy(ctx context.Context, node int32) (time.Duration, error)
 }

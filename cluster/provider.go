@@ -53,15 +53,21 @@ const (
 	// CapRequestFaults: RequestFaulter (per-request delays, dropped
 	// connections and errors answered after a write was applied).
 	CapRequestFaults Capability = "request-faults"
+	// CapProxy: Proxier (toxics on the proxies between the run's clients
+	// and each broker: latency, held requests). A provider that has it
+	// routes the clients of a run whose Spec is Proxied through proxies.
+	CapProxy Capability = "proxy"
 )
 
 // KnownBeforeStart reports whether a provider's support of c is fixed by what
 // kind of provider it is, so that it can be asked before Start: request
 // faults and leader moves exist only where the harness answers the requests
-// itself (the embedded cluster), whatever the machine. Kill, pause and
+// itself (the embedded cluster), proxies only where the harness can point a
+// broker's advertised listener at one (the real brokers), whatever the
+// machine. Kill, pause and
 // partition depend on what Start finds (root, nftables, a container engine).
 func KnownBeforeStart(c Capability) bool {
-	return c == CapRequestFaults || c == CapLeaderMove
+	return c == CapRequestFaults || c == CapLeaderMove || c == CapProxy
 }
 
 // Supports reports whether p lists capability c.

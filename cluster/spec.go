@@ -13,6 +13,10 @@ type Spec struct {
 	Topics  []TopicSpec
 	// BrokerConfigs are broker-level settings (e.g. transaction.max.timeout.ms).
 	BrokerConfigs map[string]string
+	// Proxied routes the clients through a proxy per broker (Proxier), so
+	// that faults can act on their connections: latency, delayed requests.
+	// The brokers' own traffic and the harness's checks stay direct.
+	Proxied bool
 	// Log receives broker logs when set; otherwise they go to RunDir or
 	// nowhere. Never stdout unless the caller asks.
 	Log io.Writer

@@ -38,6 +38,8 @@ func realCapability(kind string) string {
 		return "kill" // a provider that restarts nodes; the hook is checked when the schedule is built
 	case KindIsolateLeader, KindIsolateLeaderReplication, KindBridge, KindCutClients, KindPacketLoss, KindSlowLink:
 		return "partition"
+	case KindLatency, KindDelayedRequests:
+		return "proxy"
 	}
 	return ""
 }
@@ -56,11 +58,16 @@ func (f Fault) validateReal(field string) error {
 			return bad(field+".params", "target %q and nodes %v: give one or the other", t, f.Params.Nodes)
 		}
 	}
+	if err := f.validateProxy(field); err != nil {
+		return err
+	}
 	switch {
 	case f.Kind == KindPacketLoss && (f.Params.Percent < 1 || f.Params.Percent > 100):
 		return bad(field+".params.percent", "%d, want 1..100", f.Params.Percent)
 	case f.Kind == KindSlowLink && f.Params.BitsPerSecond <= 0:
 		return bad(field+".params.bits-per-second", "%d, want > 0", f.Params.BitsPerSecond)
+	case f.Kind == KindLatency && f.Params.Toxic == "bandwidth" && f.Params.BitsPerSecond < 8192:
+		return bad(field+".params.bits-per-second", "%d, want >= 8192 (the bandwidth toxic counts whole KB/s)", f.Params.BitsPerSecond)
 	case f.Kind != KindPacketLoss && f.Params.Percent != 0:
 		return bad(field+".params.percent", "only packet-loss reads it (kind %s)", f.Kind)
 	}

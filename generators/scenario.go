@@ -152,7 +152,8 @@ type Fault struct {
 type FaultParams struct {
 	// Probability that a matching request is hit (request faults); 0 = always.
 	Probability float64 `json:"probability,omitempty"`
-	// Delay for the delay fault.
+	// Delay for the delay fault; the latency fault's latency (or its
+	// toxic's timeout or delay); how long delayed-requests holds each.
 	Delay Duration `json:"delay,omitempty"`
 	// Nodes for node faults; empty means one node chosen by the seed.
 	Nodes []int32 `json:"nodes,omitempty"`
@@ -165,8 +166,20 @@ type FaultParams struct {
 	Target string `json:"target,omitempty"`
 	// Percent of packets dropped (packet-loss).
 	Percent int `json:"percent,omitempty"`
-	// BitsPerSecond caps the links (slow-link).
+	// BitsPerSecond caps the links (slow-link, latency's bandwidth toxic).
 	BitsPerSecond int64 `json:"bits-per-second,omitempty"`
+	// Toxic is the latency fault's Toxiproxy toxic: latency (default),
+	// timeout, reset_peer, slow_close, bandwidth or slicer.
+	Toxic string `json:"toxic,omitempty"`
+	// Jitter varies the latency toxic's delay by up to this much.
+	Jitter Duration `json:"jitter,omitempty"`
+	// Requests a delayed-requests fault holds: produce, commit,
+	// txn-offset-commit, end-txn, add-partitions, add-offsets.
+	Requests []string `json:"requests,omitempty"`
+	// Client is the client.id prefix whose requests are held ("" any).
+	Client string `json:"client,omitempty"`
+	// Count bounds the requests held over the window; 0 holds every one.
+	Count int `json:"count,omitempty"`
 }
 
 // End is when the fault's window closes.

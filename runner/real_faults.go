@@ -3,6 +3,9 @@ package runner
 import (
 	"fmt"
 
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/kproxy"
+
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/nemesis"
 )
@@ -21,6 +24,8 @@ func (c ClusterFaults) realFault(f generators.Fault) (nemesis.Fault, error) {
 			return nil, nil // fixed or seeded nodes: Fault's picker
 		}
 		spec.Kind = f.Kind
+	case generators.KindLatency, generators.KindDelayedRequests:
+		return c.proxyFault(f)
 	case generators.KindPartition:
 		spec.Kind = nemesis.RealHalves
 		if f.Params.Target != "" {
@@ -39,4 +44,79 @@ func (c ClusterFaults) realFault(f generators.Fault) (nemesis.Fault, error) {
 	}
 	tg := nemesis.Targeting{Provider: c.Provider, Topic: tp.Topic, Partition: tp.Partition, IntN: c.IntN}
 	return nemesis.Real(tg, spec)
+}
+
+// proxyFault makes a fault on the clients' proxies (cluster.Proxier) from
+// f's params, with the generators' defaults for what f leaves out.
+func (c ClusterFaults) proxyFault(f generators.Fault) (nemesis.Fault, error) {
+	px, ok := c.Provider.(cluster.Proxier)
+	if !ok {
+		return nil, fmt.Errorf("fault %s needs the Proxier hook, which cluster provider %q lacks", f.Kind, c.Provider.Name())
+	}
+	tg := nemesis.Targeting{Provider: c.Provider, IntN: c.IntN}
+	if tp, ok := c.Scenario.Keys.Map["0"]; ok {
+		tg.Topic, tg.Partition = tp.Topic, tp.Partition
+	}
+	target := nemesis.Target(f.Params.Target)
+	if target == "" {
+		target = nemesis.TargetAll
+	}
+	if f.Kind == generators.KindDelayedRequests {
+		return nemesis.DelayedRequests(px, tg, target, holdOf(f.Params)), nil
+	}
+	return nemesis.Toxic(px, tg, target, toxicOf(f.Params)), nil
+}
+
+// toxicOf is the latency fault's toxic: its latency, jitter, timeout or
+// delay from Params.Delay and Params.Jitter (100 ms ± 10 ms when both are
+// left out), its rate from Params.BitsPerSecond.
+func toxicOf(p generators.FaultParams) kproxy.Toxic {
+	t := kproxy.Toxic{Kind: p.Toxic, Stream: "upstream"}
+	if t.Kind == "" {
+		t.Kind = kproxy.Latency
+	}
+	d, jitter := p.Delay.D(), p.Jitter.D()
+	if d == 0 && jitter == 0 && t.Kind == kproxy.Latency {
+		d, jitter = generators.DefaultLatency, generators.DefaultJitter
+	}
+	switch t.Kind {
+	case kproxy.Latency:
+		t.Latency, t.Jitter = d, jitter
+	case kproxy.Timeout, kproxy.ResetPeer:
+		t.Timeout = d
+	case kproxy.SlowClose, kproxy.Slicer:
+		t.Delay = d
+	case kproxy.Bandwidth:
+		t.RateKBps = p.BitsPerSecond / 8192
+	}
+	if t.Kind == kproxy.Slicer {
+		t.AverageSize, t.SizeVariation = 64, 32
+	}
+	return t
+}
+
+// holdRequests are the API keys behind generators' request names.
+var holdRequests = map[string][]int16{
+	"produce":           {kproxy.APIProduce},
+	"commit":            {kproxy.APIOffsetCommit},
+	"txn-offset-commit": {kproxy.APITxnOffsetCommit},
+	"end-txn":           {kproxy.APIEndTxn},
+	"add-partitions":    {kproxy.APIAddPartitions},
+	"add-offsets":       {kproxy.APIAddOffsetsToTxn},
+}
+
+// holdOf is the delayed-requests fault's hold.
+func holdOf(p generators.FaultParams) kproxy.Hold {
+	h := kproxy.Hold{ClientID: p.Client, For: p.Delay.D(), Count: int64(p.Count)}
+	if h.For == 0 {
+		h.For = generators.DefaultHold
+	}
+	reqs := p.Requests
+	if len(reqs) == 0 {
+		reqs = generators.DefaultHoldRequests()
+	}
+	for _, r := range reqs {
+		h.APIKeys = append(h.APIKeys, holdRequests[r]...)
+	}
+	return h
 }

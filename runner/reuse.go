@@ -22,7 +22,9 @@ import (
 // stop. Each run gets topics, a group and transactional ids of its own
 // (Fresh), so nothing of one run is read by the next. The cluster is
 // reused while it is healthy before and after a run and the run asks for
-// the same provider, broker count and broker configuration; otherwise it is
+// the same provider, broker count, broker configuration and proxies (a
+// run with a fault on the clients' proxies gets a cluster that has them);
+// otherwise it is
 // stopped and another started. A run that is kept names the cluster's
 // directory (its broker logs) in cluster.txt. Close stops the last one.
 //
@@ -163,7 +165,7 @@ func (r *Reuse) makeDir(runsDir string) (string, error) {
 // reuseKey is what a cluster must share with a run to serve it.
 func reuseKey(s generators.Scenario) string {
 	keys := slices.Sorted(maps.Keys(s.Cluster.BrokerConfigs))
-	parts := []string{s.Cluster.Provider, fmt.Sprint(s.Cluster.Brokers)}
+	parts := []string{s.Cluster.Provider, fmt.Sprint(s.Cluster.Brokers), fmt.Sprint("proxied=", s.Proxied())}
 	for _, k := range keys {
 		parts = append(parts, k+"="+s.Cluster.BrokerConfigs[k])
 	}

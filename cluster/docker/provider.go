@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -158,11 +160,22 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 		nodes = append(nodes, n)
 	}
 	p.setNodes(nodes)
+	var proxies map[int32]string
+	if spec.Proxied {
+		up := make(map[int32]string, len(ips))
+		for id, ip := range ips {
+			up[id] = net.JoinHostPort(ip, strconv.Itoa(proxiedPort))
+		}
+		var err error
+		if proxies, err = p.StartProxies(up); err != nil {
+			return err
+		}
+	}
 	clusterID := realbroker.NewClusterID()
 	var wg sync.WaitGroup
 	errs := make([]error, len(p.nodes))
 	for i, n := range p.nodes {
-		env := nodeEnv(n.id, ips, clusterID, p.opts.Heap, spec.BrokerConfigs)
+		env := nodeEnv(n.id, ips, proxies, clusterID, p.opts.Heap, spec.BrokerConfigs)
 		wg.Go(func() {
 			if errs[i] = p.startNode(ctx, n, env); errs[i] == nil {
 				errs[i] = p.applyNet(ctx, n, p.Blocked(n.id))
@@ -221,7 +234,7 @@ func (p *Provider) Nodes() []cluster.Node {
 // Capabilities: kill, pause and partitions (nft inside the containers'
 // namespaces, so root on the engine's host).
 func (p *Provider) Capabilities() []cluster.Capability {
-	return []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapPartition}
+	return []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapPartition, cluster.CapProxy}
 }
 
 // Verified says what each hook checks before it returns nil: the engine's

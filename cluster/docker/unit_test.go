@@ -63,7 +63,7 @@ func TestEnvName(t *testing.T) {
 
 func TestNodeEnvFixesIdentityOverOverrides(t *testing.T) {
 	ips := map[int32]string{1: "10.214.9.11", 2: "10.214.9.12", 3: "10.214.9.13"}
-	env := nodeEnv(2, ips, "cid", "256m", map[string]string{"node.id": "7", "min.insync.replicas": "2"})
+	env := nodeEnv(2, ips, nil, "cid", "256m", map[string]string{"node.id": "7", "min.insync.replicas": "2"})
 	for k, want := range map[string]string{
 		"KAFKA_NODE_ID":                          "2",
 		"KAFKA_ADVERTISED_LISTENERS":             "PLAINTEXT://10.214.9.12:9092",

@@ -11,7 +11,8 @@ import (
 func serverProperties(n *node, all []*node, dataDir string, overrides map[string]string) string {
 	nodes := make([]realbroker.Node, len(all))
 	for i, o := range all {
-		nodes[i] = realbroker.Node{ID: o.id, Host: o.ip, Port: o.port, ControllerPort: o.ctrlPort}
+		nodes[i] = realbroker.Node{ID: o.id, Host: o.ip, Port: o.port, ControllerPort: o.ctrlPort,
+			ProxyPort: o.proxyPort, ProxyAddr: o.proxyAddr}
 	}
 	return realbroker.RenderProperties("written by kafkachaos cluster/local",
 		realbroker.Properties(nodes[slices.Index(all, n)], nodes, dataDir, overrides))

@@ -24,7 +24,11 @@ type node struct {
 	ip       string
 	port     int // client and inter-broker listener
 	ctrlPort int // KRaft controller listener
-	dir      string
+	// proxyPort is the listener the clients' proxy fronts, proxyAddr
+	// that proxy's address ("" when the run has no proxies)
+	proxyPort int
+	proxyAddr string
+	dir       string
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd

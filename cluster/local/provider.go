@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -141,6 +142,11 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 	if err := p.placeNodes(ctx, spec.Brokers); err != nil {
 		return err
 	}
+	if spec.Proxied {
+		if err := p.startProxies(); err != nil {
+			return err
+		}
+	}
 	began := time.Now()
 	if err := p.launch(ctx, spec); err != nil {
 		return err
@@ -212,16 +218,16 @@ func (p *Provider) placeNodes(ctx context.Context, brokers int) error {
 	for i := 1; i <= brokers; i++ {
 		n := &node{id: int32(i)}
 		if namespaced {
-			n.ns, n.ip, n.port, n.ctrlPort = nsName(p.id, n.id), p.net.NodeIP(n.id), 9092, 9093
+			n.ns, n.ip, n.port, n.ctrlPort, n.proxyPort = nsName(p.id, n.id), p.net.NodeIP(n.id), 9092, 9093, 9094
 			if err := p.net.addNode(ctx, n.id, p.nft); err != nil {
 				return err
 			}
 		} else {
-			ports, err := freePorts(2)
+			ports, err := freePorts(3)
 			if err != nil {
 				return err
 			}
-			n.ip, n.port, n.ctrlPort = "127.0.0.1", ports[0], ports[1]
+			n.ip, n.port, n.ctrlPort, n.proxyPort = "127.0.0.1", ports[0], ports[1], ports[2]
 		}
 		n.dir = filepath.Join(p.dir, fmt.Sprintf("n%d", n.id))
 		if err := os.MkdirAll(n.dir, 0o755); err != nil {
@@ -230,6 +236,23 @@ func (p *Provider) placeNodes(ctx context.Context, brokers int) error {
 		p.nodes = append(p.nodes, n)
 	}
 	p.setNodes(p.nodes)
+	return nil
+}
+
+// startProxies puts a proxy in front of each node's proxied listener; the
+// nodes advertise them (serverProperties), so the clients go through them.
+func (p *Provider) startProxies() error {
+	up := make(map[int32]string, len(p.nodes))
+	for _, n := range p.nodes {
+		up[n.id] = net.JoinHostPort(n.ip, strconv.Itoa(n.proxyPort))
+	}
+	addrs, err := p.StartProxies(up)
+	if err != nil {
+		return err
+	}
+	for _, n := range p.nodes {
+		n.proxyAddr = addrs[n.id]
+	}
 	return nil
 }
 
@@ -301,7 +324,7 @@ func (p *Provider) Nodes() []cluster.Node {
 
 // Capabilities: kill and pause always; partitions with namespaces and nft.
 func (p *Provider) Capabilities() []cluster.Capability {
-	caps := []cluster.Capability{cluster.CapKill, cluster.CapPause}
+	caps := []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapProxy}
 	if p.net != nil && p.nft {
 		caps = append(caps, cluster.CapPartition)
 	}

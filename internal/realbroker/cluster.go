@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kafkachaos/kafkachaos/internal/kproxy"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +25,9 @@ type Cluster struct {
 	admin  *Admin
 	ids    []int32
 	seeds  []string
+
+	proxies    *kproxy.Set      // the clients' proxies, when the run has them
+	proxyAddrs map[int32]string // their addresses by node
 
 	applyMu sync.Mutex // serialises rewrites of the cuts
 	mu      sync.Mutex // guards cuts
@@ -79,8 +83,9 @@ func (c *Cluster) Admin() *Admin { return c.admin }
 // IDs lists the nodes' ids.
 func (c *Cluster) IDs() []int32 { return slices.Clone(c.ids) }
 
-// Bootstrap is every broker's client address.
-func (c *Cluster) Bootstrap() string { return strings.Join(c.seeds, ",") }
+// Bootstrap is every broker's client address: its proxy's when the run's
+// clients go through proxies.
+func (c *Cluster) Bootstrap() string { return strings.Join(c.clientSeeds(), ",") }
 
 // Index is node id's position among the placed nodes.
 func (c *Cluster) Index(id int32) (int, error) {
@@ -122,8 +127,9 @@ func (c *Cluster) Serve(ctx context.Context, limit time.Duration, tag string, ex
 	return nil
 }
 
-// Close releases the admin client; it is idempotent.
+// Close releases the admin client and the proxies; it is idempotent.
 func (c *Cluster) Close() {
+	c.StopProxies()
 	if c.admin != nil {
 		c.admin.Close()
 		c.admin = nil

@@ -11,12 +11,16 @@ import (
 )
 
 // Node is where one KRaft node (broker and controller) listens: clients
-// and brokers on Port, the metadata quorum on ControllerPort.
+// and brokers on Port, the metadata quorum on ControllerPort; with
+// ProxyAddr set, clients on ProxyPort too, through the proxy at ProxyAddr
+// that the listener advertises (see Cluster.StartProxies).
 type Node struct {
 	ID             int32
 	Host           string
 	Port           int
 	ControllerPort int
+	ProxyPort      int
+	ProxyAddr      string
 }
 
 // BrokerDefaults are settings for a small, fast-failing test cluster: short
@@ -58,16 +62,25 @@ func Properties(self Node, all []Node, dataDir string, overrides map[string]stri
 	}
 	props := BrokerDefaults(len(all))
 	maps.Copy(props, overrides)
+	listeners := fmt.Sprintf("PLAINTEXT://%s:%d,CONTROLLER://%s:%d", self.Host, self.Port, self.Host, self.ControllerPort)
+	advertised := fmt.Sprintf("PLAINTEXT://%s:%d", self.Host, self.Port)
+	protocols := "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+	if self.ProxyAddr != "" {
+		// a listener of its own, so that the brokers' replication and the
+		// harness's admin client keep the direct one
+		listeners += fmt.Sprintf(",%s://%s:%d", ProxiedListener, self.Host, self.ProxyPort)
+		advertised += fmt.Sprintf(",%s://%s", ProxiedListener, self.ProxyAddr)
+		protocols += "," + ProxiedListener + ":PLAINTEXT"
+	}
 	maps.Copy(props, map[string]string{
-		"process.roles":            "broker,controller",
-		"node.id":                  strconv.Itoa(int(self.ID)),
-		"controller.quorum.voters": strings.Join(voters, ","),
-		"listeners": fmt.Sprintf("PLAINTEXT://%s:%d,CONTROLLER://%s:%d",
-			self.Host, self.Port, self.Host, self.ControllerPort),
-		"advertised.listeners":           fmt.Sprintf("PLAINTEXT://%s:%d", self.Host, self.Port),
+		"process.roles":                  "broker,controller",
+		"node.id":                        strconv.Itoa(int(self.ID)),
+		"controller.quorum.voters":       strings.Join(voters, ","),
+		"listeners":                      listeners,
+		"advertised.listeners":           advertised,
 		"controller.listener.names":      "CONTROLLER",
 		"inter.broker.listener.name":     "PLAINTEXT",
-		"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"listener.security.protocol.map": protocols,
 		"log.dirs":                       dataDir,
 	})
 	return props

@@ -7,7 +7,8 @@ import (
 )
 
 func TestPropertiesIdentityWinsOverridesBeatDefaults(t *testing.T) {
-	all := []Node{{1, "10.0.0.1", 9092, 9093}, {2, "10.0.0.2", 9092, 9093}, {3, "10.0.0.3", 9092, 9093}}
+	all := []Node{{ID: 1, Host: "10.0.0.1", Port: 9092, ControllerPort: 9093}, {ID: 2, Host: "10.0.0.2", Port: 9092, ControllerPort: 9093},
+		{ID: 3, Host: "10.0.0.3", Port: 9092, ControllerPort: 9093}}
 	props := Properties(all[1], all, "/data", map[string]string{
 		"node.id": "9", "listeners": "PLAINTEXT://evil:1", "replica.lag.time.max.ms": "777", "x.y": "z"})
 	want := map[string]string{
@@ -20,6 +21,24 @@ func TestPropertiesIdentityWinsOverridesBeatDefaults(t *testing.T) {
 		"x.y":                        "z",
 		"default.replication.factor": "3",
 		"auto.create.topics.enable":  "false",
+	}
+	for k, v := range want {
+		if props[k] != v {
+			t.Errorf("%s = %q, want %q", k, props[k], v)
+		}
+	}
+}
+
+// A proxied node gets a client listener of its own that advertises the
+// proxy; the brokers and the admin client keep the direct one.
+func TestPropertiesProxiedListener(t *testing.T) {
+	self := Node{ID: 1, Host: "10.0.0.1", Port: 9092, ControllerPort: 9093, ProxyPort: 9094, ProxyAddr: "127.0.0.1:40001"}
+	props := Properties(self, []Node{self}, "/data", nil)
+	want := map[string]string{
+		"listeners":                      "PLAINTEXT://10.0.0.1:9092,CONTROLLER://10.0.0.1:9093,CLIENT://10.0.0.1:9094",
+		"advertised.listeners":           "PLAINTEXT://10.0.0.1:9092,CLIENT://127.0.0.1:40001",
+		"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,CLIENT:PLAINTEXT",
+		"inter.broker.listener.name":     "PLAINTEXT",
 	}
 	for k, v := range want {
 		if props[k] != v {

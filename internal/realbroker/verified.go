@@ -34,6 +34,10 @@ func (c *Cluster) VerifiedEffect(effect string) string {
 		return TableListed
 	case "slow-link":
 		return QdiscListed
+	case "toxic":
+		return "the toxic is listed on the proxy; a latency toxic also delays a probe's round trip through it by at least latency - jitter"
+	case "toxic-heal":
+		return "no toxic is listed on any proxy"
 	}
 	return ""
 }

@@ -1,0 +1,174 @@
+package realbroker
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/internal/kproxy"
+)
+
+// ProxiedListener is the broker listener that clients reach through a
+// proxy when a run asks for one (cluster.Spec.Proxied).
+const ProxiedListener = "CLIENT"
+
+// proxyName is node id's proxy in the run's kproxy.Set.
+func proxyName(id int32) string { return fmt.Sprintf("n%d", id) }
+
+// StartProxies puts a proxy on the harness's loopback in front of each
+// node's proxied listener (upstreams: node id -> host:port) and returns
+// the proxies' addresses by node, for the nodes' advertised listeners.
+// From then on Bootstrap names the proxies: the run's clients connect
+// through them, while the admin client and the brokers' replication keep
+// the direct listener. A proxy dials its upstream only when a client
+// connects, so proxies start before their brokers.
+func (c *Cluster) StartProxies(upstreams map[int32]string) (map[int32]string, error) {
+	if c.proxies != nil {
+		return nil, fmt.Errorf("%s: proxies already started", c.prefix)
+	}
+	set := kproxy.New()
+	addrs := make(map[int32]string, len(upstreams))
+	for _, id := range c.ids {
+		up, ok := upstreams[id]
+		if !ok {
+			set.Close()
+			return nil, fmt.Errorf("%s: no proxied listener for node %d", c.prefix, id)
+		}
+		addr, err := set.Add(proxyName(id), "127.0.0.1:0", up)
+		if err != nil {
+			set.Close()
+			return nil, c.wrap(err)
+		}
+		addrs[id] = addr
+	}
+	c.proxies, c.proxyAddrs = set, addrs
+	return addrs, nil
+}
+
+// StopProxies closes the proxies and their connections; idempotent.
+func (c *Cluster) StopProxies() {
+	if c.proxies != nil {
+		c.proxies.Close()
+		c.proxies, c.proxyAddrs = nil, nil
+	}
+}
+
+// clientSeeds are the addresses clients bootstrap from: the proxies when
+// the run has them.
+func (c *Cluster) clientSeeds() []string {
+	if c.proxyAddrs == nil {
+		return c.seeds
+	}
+	out := make([]string, len(c.ids))
+	for i, id := range c.ids {
+		out[i] = c.proxyAddrs[id]
+	}
+	return out
+}
+
+func (c *Cluster) proxySet() (*kproxy.Set, error) {
+	if c.proxies == nil {
+		return nil, fmt.Errorf("%s: this run has no client proxies (a scenario with a latency or delayed-requests fault asks for them)", c.prefix)
+	}
+	return c.proxies, nil
+}
+
+// Proxied reports whether the run's clients go through proxies.
+func (c *Cluster) Proxied() bool { return c.proxies != nil }
+
+// AddToxic puts toxic t, called name, on node id's proxy and lists it back.
+func (c *Cluster) AddToxic(ctx context.Context, id int32, name string, t kproxy.Toxic) error {
+	set, err := c.proxySet()
+	if err != nil {
+		return err
+	}
+	if err := set.Apply(proxyName(id), name, t); err != nil {
+		return c.wrap(err)
+	}
+	active, err := set.Active(proxyName(id))
+	if err != nil || !slices.Contains(active, name) {
+		return fmt.Errorf("%s: toxic %s not listed on node %d's proxy after adding it (have %v, %v)", c.prefix, name, id, active, err)
+	}
+	if t.Kind != kproxy.Latency {
+		return nil
+	}
+	rt, err := c.ProbeProxy(ctx, id)
+	if err != nil {
+		return err
+	}
+	if least := t.Latency - t.Jitter; rt < least {
+		return fmt.Errorf("%s: a probe through node %d's proxy took %v, under the toxic's %v: the latency is not in effect", c.prefix, id, rt, least)
+	}
+	return nil
+}
+
+// HealToxics removes every toxic of every proxy and reads the lists back.
+func (c *Cluster) HealToxics(ctx context.Context) error {
+	if c.proxies == nil {
+		return nil
+	}
+	return c.wrap(c.proxies.Heal(ctx))
+}
+
+// HeldBy is how many requests hold toxic name on node id's proxy held.
+func (c *Cluster) HeldBy(id int32, name string) (int64, error) {
+	set, err := c.proxySet()
+	if err != nil {
+		return 0, err
+	}
+	n, err := set.HeldBy(proxyName(id), name)
+	return n, c.wrap(err)
+}
+
+// ProbeProxy times one ApiVersions round trip through node id's proxy: a
+// latency toxic counts as in effect only once a probe takes at least its
+// latency.
+func (c *Cluster) ProbeProxy(ctx context.Context, id int32) (time.Duration, error) {
+	if _, err := c.proxySet(); err != nil {
+		return 0, err
+	}
+	addr, ok := c.proxyAddrs[id]
+	if !ok {
+		return 0, fmt.Errorf("%s: no proxy for node %d", c.prefix, id)
+	}
+	ctx, cancel := context.WithTimeout(ctx, VerifyTimeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return 0, fmt.Errorf("%s: probing node %d's proxy: %w", c.prefix, id, err)
+	}
+	defer conn.Close()
+	deadline, _ := ctx.Deadline()
+	conn.SetDeadline(deadline)
+	began := time.Now()
+	if _, err := conn.Write(apiVersionsRequest()); err != nil {
+		return 0, fmt.Errorf("%s: probing node %d's proxy: %w", c.prefix, id, err)
+	}
+	var size [4]byte
+	if _, err := io.ReadFull(conn, size[:]); err != nil {
+		return 0, fmt.Errorf("%s: probing node %d's proxy: %w", c.prefix, id, err)
+	}
+	if _, err := io.CopyN(io.Discard, conn, int64(binary.BigEndian.Uint32(size[:]))); err != nil {
+		return 0, fmt.Errorf("%s: probing node %d's proxy: %w", c.prefix, id, err)
+	}
+	return time.Since(began), nil
+}
+
+// apiVersionsRequest is ApiVersions v0 from client "kafkachaos-probe":
+// every Kafka version answers it, before any other request.
+func apiVersionsRequest() []byte {
+	const client = "kafkachaos-probe"
+	b := binary.BigEndian.AppendUint32(nil, 0)
+	b = binary.BigEndian.AppendUint16(b, uint16(kproxy.APIApiVersions))
+	b = binary.BigEndian.AppendUint16(b, 0)
+	b = binary.BigEndian.AppendUint32(b, 1)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(client)))
+	b = append(b, client...)
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	return b
+}

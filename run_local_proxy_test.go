@@ -1,0 +1,73 @@
+package kafkachaos_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/model"
+)
+
+// Faults on the clients' proxies (internal/kproxy): the cluster of these
+// runs advertises a proxy per broker, so every request of the run's
+// clients can be made late.
+
+// 100 ms ± 10 ms on every client connection for the middle half of the
+// run: Kafka's own degraded-network tests' figure. An idempotent acks=all
+// producer stays exactly-once; its sends take at least the added latency.
+func TestChaosLocalLatency(t *testing.T) {
+	p := requireReal(t, "local")
+	s := realScenario("local-latency", p)
+	s.Nemesis = []generators.Fault{faultAt(s, generators.KindLatency, "all", 0.25, 0.75)}
+	s.Nemesis[0].Params.Delay, s.Nemesis[0].Params.Jitter = d(100*time.Millisecond), d(10*time.Millisecond)
+	a := runReal(t, s, 0)
+	if why := worked(a, 50); why != "" {
+		t.Fatalf("the run proves nothing: %s; %s", why, a)
+	}
+	if !a.out.Held {
+		t.Errorf("observed %s is weaker than expected %s: %s", a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+	}
+	q := a.out.Stats.Latency["send"]
+	t.Logf("send latency with 100 ms ± 10 ms for half the run: p50 %.1f ms, p99 %.1f ms, max %.1f ms; %d sends ok",
+		q.P50, q.P99, q.Max, a.out.Stats.OpsByType["send ok"])
+	if q.P99 < 90 {
+		t.Errorf("send p99 %.1f ms under a 100 ms ± 10 ms latency toxic: the latency did not reach the clients", q.P99)
+	}
+}
+
+// A transactional copier whose produce and EndTxn requests are held for
+// 1.5 s each (its other connections pass: the delayed-arrival shape of
+// KAFKA-17754), on Kafka 4.x where KIP-890's transaction-version 2 fences
+// late requests: the copy must stay exactly-once, and the hold must have
+// held requests for the run to prove anything.
+func TestChaosLocalDelayedRequestsTransactions(t *testing.T) {
+	p := requireReal(t, "local")
+	s := realScenario("local-delayed-requests-txn", p)
+	s.Keys = generators.SequentialKeys(1, "in", "out")
+	s.Producer.TransactionalID = "chaos-copier"
+	s.Consumer.CommitStrategy = model.CommitTransactional
+	s.Workload.Copiers, s.Workload.TxnSize, s.Workload.AbortRatio = 2, 5, 0.2
+	s.Workload.Mix.Txn, s.Workload.Rate = 2, 200
+	hold := faultAt(s, generators.KindDelayedRequests, "all", 0.2, 0.7)
+	hold.Params.Requests, hold.Params.Delay = []string{"produce", "end-txn", "txn-offset-commit"}, d(1500*time.Millisecond)
+	s.Nemesis = []generators.Fault{hold}
+	a := runReal(t, s, 0)
+	if why := worked(a, 20); why != "" {
+		t.Fatalf("the run proves nothing: %s; %s", why, a)
+	}
+	held := a.out.Stats.Faults[0].Hits
+	t.Logf("requests held: %d; %s", held, a)
+	if held == 0 {
+		t.Errorf("the hold held no request: the run proves nothing")
+	}
+	for _, an := range []checkers.Anomaly{checkers.G1a, checkers.Duplicate, checkers.DuplicateDelivery, checkers.LostDelivery,
+		checkers.Unseen, checkers.LostWrite, checkers.PrecommittedRead} {
+		if c := a.out.Result.Counts[an]; c > 0 {
+			t.Errorf("FINDING: %d %s under delayed produce/EndTxn requests on a transactional copy; %s", c, an, a)
+		}
+	}
+	if !a.out.Held {
+		t.Errorf("observed %s is weaker than expected %s: %s", a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+	}
+}

@@ -34,7 +34,7 @@ func Recheck(dir string) (Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	if err := out.check(dir); err != nil {
+	if err := out.Check(dir); err != nil {
 		return out, err
 	}
 	out.Stats = prev.Stats

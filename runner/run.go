@@ -147,16 +147,17 @@ func replayCommand(opts Options, path string) string {
 // judge checks the history file (so that what is judged is exactly what a
 // later `kafkachaos check` would read) and writes results.json.
 func (out *Outcome) judge(dir string, elapsed time.Duration, faults []FaultStat, m *meter, herr error) error {
-	if err := out.check(dir); err != nil {
+	if err := out.Check(dir); err != nil {
 		return err
 	}
 	out.Stats = m.stats(out.Result.Stats, elapsed, faults)
 	return WriteResults(dir, out, herr)
 }
 
-// check runs the checkers on dir's history.jsonl and decides the verdict
-// against out.Expected.
-func (out *Outcome) check(dir string) error {
+// Check runs the checkers on dir's history.jsonl and decides the verdict
+// against out.Expected: Result, Observed, Held and Linearizability. It is
+// the one place a verdict is decided, for runs and for chaostest.
+func (out *Outcome) Check(dir string) error {
 	src, err := histories.Open(filepath.Join(dir, report.HistoryFile), histories.FormatJSONL)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -43,8 +44,10 @@ func (c *cluster) noteEpochs() {
 // epoch moved before a new batch was written: franz-go reads that as
 // truncation and resets to its reset offset, re-reading the whole log
 // though nothing was lost. Kafka answers the offset where the next epoch
-// began, as this does. Any other request (the current epoch, a stale or
-// unknown one, another topic, a follower) is left to kfake.
+// began, as this does, and answers a stale or unknown current epoch and a
+// request to a follower with Kafka's errors. A request about the current
+// epoch or another topic is left to kfake (whole: a response cannot be
+// half kfake's).
 func (c *cluster) answerEpochs(req *kmsg.OffsetForLeaderEpochRequest, node int32) (kmsg.Response, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -68,13 +71,23 @@ func (c *cluster) epochEnd(topic string, rp kmsg.OffsetForLeaderEpochRequestTopi
 	sp := kmsg.NewOffsetForLeaderEpochResponseTopicPartition()
 	sp.Partition = rp.Partition
 	p := int(rp.Partition)
-	if topic != c.topic || p < 0 || p >= len(c.epochs) || c.leaders[p] != node {
+	if topic != c.topic || p < 0 || p >= len(c.epochs) {
 		return sp, false
 	}
 	es := c.epochs[p]
 	cur := es[len(es)-1].epoch
-	if rp.CurrentLeaderEpoch != cur && rp.CurrentLeaderEpoch != -1 || rp.LeaderEpoch >= cur || rp.LeaderEpoch < es[0].epoch {
-		return sp, false
+	switch {
+	case c.leaders[p] != node:
+		sp.ErrorCode = kerr.NotLeaderForPartition.Code
+		return sp, true
+	case rp.CurrentLeaderEpoch != -1 && rp.CurrentLeaderEpoch < cur:
+		sp.ErrorCode = kerr.FencedLeaderEpoch.Code
+		return sp, true
+	case rp.CurrentLeaderEpoch > cur:
+		sp.ErrorCode = kerr.UnknownLeaderEpoch.Code
+		return sp, true
+	case rp.LeaderEpoch >= cur || rp.LeaderEpoch < es[0].epoch:
+		return sp, false // the log end, or before the harness's first move: kfake's to answer
 	}
 	for i, e := range es {
 		if e.epoch > rp.LeaderEpoch {

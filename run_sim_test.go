@@ -2,6 +2,7 @@ package kafkachaos_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,97 +23,66 @@ func TestSimChild(t *testing.T) { sim.Child(t) }
 // overrides it.
 const simDraws = 1000
 
-// plantEvery makes every n-th draw the planted weak configuration: a
-// retrying producer without idempotence under lost acks, claimed
-// exactly-once, which the checkers must refute.
+// plantEvery makes every n-th draw sim.Planted, claimed exactly-once,
+// which the checkers must refute.
 const plantEvery = 50
 
-// TestChaosSim runs many simulated draws: each random draw's model
-// verdict must hold, each planted weak draw must be caught, and a saved
-// seed must replay exactly.
-//
-// It runs only with KAFKACHAOS_SIM=1 for now: some draws still stall their
-// bubble (killed after sim's child timeout) and some commit-before-
-// processing draws show duplicate deliveries not yet explained (a sim
-// worker's recording or a franz-go finding); until both are settled it
-// would fail the suite for everyone.
+// maxStalledPercent bounds the draws that end stalled (sim.Stalled: a
+// limit of kgo and kfake under synctest, no verdict either way); more
+// would leave too much of the space unjudged.
+const maxStalledPercent = 1
+
+// simReplaySeed is the saved seed replayed exactly.
+const simReplaySeed = 1
+
+// TestChaosSim runs many simulated draws in virtual time: each random
+// draw of sim.Space must hold its model guarantee, each planted weak draw
+// must be refuted, and a saved seed must replay exactly.
 func TestChaosSim(t *testing.T) {
-	if os.Getenv("KAFKACHAOS_SIM") != "1" {
-		t.Skip("KAFKACHAOS_SIM=1 runs the simulation draws (open issues: see the test's doc)")
-	}
 	n := simDraws
 	if v, err := strconv.Atoi(os.Getenv("KAFKACHAOS_SIM_DRAWS")); err == nil && v > 0 {
 		n = v
 	}
-	dir := t.TempDir()
-	began := time.Now()
+	planted := func(i int) bool { return i%plantEvery == plantEvery-1 }
 	var mu sync.Mutex
 	var virtual time.Duration
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := range jobs {
-				v := simDraw(t, dir, i)
-				mu.Lock()
-				virtual += v
-				mu.Unlock()
-			}
-		})
-	}
-	for i := range n {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	var stalled []int64
+	began := time.Now()
+	sim.Draws(context.Background(), os.Args[0], t.TempDir(), n, runtime.GOMAXPROCS(0), func(i int) generators.Scenario {
+		if planted(i) {
+			return sim.Planted(int64(i))
+		}
+		return generators.RandomIn(sim.Space(), int64(i))
+	}, func(d sim.Drawn) {
+		mu.Lock()
+		defer mu.Unlock()
+		virtual += d.Played.Virtual
+		v := d.Verdict
+		switch {
+		case errors.Is(d.Err, sim.Stalled):
+			stalled = append(stalled, d.Scenario.Seed)
+		case d.Err != nil:
+			t.Errorf("draw %d: %v", d.I, d.Err)
+		case planted(d.I) && model.Satisfies(v.Observed.EndToEnd, model.ExactlyOnce):
+			t.Errorf("draw %d (planted, seed %d): not refuted: %v", d.I, d.Scenario.Seed, v.Result.Counts)
+		case !planted(d.I) && !v.Held:
+			t.Errorf("draw %d (seed %d): expected %s, observed %s: %v", d.I, d.Scenario.Seed, v.Expected.EndToEnd, v.Observed.EndToEnd, v.Result.Counts)
+		}
+	})
 	el := time.Since(began)
-	t.Logf("%d draws in %v (%.0f draws/minute), %v virtual (%.0f virtual s per wall s)",
-		n, el.Round(time.Millisecond), float64(n)/el.Minutes(), virtual.Round(time.Second), virtual.Seconds()/el.Seconds())
-	simReplay(t, dir, generators.RandomIn(sim.Space(), 1))
-}
-
-// simDraw plays and judges draw i and returns its virtual length.
-func simDraw(t *testing.T, dir string, i int) time.Duration {
-	s := generators.RandomIn(sim.Space(), int64(i))
-	planted := i%plantEvery == plantEvery-1
-	if planted {
-		s = plantedWeak(int64(i))
+	t.Logf("%d draws in %v (%.0f draws/minute), %v virtual (%.0f virtual s per wall s); stalled: seeds %v",
+		n, el.Round(time.Millisecond), float64(n)/el.Minutes(), virtual.Round(time.Second), virtual.Seconds()/el.Seconds(), stalled)
+	if len(stalled)*100 > n*maxStalledPercent {
+		t.Errorf("%d of %d draws stalled, more than %d%%", len(stalled), n, maxStalledPercent)
 	}
-	p, err := sim.Spawn(context.Background(), os.Args[0], filepath.Join(dir, strconv.Itoa(i)), s)
-	if err == nil {
-		os.RemoveAll(filepath.Join(dir, strconv.Itoa(i)))
-	}
-	if err != nil {
-		t.Errorf("draw %d: %v", i, err)
-		return 0
-	}
-	v, err := sim.Check(s, p)
-	switch {
-	case err != nil:
-		t.Errorf("draw %d: %v", i, err)
-	case planted && model.Satisfies(v.Observed.EndToEnd, model.ExactlyOnce):
-		t.Errorf("draw %d (planted weak, seed %d): not caught: %v", i, s.Seed, v.Result.Counts)
-	case !planted && !v.Held:
-		t.Errorf("draw %d (seed %d): expected %s, observed %s: %v", i, s.Seed, v.Expected.EndToEnd, v.Observed.EndToEnd, v.Result.Counts)
-	}
-	return p.Virtual
-}
-
-func plantedWeak(seed int64) generators.Scenario {
-	s := generators.Baseline("sim-planted", "sim", 2*time.Second)
-	s.Seed = seed
-	s.Producer.EnableIdempotence, s.Producer.Acks = false, model.AcksLeader
-	s.Workload.Consumers = 1
-	s.Nemesis = []generators.Fault{{Kind: generators.KindLostAck, Start: generators.Duration(200 * time.Millisecond),
-		Duration: generators.Duration(time.Second), Params: generators.FaultParams{Probability: 0.5}}}
-	return s
+	simReplay(t, generators.RandomIn(sim.Space(), simReplaySeed))
 }
 
 // simReplay plays s twice and wants equal event logs.
-func simReplay(t *testing.T, dir string, s generators.Scenario) {
+func simReplay(t *testing.T, s generators.Scenario) {
 	var logs [2]sim.EventLog
 	for i := range logs {
-		p, err := sim.Spawn(context.Background(), os.Args[0], filepath.Join(dir, "replay", strconv.Itoa(i)), s)
+		p, err := sim.Spawn(context.Background(), os.Args[0], filepath.Join(t.TempDir(), "replay"), s)
 		if err != nil {
 			t.Fatal(err)
 		}

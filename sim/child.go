@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"testing/cryptotest"
 	"testing/synctest"
@@ -39,6 +41,7 @@ type played struct {
 	Virtual     time.Duration `json:"virtual-ns"`
 	FaultsFired int           `json:"faults-fired"`
 	Error       string        `json:"error,omitempty"`
+	Stalled     bool          `json:"stalled,omitempty"`
 }
 
 // Child plays the draw ChildEnv names, in a synctest bubble, with every
@@ -58,7 +61,10 @@ func Child(t *testing.T) {
 	mathrand.Seed(s.Seed) //nolint:staticcheck // kfake draws from the global source; GODEBUG=randseednop=0 makes this seed it
 	var p Played
 	var perr error
-	synctest.Test(t, func(*testing.T) { p, perr = Play(s) })
+	var ops atomic.Int64
+	stop := watch(dir, &ops)
+	synctest.Test(t, func(*testing.T) { p, perr = play1(s, &ops) })
+	stop()
 	out := played{Virtual: p.Virtual, FaultsFired: p.FaultsFired}
 	if perr != nil {
 		out.Error = perr.Error()
@@ -66,6 +72,46 @@ func Child(t *testing.T) {
 	if err := writeDraw(dir, p, out); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// stallAfter is how long, in wall time, a draw may record nothing before
+// it counts as stalled: a run records an op every few virtual
+// milliseconds, which take microseconds of wall time.
+const stallAfter = time.Second
+
+// Stalled is the error of a draw whose bubble stopped: some goroutine
+// blocked on a mutex (not durably) while the mutex's holder waited on
+// virtual time, so the clock could not move. It is a limit of running
+// kgo and kfake under synctest, not a verdict.
+var Stalled = errors.New("sim: stalled (a goroutine of the bubble waits on a mutex whose holder waits on virtual time)")
+
+// watch ends the process when ops stops growing for stallAfter, after
+// writing played.json saying so and the goroutines to stall.txt; the
+// returned func stops watching.
+func watch(dir string, ops *atomic.Int64) func() {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(stallAfter)
+		defer t.Stop()
+		last := int64(-1)
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			if n := ops.Load(); n != last {
+				last = n
+				continue
+			}
+			buf := make([]byte, 1<<22)
+			buf = buf[:runtime.Stack(buf, true)]
+			_ = os.WriteFile(filepath.Join(dir, "stall.txt"), buf, 0o644)
+			_ = writeDraw(dir, Played{}, played{Error: Stalled.Error(), Stalled: true})
+			os.Exit(0)
+		}
+	}()
+	return func() { close(done) }
 }
 
 func writeDraw(dir string, p Played, out played) error {
@@ -129,7 +175,10 @@ func readDraw(dir string) (Played, error) {
 	for l := range bytes.Lines(events) {
 		p.Log = append(p.Log, string(bytes.TrimSuffix(l, []byte("\n"))))
 	}
-	if out.Error != "" {
+	switch {
+	case out.Stalled:
+		return p, fmt.Errorf("%w; goroutines in %s", Stalled, filepath.Join(dir, "stall.txt"))
+	case out.Error != "":
 		return p, fmt.Errorf("sim: %s", out.Error)
 	}
 	return p, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
@@ -27,7 +28,11 @@ type Played struct {
 // fault healed, then the final reads. It must run inside a synctest
 // bubble (Child makes one); outside one it would run in real time. An
 // error is a harness failure: the history is then not to be judged.
-func Play(s generators.Scenario) (Played, error) {
+func Play(s generators.Scenario) (Played, error) { return play1(s, nil) }
+
+// play1 is Play counting every recorded op in ops (nil: none), so that a
+// watcher outside the bubble can tell a run from a stalled one.
+func play1(s generators.Scenario, ops *atomic.Int64) (Played, error) {
 	if err := s.Validate(); err != nil {
 		return Played{}, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
@@ -37,7 +42,11 @@ func Play(s generators.Scenario) (Played, error) {
 	}
 	defer c.fake.Close()
 	var buf bytes.Buffer
-	rec := histories.NewRecorder(histories.NewWriter(&buf), histories.RecorderConfig{FlushEvery: -1})
+	cfg := histories.RecorderConfig{FlushEvery: -1}
+	if ops != nil {
+		cfg.Observe = func(*histories.Op) { ops.Add(1) }
+	}
+	rec := histories.NewRecorder(histories.NewWriter(&buf), cfg)
 	start := time.Now()
 	e := &env{s: s, c: c, rec: rec, start: start, end: start.Add(s.TimeLimit.D()), parts: keyMap(s)}
 	fired, written, err := play(e)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -81,6 +82,8 @@ func TestDrawsHoldTheirModel(t *testing.T) {
 		defer mu.Unlock()
 		virtual, wall = virtual+d.Played.Virtual, wall+d.Wall
 		switch {
+		case errors.Is(d.Err, Stalled):
+			t.Logf("draw %d stalled: %v", d.I, d.Err) // a limit, not a verdict; TestChaosSim bounds how often
 		case d.Err != nil:
 			t.Errorf("draw %d: %v", d.I, d.Err)
 		case d.I == n/2 && model.Satisfies(d.Verdict.Observed.EndToEnd, model.ExactlyOnce):

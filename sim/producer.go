@@ -40,7 +40,7 @@ type clientGen struct {
 func newGen(e *env, r *rand.Rand, opts []kgo.Opt) (*clientGen, error) {
 	l := &link{c: e.c, latency: odd(r, 200*time.Microsecond)}
 	backoff := odd(r, 40*time.Millisecond)
-	opts = append([]kgo.Opt{kgo.SeedBrokers(e.c.seeds()...), kgo.Dialer(l.dial),
+	opts = append([]kgo.Opt{kgo.SeedBrokers(e.c.seeds()...), kgo.Dialer(l.dial), kgo.DisableClientMetrics(),
 		kgo.RetryBackoffFn(func(int) time.Duration { return backoff })}, opts...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {

@@ -33,10 +33,20 @@ type Verdict struct {
 // error is a harness failure, never a verdict.
 type Judge func(ctx context.Context, s generators.Scenario) (Verdict, error)
 
+// Run makes one run of a scenario and keeps its directory: runner.Run,
+// or another maker of the same Outcome (the simulation).
+type Run func(ctx context.Context, s generators.Scenario) (runner.Outcome, error)
+
 // RunnerJudge judges by runner.Run against claim (ClaimModel or a
 // guarantee name), writing run directories under runs/test. Directories of
 // runs that held are removed.
 func RunnerJudge(claim string, opts runner.Options) (Judge, error) {
+	return ClaimJudge(claim, runnerRun(opts))
+}
+
+// ClaimJudge judges the runs run makes against claim, as RunnerJudge
+// does.
+func ClaimJudge(claim string, run Run) (Judge, error) {
 	var want model.Guarantee
 	if claim != ClaimModel {
 		g, err := model.ParseGuarantee(claim)
@@ -45,20 +55,27 @@ func RunnerJudge(claim string, opts runner.Options) (Judge, error) {
 		}
 		want = g
 	}
-	return runJudge(opts, func(s generators.Scenario) generators.Scenario { return s },
+	return runJudge(run, func(s generators.Scenario) generators.Scenario { return s },
 		func(_ generators.Scenario, out runner.Outcome) (Verdict, error) {
 			return verdictOf(out, claim, want), nil
 		}), nil
 }
 
-// runJudge is a Judge that runs as(s) by runner.Run and lets decide judge
-// the outcome; the directories of runs that did not violate are removed.
-func runJudge(opts runner.Options, as func(generators.Scenario) generators.Scenario,
-	decide func(s generators.Scenario, out runner.Outcome) (Verdict, error)) Judge {
-	return func(ctx context.Context, s generators.Scenario) (Verdict, error) {
+// runnerRun runs by runner.Run, keeping every run directory.
+func runnerRun(opts runner.Options) Run {
+	return func(ctx context.Context, s generators.Scenario) (runner.Outcome, error) {
 		o := opts
 		o.Keep = true // a run that holds its model verdict may still violate the claim
-		out, err := runner.Run(ctx, as(s), o)
+		return runner.Run(ctx, s, o)
+	}
+}
+
+// runJudge is a Judge that runs as(s) by run and lets decide judge the
+// outcome; the directories of runs that did not violate are removed.
+func runJudge(run Run, as func(generators.Scenario) generators.Scenario,
+	decide func(s generators.Scenario, out runner.Outcome) (Verdict, error)) Judge {
+	return func(ctx context.Context, s generators.Scenario) (Verdict, error) {
+		out, err := run(ctx, as(s))
 		if err != nil {
 			return Verdict{Dir: out.Dir}, err
 		}

@@ -49,7 +49,7 @@ func (p Plant) apply(s generators.Scenario) generators.Scenario {
 // from a planted campaign would replay without the plant, so the command
 // line does not offer --save with --plant.
 func PlantedJudge(p Plant, opts runner.Options) Judge {
-	return runJudge(opts, p.apply, func(s generators.Scenario, out runner.Outcome) (Verdict, error) {
+	return runJudge(runnerRun(opts), p.apply, func(s generators.Scenario, out runner.Outcome) (Verdict, error) {
 		exp, err := model.Expected(s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
 		if err != nil {
 			return Verdict{}, fmt.Errorf("plant %s: %w", p, err)

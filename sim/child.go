@@ -186,3 +186,15 @@ func readDraw(dir string) (Played, error) {
 
 // removeAll removes a draw's directory; one left behind costs only space.
 func removeAll(dir string) { _ = os.RemoveAll(dir) }
+
+// BuildChild compiles this package's tests, whose ChildTest plays draws,
+// into bin, for a program that is not a test binary (kafkachaos explore):
+// synctest and cryptotest run only in tests. It needs the Go toolchain
+// and the module's source, where kafkachaos runs from.
+func BuildChild(ctx context.Context, bin string) error {
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "github.com/kafkachaos/kafkachaos/sim")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("sim: building the draw player: %w\n%s", err, out)
+	}
+	return nil
+}

@@ -33,7 +33,7 @@ func Play(s generators.Scenario) (Played, error) { return play1(s, nil) }
 // play1 is Play counting every recorded op in ops (nil: none), so that a
 // watcher outside the bubble can tell a run from a stalled one.
 func play1(s generators.Scenario, ops *atomic.Int64) (Played, error) {
-	if err := s.Validate(); err != nil {
+	if err := errors.Join(s.Validate(), supported(s)); err != nil {
 		return Played{}, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
 	c, err := startCluster(s.Cluster.Brokers, s.Keys.Count, s.Keys.Topic, s.Seed, session(s))

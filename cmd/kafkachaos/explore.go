@@ -29,7 +29,7 @@ type exploreFlags struct {
 }
 
 func (f *exploreFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.cluster, "cluster", "embedded", "cluster provider every draw runs on: embedded, local or docker")
+	fs.StringVar(&f.cluster, "cluster", "embedded", "cluster provider every draw runs on: embedded, local or docker; sim plays each draw in virtual time (kfake and franz-go in a synctest bubble; needs the Go toolchain, run from the module)")
 	fs.DurationVar(&f.duration, "duration", 5*time.Minute, "draw until this much time has passed or a draw violates its claim")
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the draws (the same seed draws the same scenarios)")
 	fs.StringVar(&f.space, "space", "safe", "safe (idempotent acks=all producers, judged by the model), weak (configurations the model calls weak, judged against exactly-once) or all (judged by the model)")
@@ -95,7 +95,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 // costs 13-65 s a draw, unless --fresh; none on the embedded one, which
 // starts in milliseconds.
 func (ef exploreFlags) reuse() *runner.Reuse {
-	if ef.fresh || ef.cluster == "embedded" {
+	if ef.fresh || ef.cluster == "embedded" || ef.cluster == simCluster {
 		return nil
 	}
 	return &runner.Reuse{Root: ef.runs, Name: "explore-clusters"}
@@ -112,8 +112,8 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 	}
 	providers := runner.DefaultProviders()
 	switch {
-	case providers[ef.cluster] == nil:
-		return explore.Campaign{}, fmt.Errorf("--cluster %q: want one of %s", ef.cluster,
+	case ef.cluster != simCluster && providers[ef.cluster] == nil:
+		return explore.Campaign{}, fmt.Errorf("--cluster %q: want %s or one of %s", ef.cluster, simCluster,
 			strings.Join(slices.Sorted(maps.Keys(providers)), ", "))
 	case ef.duration <= 0 || ef.k < 1:
 		return explore.Campaign{}, fmt.Errorf("--duration %v, --k %d: want a positive duration and k >= 1", ef.duration, ef.k)
@@ -121,13 +121,20 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 		return explore.Campaign{}, fmt.Errorf("--save pins a shrunk violation; it cannot go with --no-shrink")
 	}
 	runs := runner.RunsRoot(ef.runs)
-	judge, err := ef.judge(sp, runner.Options{RunsDir: runs, TestName: "explore", Reuse: reuse})
-	if err != nil {
-		return explore.Campaign{}, err
+	var c explore.Campaign
+	if ef.cluster == simCluster {
+		if c, err = ef.simCampaign(fs, sp, runs); err != nil {
+			return explore.Campaign{}, err
+		}
+	} else {
+		judge, err := ef.judge(sp, runner.Options{RunsDir: runs, TestName: "explore", Reuse: reuse})
+		if err != nil {
+			return explore.Campaign{}, err
+		}
+		c = explore.Campaign{Gen: explore.GenSpace(ef.cluster), Space: sp, Seed: ef.seed, Duration: ef.duration,
+			Judge: judge, K: ef.k, Shrink: !ef.noShrink}
 	}
-	c := explore.Campaign{Gen: explore.GenSpace(ef.cluster), Space: sp, Seed: ef.seed, Duration: ef.duration,
-		Judge: judge, K: ef.k, Shrink: !ef.noShrink,
-		OutDir: filepath.Join(runs, "explore", fmt.Sprintf("shrink-seed%d-%s", ef.seed, time.Now().UTC().Format("20060102T150405")))}
+	c.OutDir = filepath.Join(runs, "explore", fmt.Sprintf("shrink-seed%d-%s", ef.seed, time.Now().UTC().Format("20060102T150405")))
 	if !ef.quiet {
 		c.Progress, c.TTY = stderr, isTerminal(stderr)
 	}

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"path/filepath"
-	"sync/atomic"
 
 	"github.com/kafkachaos/kafkachaos/explore"
-	"github.com/kafkachaos/kafkachaos/generators"
-	"github.com/kafkachaos/kafkachaos/runner"
 	"github.com/kafkachaos/kafkachaos/sim"
+	"github.com/kafkachaos/kafkachaos/sim/simrun"
 )
 
 // simCluster is --cluster's value for the deterministic simulation.
@@ -33,7 +30,7 @@ func (ef exploreFlags) simCampaign(fs *flag.FlagSet, sp explore.Space, runs stri
 	if err := sim.BuildChild(context.Background(), bin); err != nil {
 		return explore.Campaign{}, err
 	}
-	judge, err := explore.ClaimJudge(sp.Claim(), simRun(bin, dir))
+	judge, err := explore.ClaimJudge(sp.Claim(), simrun.Run(bin, dir))
 	if err != nil {
 		return explore.Campaign{}, err
 	}
@@ -45,26 +42,4 @@ func (ef exploreFlags) simCampaign(fs *flag.FlagSet, sp explore.Space, runs stri
 	})
 	return explore.Campaign{Gen: sim.Space(), Space: sp, Seed: ef.seed, Duration: ef.duration, Judge: judge, K: k,
 		Shrink: !ef.noShrink}, nil
-}
-
-// simRun plays each scenario in a child process of bin, in a directory of
-// its own under dir (scenario.json and history.jsonl, which `kafkachaos
-// check` reads), judged by sim.Check as runner judges a run.
-func simRun(bin, dir string) explore.Run {
-	var n atomic.Int64
-	return func(ctx context.Context, s generators.Scenario) (runner.Outcome, error) {
-		d := filepath.Join(dir, fmt.Sprintf("%s-%d", s.Name, n.Add(1)))
-		out := runner.Outcome{Dir: d, Kept: true, Scenario: s}
-		p, err := sim.Spawn(ctx, bin, d, s)
-		if err != nil {
-			return out, err
-		}
-		v, err := sim.Check(s, p)
-		if err != nil {
-			return out, err
-		}
-		out.Result, out.Expected, out.Observed, out.Held = v.Result, v.Expected, v.Observed, v.Held
-		out.Stats.FaultsFired = int64(p.FaultsFired)
-		return out, nil
-	}
 }

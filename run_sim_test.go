@@ -11,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/explore"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/model"
+	"github.com/kafkachaos/kafkachaos/runner"
 	"github.com/kafkachaos/kafkachaos/sim"
+	"github.com/kafkachaos/kafkachaos/sim/simrun"
 )
 
 // TestSimChild is the entry of the simulation's child processes.
@@ -93,5 +96,60 @@ func simReplay(t *testing.T, s generators.Scenario) {
 	}
 	if d := logs[0].Diff(logs[1]); d != "" {
 		t.Errorf("seed %d did not replay exactly: %s", s.Seed, d)
+	}
+}
+
+// simAndEmbedded is draw i of sim.Space on provider: the same scenario
+// for the simulation and the embedded cluster.
+func simAndEmbedded(i int, provider string) generators.Scenario {
+	s := generators.RandomIn(sim.Space(), int64(i))
+	s.Cluster.Provider = provider
+	return s
+}
+
+// BenchmarkDraw plays the same draws one at a time in the simulation and
+// on the embedded cluster (runner.Run: cluster start, workload in real
+// time, final reads, check, report); the ratio of the two ns/op is the
+// simulation's speed-up per draw, and virtual-s/s how much faster than
+// real time a simulated draw runs. Run with -benchtime=Nx: an embedded
+// draw takes seconds.
+func BenchmarkDraw(b *testing.B) {
+	ctx := context.Background()
+	b.Run("sim", func(b *testing.B) {
+		run := simrun.Run(os.Args[0], b.TempDir())
+		var virtual time.Duration
+		for i := range b.N {
+			out, err := run(ctx, simAndEmbedded(i, "sim"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			virtual += out.Scenario.TimeLimit.D()
+		}
+		b.ReportMetric(virtual.Seconds()/b.Elapsed().Seconds(), "virtual-s/s")
+	})
+	b.Run("embedded", func(b *testing.B) {
+		for i := range b.N {
+			if _, err := runner.Run(ctx, simAndEmbedded(i, "embedded"), runner.Options{RunsDir: b.TempDir()}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkSimFindAndShrink is the time `kafkachaos explore --cluster sim
+// --space weak` takes to find a violation and shrink it to its minimal
+// scenario, one run per candidate (the draw player already built).
+func BenchmarkSimFindAndShrink(b *testing.B) {
+	for i := range b.N {
+		judge, err := explore.ClaimJudge(explore.SpaceWeak.Claim(), simrun.Run(os.Args[0], b.TempDir()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := explore.Campaign{Gen: sim.Space(), Space: explore.SpaceWeak, Seed: int64(i + 1), Duration: time.Minute,
+			Judge: judge, K: 1, Shrink: true}
+		rep, err := c.Run(context.Background())
+		if err != nil || rep.Found == nil || rep.Shrunk == nil {
+			b.Fatalf("seed %d: found %v, err %v", i+1, rep.Found != nil, err)
+		}
 	}
 }

@@ -95,3 +95,37 @@ func TestDrawsHoldTheirModel(t *testing.T) {
 	el := time.Since(began)
 	t.Logf("%d draws in %v: %.0f draws/minute, %.0f virtual s per wall s", n, el.Round(time.Millisecond), float64(n)/el.Minutes(), virtual.Seconds()/el.Seconds())
 }
+
+func TestRefusesWhatItDoesNotSimulate(t *testing.T) {
+	copying := generators.RandomIn(Space(), 1)
+	copying.Workload.Copiers = 1
+	pausing := generators.RandomIn(Space(), 1)
+	pausing.Nemesis = append(pausing.Nemesis, generators.Fault{Kind: generators.KindPause})
+	for name, s := range map[string]generators.Scenario{"copier": copying, "pause": pausing} {
+		if err := supported(s); err == nil {
+			t.Errorf("%s: simulated without a word", name)
+		}
+	}
+	if err := supported(generators.RandomIn(Space(), 1)); err != nil {
+		t.Errorf("a draw of Space: %v", err)
+	}
+}
+
+// BenchmarkReplayExactness plays draws of Space (and Planted) twice each
+// and reports the share whose event logs are equal: how exact replay is
+// over the space, beyond the saved seeds the tests pin.
+func BenchmarkReplayExactness(b *testing.B) {
+	exact := 0
+	for i := range b.N {
+		s := generators.RandomIn(Space(), int64(i))
+		if i%10 == 9 {
+			s = Planted(int64(i))
+		}
+		a, erra := Spawn(context.Background(), os.Args[0], filepath.Join(b.TempDir(), "a"), s)
+		c, errc := Spawn(context.Background(), os.Args[0], filepath.Join(b.TempDir(), "c"), s)
+		if erra == nil && errc == nil && a.Log.Diff(c.Log) == "" {
+			exact++
+		}
+	}
+	b.ReportMetric(100*float64(exact)/float64(b.N), "exact-%")
+}

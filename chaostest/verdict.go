@@ -23,7 +23,8 @@ type Verdict struct {
 	Observed Guarantee
 	// Lost are input records acknowledged to the harness that the output
 	// does not hold; Duplicated are input records the output holds more
-	// than once. At most maxCases of each are named.
+	// than once. Each anomaly names at most the cases the checkers keep
+	// for the report (200); results.json has the exact counts.
 	Lost       []Record
 	Duplicated []Record
 	// Other names the other anomalies the checkers found (ordering,
@@ -100,30 +101,24 @@ func (v Verdict) String() string {
 // shownRecords is how many lost and duplicated records String names.
 const shownRecords = 5
 
-// maxCases bounds the records a verdict names per anomaly; counts stay
-// exact in results.json.
-const maxCases = 200
-
-// judge checks the history file, so that what is judged is exactly what
-// `kafkachaos check` would read, writes results.json and fills v.
+// judge has the history judged as every run's is (runner.Outcome.Check,
+// against the guarantee the test states), writes results.json and fills v.
 func (v *Verdict) judge(dir string, r *run, herr error) error {
+	out := runner.Outcome{Dir: dir, Expected: expectation(v.Want)}
+	if err := out.Check(dir); err != nil {
+		return fmt.Errorf("chaostest: %w", err)
+	}
 	src, err := histories.Open(filepath.Join(dir, report.HistoryFile), histories.FormatJSONL)
 	if err != nil {
 		return err
-	}
-	res, err := checkers.Check(src, checkers.Options{MaxCases: maxCases})
-	if err != nil {
-		return fmt.Errorf("chaostest: checking %s: %w", dir, err)
 	}
 	delivered, err := scanOutput(src, r.s.Keys.Count)
 	if err != nil {
 		return err
 	}
-	obs := model.Observe(res)
-	v.Observed = obs.EndToEnd
-	v.Held = model.Satisfies(obs.EndToEnd, v.Want) && len(obs.Unclassified) == 0
-	v.Acked = r.input.acked()
-	v.Delivered = delivered
+	res, obs := out.Result, out.Observed
+	v.Held, v.Observed = out.Held, obs.EndToEnd
+	v.Acked, v.Delivered = r.input.acked(), delivered
 	v.Lost = r.records(res, obs.Loss)
 	v.Duplicated = r.records(res, obs.Duplication)
 	for _, a := range slices.Concat(obs.OrderOnly, obs.Unclassified) {
@@ -133,7 +128,20 @@ func (v *Verdict) judge(dir string, r *run, herr error) error {
 	if r.drained != "" {
 		v.Notes = append(v.Notes, r.drained)
 	}
-	return writeResults(dir, v, res, obs, herr)
+	out.Stats = runner.Stats{Stats: res.Stats}
+	return runner.WriteResults(dir, &out, herr)
+}
+
+// expectation is the test's statement as results.json records an
+// expectation. In the history the whole pipeline (the harness's input
+// producer, the code under test, the output log) is the producer hop, so
+// that is where its loss and duplicates show and where the statement
+// goes; the consumer hop is the harness's own final reads, which neither
+// lose nor duplicate.
+func expectation(want Guarantee) model.Expectation {
+	return model.Expectation{EndToEnd: want,
+		Producer: model.Hop{Guarantee: want, Reasons: []string{"the code under test between the input and the output, as the test states"}},
+		Consumer: model.Hop{Guarantee: model.ExactlyOnce, Reasons: []string{"the harness's final reads of the output, from its beginning to its end"}}}
 }
 
 // records names the cases of the anomalies as, in key and value order.
@@ -186,14 +194,4 @@ func scanOutput(src histories.Source, parts int) (int, error) {
 		return nil
 	})
 	return len(seen), err
-}
-
-// writeResults writes results.json in the run's own schema
-// (runner.Results): the expectation is the test's statement.
-func writeResults(dir string, v *Verdict, res checkers.Result, obs model.Observation, herr error) error {
-	exp := model.Expectation{EndToEnd: v.Want,
-		Producer: model.Hop{Guarantee: model.ExactlyOnce, Reasons: []string{"the harness's input producer: acks=all, idempotent"}},
-		Consumer: model.Hop{Guarantee: v.Want, Reasons: []string{"the code under test, as the test states"}}}
-	out := runner.Outcome{Result: res, Expected: exp, Observed: obs, Held: v.Held, Stats: runner.Stats{Stats: res.Stats}}
-	return runner.WriteResults(dir, &out, herr)
 }

@@ -32,40 +32,21 @@ const (
 	batchMax  = 50
 	batchWait = 50 * time.Millisecond
 	// callTimeout bounds each transactional call.
-	callTimeout = 10 * time.Second
+	callTimeout = 5 * time.Second
 )
 
 // Service copies the input to the output exactly once.
 func Service(ctx context.Context, env chaostest.Env) error {
-	c, err := newConsumer(env, "read_committed")
+	c, p, err := clients(env, kafka.ConfigMap{"transactional.id": env.TransactionalID, "transaction.timeout.ms": 10000})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "transactional.id": env.TransactionalID,
-		"transaction.timeout.ms": 10000, "go.delivery.reports": false, "log_level": 0})
-	if err != nil {
-		return err
-	}
 	defer p.Close()
 	if err := call(ctx, p.InitTransactions); err != nil {
 		return err
 	}
-	if err := c.Subscribe(env.Input, nil); err != nil {
-		return err
-	}
-	for ctx.Err() == nil {
-		batch, err := poll(ctx, c)
-		if err != nil {
-			return err
-		}
-		if len(batch) > 0 {
-			if err := copyInTransaction(ctx, c, p, env, batch); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return serve(ctx, c, env, func(batch []*kafka.Message) error { return copyInTransaction(ctx, c, p, env, batch) })
 }
 
 // copyInTransaction writes batch and commits its offsets as one
@@ -98,28 +79,13 @@ func copyInTransaction(ctx context.Context, c *kafka.Consumer, p *kafka.Producer
 // commits a batch's offsets, then processes the records. A crash while it
 // processes loses the rest of the batch: the group has moved past them.
 func CommitFirst(ctx context.Context, env chaostest.Env) error {
-	c, err := newConsumer(env, "read_committed")
+	c, p, err := clients(env, kafka.ConfigMap{"acks": "all", "enable.idempotence": true})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "acks": "all",
-		"enable.idempotence": true, "go.delivery.reports": false, "log_level": 0})
-	if err != nil {
-		return err
-	}
 	defer p.Close()
-	if err := c.Subscribe(env.Input, nil); err != nil {
-		return err
-	}
-	for ctx.Err() == nil {
-		batch, err := poll(ctx, c)
-		if err != nil || len(batch) == 0 {
-			if err != nil {
-				return err
-			}
-			continue
-		}
+	return serve(ctx, c, env, func(batch []*kafka.Message) error {
 		if _, err := c.CommitOffsets(next(batch)); err != nil { // the bug: before processing
 			return err
 		}
@@ -133,8 +99,8 @@ func CommitFirst(ctx context.Context, env chaostest.Env) error {
 			time.Sleep(processing)
 		}
 		p.Flush(int(callTimeout.Milliseconds()))
-	}
-	return nil
+		return nil
+	})
 }
 
 // processing is the work each record costs.
@@ -143,36 +109,19 @@ const processing = 2 * time.Millisecond
 // AcksOne commits after processing, as at-least-once requires, but
 // acknowledges records on the leader alone (acks=1).
 func AcksOne(ctx context.Context, env chaostest.Env) error {
-	c, err := newConsumer(env, "read_committed")
+	c, p, err := clients(env, kafka.ConfigMap{"acks": "1", "go.delivery.reports": true})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "acks": "1",
-		"go.delivery.reports": true, "log_level": 0})
-	if err != nil {
-		return err
-	}
 	defer p.Close()
-	if err := c.Subscribe(env.Input, nil); err != nil {
-		return err
-	}
-	for ctx.Err() == nil {
-		batch, err := poll(ctx, c)
-		if err != nil {
-			return err
-		}
-		if len(batch) == 0 {
-			continue
-		}
+	return serve(ctx, c, env, func(batch []*kafka.Message) error {
 		if err := produceAll(ctx, p, env, batch); err != nil {
 			return err
 		}
-		if _, err := c.CommitOffsets(next(batch)); err != nil {
-			return err
-		}
-	}
-	return nil
+		_, err := c.CommitOffsets(next(batch))
+		return err
+	})
 }
 
 // produceAll sends batch and waits for every delivery report: an error
@@ -193,7 +142,7 @@ func produceAll(ctx context.Context, p *kafka.Producer, env chaostest.Env, batch
 				return m.TopicPartition.Error
 			}
 		case <-ctx.Done():
-			return nil
+			return ctx.Err() // crashed before the reports came: commit nothing
 		case <-wait.C:
 			return errors.New("ctp: delivery reports did not come within the call timeout")
 		}
@@ -201,10 +150,48 @@ func produceAll(ctx context.Context, p *kafka.Producer, env chaostest.Env, batch
 	return nil
 }
 
-func newConsumer(env chaostest.Env, isolation string) (*kafka.Consumer, error) {
-	return kafka.NewConsumer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "group.id": env.Group,
-		"isolation.level": isolation, "enable.auto.commit": false, "auto.offset.reset": "earliest",
+// clients opens the service's consumer (read_committed, in env.Group,
+// committing only when told) and its producer with the settings given.
+func clients(env chaostest.Env, producer kafka.ConfigMap) (*kafka.Consumer, *kafka.Producer, error) {
+	c, err := kafka.NewConsumer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "group.id": env.Group,
+		"isolation.level": "read_committed", "enable.auto.commit": false, "auto.offset.reset": "earliest",
 		"session.timeout.ms": 6000, "log_level": 0})
+	if err != nil {
+		return nil, nil, err
+	}
+	// A request to a dead broker is given up after 3s rather than 30-60s:
+	// the service retries sooner, and its tests stay short.
+	cfg := kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "go.delivery.reports": false,
+		"request.timeout.ms": 3000, "socket.timeout.ms": 3000, "log_level": 0}
+	for k, v := range producer {
+		cfg[k] = v
+	}
+	p, err := kafka.NewProducer(&cfg)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return c, p, nil
+}
+
+// serve subscribes c to the input and hands each batch to handle, until
+// ctx ends or handle fails.
+func serve(ctx context.Context, c *kafka.Consumer, env chaostest.Env, handle func([]*kafka.Message) error) error {
+	if err := c.Subscribe(env.Input, nil); err != nil {
+		return err
+	}
+	for ctx.Err() == nil {
+		batch, err := poll(ctx, c)
+		if err != nil {
+			return err
+		}
+		if len(batch) > 0 {
+			if err := handle(batch); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // poll gathers one batch: up to batchMax records, or what came within

@@ -2,12 +2,14 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // Drawn is one draw of Draws: its scenario, what it recorded, its
@@ -54,4 +56,22 @@ func draw(ctx context.Context, bin, dir string, i int, s generators.Scenario) Dr
 		removeAll(dir)
 	}
 	return d
+}
+
+// Want is what a test asks of draw d: a planted draw (Planted) must be
+// refuted as exactly-once, any other must hold its model's guarantee. It
+// returns d.Err (matching Stalled for a stalled draw) when the draw has no
+// verdict, and an error saying what failed otherwise.
+func (d Drawn) Want(planted bool) error {
+	v := d.Verdict
+	switch {
+	case d.Err != nil:
+		return fmt.Errorf("draw %d (seed %d): %w", d.I, d.Scenario.Seed, d.Err)
+	case planted && model.Satisfies(v.Observed.EndToEnd, model.ExactlyOnce):
+		return fmt.Errorf("draw %d (planted, seed %d): not refuted: %v", d.I, d.Scenario.Seed, v.Result.Counts)
+	case !planted && !v.Held:
+		return fmt.Errorf("draw %d (seed %d): expected %s, observed %s: %v", d.I, d.Scenario.Seed,
+			v.Expected.EndToEnd, v.Observed.EndToEnd, v.Result.Counts)
+	}
+	return nil
 }

@@ -70,7 +70,7 @@ func TestDrawsHoldTheirModel(t *testing.T) {
 		n = v
 	}
 	var mu sync.Mutex
-	var virtual, wall time.Duration
+	var virtual time.Duration
 	began := time.Now()
 	Draws(context.Background(), os.Args[0], t.TempDir(), n, runtime.GOMAXPROCS(0), func(i int) generators.Scenario {
 		if i == n/2 {
@@ -80,16 +80,12 @@ func TestDrawsHoldTheirModel(t *testing.T) {
 	}, func(d Drawn) {
 		mu.Lock()
 		defer mu.Unlock()
-		virtual, wall = virtual+d.Played.Virtual, wall+d.Wall
-		switch {
-		case errors.Is(d.Err, Stalled):
-			t.Logf("draw %d stalled: %v", d.I, d.Err) // a limit, not a verdict; TestChaosSim bounds how often
-		case d.Err != nil:
-			t.Errorf("draw %d: %v", d.I, d.Err)
-		case d.I == n/2 && model.Satisfies(d.Verdict.Observed.EndToEnd, model.ExactlyOnce):
-			t.Errorf("planted draw %d not caught: %v", d.I, d.Verdict.Result.Counts)
-		case d.I != n/2 && !d.Verdict.Held:
-			t.Errorf("draw %d: expected %s, observed %s: %v", d.I, d.Verdict.Expected.EndToEnd, d.Verdict.Observed.EndToEnd, d.Verdict.Result.Counts)
+		virtual = virtual + d.Played.Virtual
+		switch err := d.Want(d.I == n/2); {
+		case errors.Is(err, Stalled):
+			t.Log(err) // a limit, not a verdict; TestChaosSim bounds how often
+		case err != nil:
+			t.Error(err)
 		}
 	})
 	el := time.Since(began)

@@ -147,3 +147,34 @@ func BenchmarkSimFindAndShrink(b *testing.B) {
 		}
 	}
 }
+
+// TestChaosSimDifferential (KAFKACHAOS_SIM_DIFF=N draws; skipped
+// otherwise: an embedded draw takes seconds) runs the same draws under
+// confluent-kafka-go on the embedded cluster (real time) and franz-go in
+// the simulation. Each client's run must hold the model's expectation;
+// where one holds and the other does not, the clients disagree about a
+// guarantee, a finding for one of them (or for the simulation).
+func TestChaosSimDifferential(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("KAFKACHAOS_SIM_DIFF"))
+	if n <= 0 {
+		t.Skip("KAFKACHAOS_SIM_DIFF=N compares N draws under both clients")
+	}
+	ctx := context.Background()
+	run := simrun.Run(os.Args[0], t.TempDir())
+	for i := range n {
+		fr, err := run(ctx, simAndEmbedded(i, "sim"))
+		if err != nil {
+			t.Fatalf("draw %d, franz-go: %v", i, err)
+		}
+		ck, err := runner.Run(ctx, simAndEmbedded(i, "embedded"), runner.Options{RunsDir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("draw %d, confluent-kafka-go: %v", i, err)
+		}
+		t.Logf("draw %d: expected %s; confluent-kafka-go observed %s (held %v), franz-go observed %s (held %v)",
+			i, ck.Expected.EndToEnd, ck.Observed.EndToEnd, ck.Held, fr.Observed.EndToEnd, fr.Held)
+		if ck.Held != fr.Held {
+			t.Errorf("draw %d: the clients disagree: confluent-kafka-go %v %v, franz-go %v %v", i,
+				ck.Expected.Breaks(ck.Observed), ck.Result.Counts, fr.Expected.Breaks(fr.Observed), fr.Result.Counts)
+		}
+	}
+}

@@ -66,7 +66,7 @@ func (s *supervisor) keep(ctx context.Context, i int) {
 		s.mu.Lock()
 		stopping, crashed := s.stopping, in.crashed
 		if !stopping && !crashed {
-			s.notes = append(s.notes, fmt.Sprintf("start %d of the code returned on its own: %v", in.start, in.err))
+			s.note(fmt.Sprintf("start %d of the code returned on its own: %v", in.start, in.err))
 		}
 		s.mu.Unlock()
 		if stopping || (!crashed && !sleepUntil(ctx, time.Now().Add(restartPause))) {
@@ -202,4 +202,18 @@ func (s *supervisor) report() (notes, hangs []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.notes), slices.Clone(s.hangs)
+}
+
+// maxNotes bounds the notes kept: code that fails at every start would
+// otherwise note one every restartPause.
+const maxNotes = 20
+
+// note keeps n, or counts it once maxNotes are kept; called with mu held.
+func (s *supervisor) note(n string) {
+	switch {
+	case len(s.notes) < maxNotes:
+		s.notes = append(s.notes, n)
+	case len(s.notes) == maxNotes:
+		s.notes = append(s.notes, "later starts that returned on their own are not listed")
+	}
 }

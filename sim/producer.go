@@ -148,6 +148,13 @@ func (p *producer) crash() error {
 // lane i of n sends i, i+n, i+2n, ...
 func (p *producer) lane(i, n int, pid int64, r *rand.Rand) {
 	g := p.current()
+	// A crash the lane had no op left to notice is still its process's
+	// end.
+	defer func() {
+		if p.current() != g {
+			p.e.rec.Record(&histories.Op{Process: pid, Type: histories.Info, F: histories.FCrash})
+		}
+	}()
 	for seq := int64(0); p.e.sleepUntilNext(r, p.period); seq++ {
 		if cur := p.current(); cur != g {
 			p.e.rec.Record(&histories.Op{Process: pid, Type: histories.Info, F: histories.FCrash})

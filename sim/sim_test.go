@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
 )
 
@@ -124,4 +127,73 @@ func BenchmarkReplayExactness(b *testing.B) {
 		}
 	}
 	b.ReportMetric(100*float64(exact)/float64(b.N), "exact-%")
+}
+
+// pairing checks the recording rule every worker keeps: per process, an
+// invoke is followed by exactly one completion before the next invoke,
+// nothing completes that was not invoked, every invoke completes, and a
+// crashed process records nothing after its crash.
+func pairing(history []byte) error {
+	open := map[int64]bool{}
+	crashed := map[int64]bool{}
+	err := histories.NewReader(bytes.NewReader(history), "history").Scan(func(op *histories.Op) error {
+		p := op.Process
+		switch {
+		case !op.IsClient():
+			return nil
+		case crashed[p]:
+			return fmt.Errorf("op %d: process %d recorded after its crash", op.Index, p)
+		case op.F == histories.FCrash:
+			if open[p] {
+				return fmt.Errorf("op %d: process %d crashed with an op open", op.Index, p)
+			}
+			crashed[p] = true
+		case op.Type == histories.Invoke && open[p]:
+			return fmt.Errorf("op %d: process %d invoked with an op open", op.Index, p)
+		case op.Type != histories.Invoke && !open[p]:
+			return fmt.Errorf("op %d: process %d completed nothing open", op.Index, p)
+		}
+		open[p] = op.Type == histories.Invoke
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for p, o := range open {
+		if o {
+			return fmt.Errorf("process %d: an invoke never completed", p)
+		}
+	}
+	return nil
+}
+
+func TestEveryInvokeCompletesOnce(t *testing.T) {
+	Draws(context.Background(), os.Args[0], t.TempDir(), 60, runtime.GOMAXPROCS(0), func(i int) generators.Scenario {
+		return generators.RandomIn(Space(), int64(1000+i))
+	}, func(d Drawn) {
+		if d.Err != nil {
+			t.Log(d.Err) // judged elsewhere; only the histories matter here
+			return
+		}
+		if err := pairing(d.Played.History); err != nil {
+			t.Errorf("draw %d (seed %d, faults %v): %v", d.I, d.Scenario.Seed, d.Scenario.Nemesis, err)
+		}
+	})
+}
+
+func TestPairingFindsBrokenHistories(t *testing.T) {
+	for name, h := range map[string]string{
+		"double invoke": `{"index":0,"time":1,"process":0,"type":"invoke","f":"send","value":[{"f":"send","key":0,"value":1}]}
+{"index":1,"time":2,"process":0,"type":"invoke","f":"send","value":[{"f":"send","key":0,"value":2}]}
+`,
+		"never completed": `{"index":0,"time":1,"process":0,"type":"invoke","f":"send","value":[{"f":"send","key":0,"value":1}]}
+`,
+		"after crash": `{"index":0,"time":1,"process":0,"type":"info","f":"crash"}
+{"index":1,"time":2,"process":0,"type":"invoke","f":"send","value":[{"f":"send","key":0,"value":1}]}
+`,
+	} {
+		if pairing([]byte(h)) == nil {
+			t.Errorf("%s: not found", name)
+		}
+	}
 }

@@ -25,8 +25,9 @@ type cluster struct {
 	fake    *kfake.Cluster
 	vnet    *kfake.VirtualNetwork
 	brokers int
-	topic   string
-	keys    int
+	topic   string   // the input topic, whose epochs the harness answers for
+	topics  []string // every topic, input first
+	keys    int      // partitions of each topic
 	rng     *rand.Rand // leader placement and request-fault coin flips
 
 	mu      sync.Mutex
@@ -48,15 +49,15 @@ type requestFault struct {
 
 var errDropped = errors.New("sim: connection dropped by a fault")
 
-func startCluster(brokers, keys int, topic string, seed int64, session time.Duration) (*cluster, error) {
-	c := &cluster{vnet: new(kfake.VirtualNetwork), brokers: brokers, topic: topic, keys: keys,
+func startCluster(brokers, keys int, topics []string, seed int64, session time.Duration) (*cluster, error) {
+	c := &cluster{vnet: new(kfake.VirtualNetwork), brokers: brokers, topic: topics[0], topics: topics, keys: keys,
 		rng: rand.New(rand.NewPCG(uint64(seed), 0x636c7573)), down: map[int32]bool{}}
 	ports := make([]int, brokers)
 	for i := range ports {
 		ports[i] = basePort + i
 	}
 	fake, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.Ports(ports...), kfake.ListenFn(c.vnet.Listen),
-		kfake.SeedTopics(int32(keys), topic), kfake.GroupMinSessionTimeout(100*time.Millisecond),
+		kfake.SeedTopics(int32(keys), topics...), kfake.GroupMinSessionTimeout(100*time.Millisecond),
 		// KIP-848 groups: the session is the broker's to set
 		kfake.BrokerConfigs(map[string]string{
 			"group.consumer.session.timeout.ms":    strconv.Itoa(int(session / time.Millisecond)),
@@ -94,14 +95,15 @@ func (c *cluster) placeLeaders() error {
 			live = append(live, n)
 		}
 	}
-	picks := make([]int32, c.keys)
-	for p := range picks {
-		picks[p] = live[c.rng.IntN(len(live))]
+	picks := make([]int32, c.keys*len(c.topics))
+	for i := range picks {
+		picks[i] = live[c.rng.IntN(len(live))]
 	}
 	c.mu.Unlock()
-	for p, n := range picks {
-		if err := c.fake.MoveTopicPartition(c.topic, int32(p), n); err != nil {
-			return fmt.Errorf("sim: moving partition %d to node %d: %w", p, n, err)
+	for i, n := range picks {
+		t, p := c.topics[i/c.keys], int32(i%c.keys)
+		if err := c.fake.MoveTopicPartition(t, p, n); err != nil {
+			return fmt.Errorf("sim: moving %s partition %d to node %d: %w", t, p, n, err)
 		}
 	}
 	c.noteEpochs()

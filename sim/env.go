@@ -18,6 +18,7 @@ type env struct {
 	start time.Time
 	end   time.Time // the workload's end: no op starts after it
 	parts []int32   // key -> partition of s.Keys.Topic
+	out   []int32   // key Count+k -> partition of s.Keys.OutputTopic (copiers' output)
 
 	mu      sync.Mutex
 	nextPid int64
@@ -91,16 +92,50 @@ func periods(w generators.Workload) (send, poll time.Duration) {
 	return every(w.Producers*max(1, w.Lanes), sends), every(w.Consumers, polls)
 }
 
-func keyMap(s generators.Scenario) []int32 {
-	parts := make([]int32, s.Keys.Count)
-	for k := range parts {
-		if tp, ok := s.Keys.Map[strconv.Itoa(k)]; ok {
-			parts[k] = tp.Partition
+// keyMap is the partition of keys from..from+n-1, as s.Keys.Map says
+// (partition k-from where it says nothing).
+func keyMap(s generators.Scenario, from, n int) []int32 {
+	parts := make([]int32, n)
+	for i := range parts {
+		if tp, ok := s.Keys.Map[strconv.Itoa(from+i)]; ok {
+			parts[i] = tp.Partition
 		} else {
-			parts[k] = int32(k)
+			parts[i] = int32(i)
 		}
 	}
 	return parts
+}
+
+// keyAt is the key of partition p of topic, or -1.
+func (e *env) keyAt(topic string, p int32) histories.Key {
+	switch topic {
+	case e.s.Keys.Topic:
+		return e.keyOf(p)
+	case e.s.Keys.OutputTopic:
+		for i, q := range e.out {
+			if q == p {
+				return histories.Key(len(e.parts) + i)
+			}
+		}
+	}
+	return -1
+}
+
+// topicOf is where key k lives.
+func (e *env) topicOf(k histories.Key) (string, int32) {
+	if int(k) < len(e.parts) {
+		return e.s.Keys.Topic, e.parts[k]
+	}
+	return e.s.Keys.OutputTopic, e.out[int(k)-len(e.parts)]
+}
+
+// allKeys are every key of the run: input, then output.
+func (e *env) allKeys() []histories.Key {
+	keys := make([]histories.Key, len(e.parts)+len(e.out))
+	for k := range keys {
+		keys[k] = histories.Key(k)
+	}
+	return keys
 }
 
 // keyOf is the key of partition p, or -1.

@@ -32,11 +32,15 @@ type written struct {
 // poll ops marked final, and returns what it read per key.
 func finalReads(e *env) (map[histories.Key][]written, error) {
 	rc := e.s.Consumer.IsolationLevel == model.ReadCommitted || e.s.Producer.Transactional()
-	parts := map[int32]kgo.Offset{}
-	for _, p := range e.parts {
-		parts[p] = kgo.NewOffset().AtStart()
+	parts := map[string]map[int32]kgo.Offset{}
+	for _, k := range e.allKeys() {
+		t, p := e.topicOf(k)
+		if parts[t] == nil {
+			parts[t] = map[int32]kgo.Offset{}
+		}
+		parts[t][p] = kgo.NewOffset().AtStart()
 	}
-	opts := []kgo.Opt{kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{e.s.Keys.Topic: parts}), kgo.FetchMaxWait(pollTimeout)}
+	opts := []kgo.Opt{kgo.ConsumePartitions(parts), kgo.FetchMaxWait(pollTimeout)}
 	if rc {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
@@ -47,17 +51,16 @@ func finalReads(e *env) (map[histories.Key][]written, error) {
 	defer g.cl.Close()
 	pid := e.pid()
 	final := map[string]json.RawMessage{finalExtra: json.RawMessage("true")}
-	keys := make([]histories.Key, len(e.parts))
-	for k := range keys {
-		keys[k] = histories.Key(k)
-	}
-	inv := e.rec.Record(&histories.Op{Process: pid, Type: histories.Invoke, F: histories.FAssign, Keys: keys, Extra: final})
+	inv := e.rec.Record(&histories.Op{Process: pid, Type: histories.Invoke, F: histories.FAssign, Keys: e.allKeys(), Extra: final})
 	e.rec.Record(&histories.Op{Process: pid, Type: histories.OK, F: histories.FAssign, Keys: inv.Keys, Extra: final})
 	ends := e.ends(rc)
 	got := map[histories.Key][]written{}
 	ctx, cancel := context.WithTimeout(context.Background(), finalReadLimit)
 	defer cancel()
-	for !readTo(got, ends) {
+	// With transactions a key's end may be a marker no record stands at:
+	// those reads end once three polls in a row find nothing (nothing
+	// writes any more, and kfake answers at once when it has data).
+	for quiet := 0; !readTo(got, ends) && (!e.s.Producer.Transactional() || quiet < 3); {
 		if ctx.Err() != nil {
 			return got, fmt.Errorf("sim: final reads: %v before the end of every key (want %v)", finalReadLimit, ends)
 		}
@@ -68,7 +71,7 @@ func finalReads(e *env) (map[histories.Key][]written, error) {
 		pcancel()
 		recs := map[histories.Key][]histories.Record{}
 		fs.EachRecord(func(r *kgo.Record) {
-			k := e.keyOf(r.Partition)
+			k := e.keyAt(r.Topic, r.Partition)
 			var v int64
 			if _, err := fmt.Sscan(string(r.Value), &v); k < 0 || err != nil {
 				return
@@ -78,6 +81,10 @@ func finalReads(e *env) (map[histories.Key][]written, error) {
 		})
 		e.rec.Record(&histories.Op{Process: pid, Type: histories.OK, F: histories.FPoll, Extra: final,
 			Mops: []histories.Mop{{F: histories.MPoll, Records: recs}}})
+		quiet++
+		if len(recs) > 0 {
+			quiet = 0
+		}
 	}
 	return got, nil
 }
@@ -86,14 +93,14 @@ func finalReads(e *env) (map[histories.Key][]written, error) {
 // any more): the high watermark, or the last stable offset.
 func (e *env) ends(readCommitted bool) map[histories.Key]int64 {
 	ends := map[histories.Key]int64{}
-	for k, p := range e.parts {
-		pi := e.c.fake.PartitionInfo(e.s.Keys.Topic, p)
+	for _, k := range e.allKeys() {
+		pi := e.c.fake.PartitionInfo(e.topicOf(k))
 		if pi == nil {
 			continue
 		}
-		ends[histories.Key(k)] = pi.HighWatermark
+		ends[k] = pi.HighWatermark
 		if readCommitted {
-			ends[histories.Key(k)] = pi.LastStableOffset
+			ends[k] = pi.LastStableOffset
 		}
 	}
 	return ends

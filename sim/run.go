@@ -36,7 +36,11 @@ func play1(s generators.Scenario, ops *atomic.Int64) (Played, error) {
 	if err := errors.Join(s.Validate(), supported(s)); err != nil {
 		return Played{}, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
-	c, err := startCluster(s.Cluster.Brokers, s.Keys.Count, s.Keys.Topic, s.Seed, session(s))
+	topics := []string{s.Keys.Topic}
+	if s.Keys.OutputTopic != "" {
+		topics = append(topics, s.Keys.OutputTopic)
+	}
+	c, err := startCluster(s.Cluster.Brokers, s.Keys.Count, topics, s.Seed, session(s))
 	if err != nil {
 		return Played{}, err
 	}
@@ -48,7 +52,10 @@ func play1(s generators.Scenario, ops *atomic.Int64) (Played, error) {
 	}
 	rec := histories.NewRecorder(histories.NewWriter(&buf), cfg)
 	start := time.Now()
-	e := &env{s: s, c: c, rec: rec, start: start, end: start.Add(s.TimeLimit.D()), parts: keyMap(s)}
+	e := &env{s: s, c: c, rec: rec, start: start, end: start.Add(s.TimeLimit.D()), parts: keyMap(s, 0, s.Keys.Count)}
+	if s.Keys.OutputTopic != "" {
+		e.out = keyMap(s, s.Keys.Count, s.Keys.Count)
+	}
 	fired, written, err := play(e)
 	if cerr := rec.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing history: %w", cerr))

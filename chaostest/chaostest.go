@@ -90,6 +90,10 @@ type Options struct {
 	// Cluster is the provider: "embedded", "local" or "docker"; "" means
 	// $KAFKACHAOS_CLUSTER, else "embedded".
 	Cluster string
+	// Bootstrap, when set, runs on an existing cluster instead: the run's
+	// topics are created there and deleted at the end, Brokers is ignored,
+	// and no fault may act on the cluster (only the crash kinds).
+	Bootstrap string
 	// Brokers, Partitions, Records: 0 means 3, 3 and 300.
 	Brokers    int
 	Partitions int
@@ -123,6 +127,9 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	o.Cluster = firstOf(o.Cluster, os.Getenv("KAFKACHAOS_CLUSTER"), "embedded")
+	if o.Bootstrap != "" {
+		o.Cluster = existingName
+	}
 	o.Brokers = orInt(o.Brokers, 3)
 	o.Partitions = orInt(o.Partitions, 3)
 	o.Records = orInt(o.Records, 300)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/chaostest"
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/generators"
 )
 
@@ -240,5 +242,30 @@ func TestCommandIsKilledOnCrashAndStartedAgain(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(v.Dir, fmt.Sprintf("command-%d.log", start))); err != nil {
 			t.Errorf("start %d of the program: %v", start, err)
 		}
+	}
+}
+
+// An existing cluster, given by its bootstrap address, gets the run's
+// topics for the run only, and refuses faults that would harm it.
+func TestExistingClusterLendsTopicsAndTakesNoClusterFault(t *testing.T) {
+	lent := embedded.New()
+	if err := lent.Start(t.Context(), cluster.Spec{Brokers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	defer lent.Stop(context.Background())
+	o := small(t)
+	o.Cluster, o.Bootstrap = "", lent.Bootstrap()
+	v, err := chaostest.Run(t.Context(), chaostest.ExactlyOnce, copier(same, 0), o)
+	if err != nil || !v.Held || v.Acked != 60 {
+		t.Fatalf("copy on an existing cluster: %v, %v", v, err)
+	}
+	for _, topic := range []string{"chaostest-in-", "chaostest-out-"} {
+		if topic += filepath.Base(v.Dir); lent.Fake().TopicInfo(topic) != nil {
+			t.Errorf("topic %s left on the lent cluster", topic)
+		}
+	}
+	o.Faults = []chaostest.Fault{chaostest.KillBroker(0, time.Second)}
+	if _, err := chaostest.Run(t.Context(), chaostest.ExactlyOnce, copier(same, 0), o); err == nil || !strings.Contains(err.Error(), `"kill"`) {
+		t.Errorf("a kill on a lent cluster: err %v, want one naming the capability", err)
 	}
 }

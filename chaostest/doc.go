@@ -45,7 +45,9 @@
 // in time is reported as hung and abandoned, never waited on. The
 // embedded cluster (the default) kills, pauses and moves leaders but keeps
 // one log per partition, so loss through failover needs real brokers:
-// Options.Cluster "local" or "docker", or KAFKACHAOS_CLUSTER.
+// Options.Cluster "local" or "docker", or KAFKACHAOS_CLUSTER. An existing
+// cluster (Options.Bootstrap) lends the run its topics only, and takes no
+// fault but the crashes of the code under test.
 //
 // This package must not judge a history itself (checkers and model do),
 // nor make faults of its own beyond crashing the code under test; it knows

@@ -34,7 +34,7 @@ func Run(ctx context.Context, want Guarantee, svc Service, opts Options) (v Verd
 	if want != ExactlyOnce && want != AtLeastOnce && want != AtMostOnce {
 		return v, fmt.Errorf("chaostest: guarantee %v: state ExactlyOnce, AtLeastOnce or AtMostOnce", want)
 	}
-	prov, err := runner.DefaultProviders().New(opts.Cluster)
+	prov, err := provider(opts)
 	if err != nil {
 		return v, fmt.Errorf("chaostest: %w", err)
 	}
@@ -82,6 +82,15 @@ func Run(ctx context.Context, want Guarantee, svc Service, opts Options) (v Verd
 		return v, fmt.Errorf("chaostest: run %s: %w", dir, herr)
 	}
 	return v, nil
+}
+
+// provider is the cluster opts name: an existing one, or one of the
+// harness's providers.
+func provider(opts Options) (cluster.Provider, error) {
+	if opts.Bootstrap != "" {
+		return newExisting(opts.Bootstrap), nil
+	}
+	return runner.DefaultProviders().New(opts.Cluster)
 }
 
 // scenario is the run as scenario.json describes it: the cluster, the

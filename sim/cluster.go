@@ -25,16 +25,15 @@ type cluster struct {
 	fake    *kfake.Cluster
 	vnet    *kfake.VirtualNetwork
 	brokers int
-	topic   string   // the input topic, whose epochs the harness answers for
-	topics  []string // every topic, input first
-	keys    int      // partitions of each topic
+	topics  []string   // every topic, input first
+	keys    int        // partitions of each topic
 	rng     *rand.Rand // leader placement and request-fault coin flips
 
 	mu      sync.Mutex
 	down    map[int32]bool
 	faults  []*requestFault
-	epochs  [][]epochStart // per partition, the epochs the harness saw begin
-	leaders []int32        // per partition, its leader after the last move
+	epochs  [][]epochStart // per partition (topic index*keys+partition), the epochs the harness saw begin
+	leaders []int32        // per partition, as epochs, its leader after the last move
 }
 
 // requestFault acts on the requests it selects while installed: in the
@@ -50,7 +49,7 @@ type requestFault struct {
 var errDropped = errors.New("sim: connection dropped by a fault")
 
 func startCluster(brokers, keys int, topics []string, seed int64, session time.Duration) (*cluster, error) {
-	c := &cluster{vnet: new(kfake.VirtualNetwork), brokers: brokers, topic: topics[0], topics: topics, keys: keys,
+	c := &cluster{vnet: new(kfake.VirtualNetwork), brokers: brokers, topics: topics, keys: keys,
 		rng: rand.New(rand.NewPCG(uint64(seed), 0x636c7573)), down: map[int32]bool{}}
 	ports := make([]int, brokers)
 	for i := range ports {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -45,7 +43,22 @@ type consumer struct {
 
 const churnRequest = "churn"
 
-func (c *consumer) group() bool { return c.e.s.Workload.Mode == generators.ModeGroup }
+// group reports whether the consumer joins the group. With transactional
+// copiers the consumer hop is theirs: the consumers then only watch,
+// assigned every key, input and output, committing nothing (as
+// workers/ does).
+func (c *consumer) group() bool {
+	return c.e.s.Workload.Mode == generators.ModeGroup && c.e.s.Consumer.CommitStrategy != model.CommitTransactional
+}
+
+// keys are what the consumer reads: the input keys, and the output keys
+// too when it watches copiers.
+func (c *consumer) keys() []histories.Key {
+	if c.e.s.Consumer.CommitStrategy == model.CommitTransactional {
+		return c.e.allKeys()
+	}
+	return c.e.allKeys()[:len(c.e.parts)]
+}
 
 func (c *consumer) opts() []kgo.Opt {
 	s := c.e.s
@@ -54,11 +67,15 @@ func (c *consumer) opts() []kgo.Opt {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
 	if !c.group() {
-		parts := map[int32]kgo.Offset{}
-		for _, p := range c.e.parts {
-			parts[p] = kgo.NewOffset().AtStart()
+		parts := map[string]map[int32]kgo.Offset{}
+		for _, k := range c.keys() {
+			t, p := c.e.topicOf(k)
+			if parts[t] == nil {
+				parts[t] = map[int32]kgo.Offset{}
+			}
+			parts[t][p] = kgo.NewOffset().AtStart()
 		}
-		return append(opts, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{s.Keys.Topic: parts}))
+		return append(opts, kgo.ConsumePartitions(parts))
 	}
 	// KIP-848 groups (ServerSideBalancer): with the classic protocol kgo
 	// holds a lock across JoinGroup that commits wait on, not durably
@@ -159,10 +176,7 @@ func (c *consumer) begin() error {
 		return err
 	}
 	c.gen = g
-	keys := make([]histories.Key, len(c.e.parts))
-	for k := range keys {
-		keys[k] = histories.Key(k)
-	}
+	keys := c.keys()
 	f, group := histories.FAssign, ""
 	if c.group() {
 		f, group = histories.FSubscribe, c.e.s.Workload.Group
@@ -251,7 +265,7 @@ func (c *consumer) poll() {
 	ctx, cancel := context.WithTimeout(c.gen.ctx, odd(c.r, pollTimeout))
 	fs := c.gen.cl.PollRecords(ctx, max(1, c.e.s.Workload.PollBatch))
 	cancel()
-	recs, next := c.records(fs)
+	recs, next := fetched(c.e, fs)
 	done := &histories.Op{Process: c.pid, Type: histories.OK, F: histories.FPoll, Group: group}
 	c.mu.Lock()
 	if len(c.rebalance.Assigned)+len(c.rebalance.Revoked) > 0 {
@@ -350,23 +364,4 @@ func firstError(resp *kmsg.OffsetCommitResponse) error {
 		}
 	}
 	return errors.New("sim: commit answered without every partition")
-}
-
-// records are the poll's records per key, and the next offset per key.
-func (c *consumer) records(fs kgo.Fetches) (map[histories.Key][]histories.Record, map[histories.Key]int64) {
-	recs := map[histories.Key][]histories.Record{}
-	next := map[histories.Key]int64{}
-	fs.EachRecord(func(r *kgo.Record) {
-		k := c.e.keyOf(r.Partition)
-		v, err := strconv.ParseInt(string(r.Value), 10, 64)
-		if k < 0 || err != nil {
-			return
-		}
-		recs[k] = append(recs[k], histories.Record{Offset: r.Offset, Value: v})
-		next[k] = r.Offset + 1
-	})
-	for k := range recs {
-		slices.SortFunc(recs[k], func(a, b histories.Record) int { return int(a.Offset - b.Offset) })
-	}
-	return recs, next
 }

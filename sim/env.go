@@ -65,31 +65,29 @@ func (e *env) sleepUntilNext(r *rand.Rand, period time.Duration) bool {
 	return !e.over()
 }
 
-// periods are the pause between two sends of one lane and between two
-// polls of one consumer, from the workload's rate and mix.
-func periods(w generators.Workload) (send, poll time.Duration) {
+// periods are the pause between two sends of one lane, two polls of one
+// consumer and two transactions of one copier, from the workload's rate
+// and mix.
+func periods(w generators.Workload) (send, poll, txn time.Duration) {
 	rate := w.Rate
 	if rate <= 0 {
 		rate = 1000
 	}
-	sends, polls := float64(w.Mix.Send), float64(w.Mix.Poll)
-	if w.Consumers == 0 {
-		polls = 0
+	share := func(weight, workers int) float64 {
+		if workers == 0 {
+			return 0
+		}
+		return float64(weight)
 	}
-	if w.Producers == 0 {
-		sends = 0
-	}
-	total := sends + polls
-	if total == 0 {
-		return time.Second, time.Second
-	}
-	every := func(workers int, share float64) time.Duration {
-		if share == 0 || workers == 0 {
+	sends, polls, txns := share(w.Mix.Send, w.Producers), share(w.Mix.Poll, w.Consumers), share(max(1, w.Mix.Txn), w.Copiers)
+	total := sends + polls + txns
+	every := func(workers int, weight float64) time.Duration {
+		if weight == 0 || workers == 0 {
 			return time.Second
 		}
-		return time.Duration(float64(workers) / (rate * share / total) * float64(time.Second))
+		return time.Duration(float64(workers) / (rate * weight / total) * float64(time.Second))
 	}
-	return every(w.Producers*max(1, w.Lanes), sends), every(w.Consumers, polls)
+	return every(w.Producers*max(1, w.Lanes), sends), every(w.Consumers, polls), every(w.Copiers, txns)
 }
 
 // keyMap is the partition of keys from..from+n-1, as s.Keys.Map says

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -20,16 +22,16 @@ func (c *cluster) noteEpochs() {
 		leader, epoch int32
 		hwm           int64
 	}
-	now := make([]seen, c.keys)
-	for p := range now {
-		if pi := c.fake.PartitionInfo(c.topic, int32(p)); pi != nil {
-			now[p] = seen{pi.Leader, pi.Epoch, pi.HighWatermark}
+	now := make([]seen, c.keys*len(c.topics))
+	for i := range now {
+		if pi := c.fake.PartitionInfo(c.topics[i/c.keys], int32(i%c.keys)); pi != nil {
+			now[i] = seen{pi.Leader, pi.Epoch, pi.HighWatermark}
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.epochs == nil {
-		c.epochs, c.leaders = make([][]epochStart, c.keys), make([]int32, c.keys)
+		c.epochs, c.leaders = make([][]epochStart, len(now)), make([]int32, len(now))
 	}
 	for p, s := range now {
 		c.leaders[p] = s.leader
@@ -70,10 +72,11 @@ func (c *cluster) answerEpochs(req *kmsg.OffsetForLeaderEpochRequest, node int32
 func (c *cluster) epochEnd(topic string, rp kmsg.OffsetForLeaderEpochRequestTopicPartition, node int32) (kmsg.OffsetForLeaderEpochResponseTopicPartition, bool) {
 	sp := kmsg.NewOffsetForLeaderEpochResponseTopicPartition()
 	sp.Partition = rp.Partition
-	p := int(rp.Partition)
-	if topic != c.topic || p < 0 || p >= len(c.epochs) {
+	ti := slices.Index(c.topics, topic)
+	if ti < 0 || rp.Partition < 0 || int(rp.Partition) >= c.keys {
 		return sp, false
 	}
+	p := ti*c.keys + int(rp.Partition)
 	es := c.epochs[p]
 	cur := es[len(es)-1].epoch
 	switch {

@@ -191,7 +191,7 @@ func (p *producer) send(g *clientGen, pid int64, k histories.Key, v int64) {
 
 // runProducers runs every producer's lanes until the workload ends.
 func runProducers(e *env, wg *sync.WaitGroup) ([]*producer, error) {
-	send, _ := periods(e.s.Workload)
+	send, _, _ := periods(e.s.Workload)
 	lanes := max(1, e.s.Workload.Lanes)
 	n := e.s.Workload.Producers * lanes
 	ps := make([]*producer, e.s.Workload.Producers)

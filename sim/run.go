@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,9 +77,13 @@ func play(e *env) (int, map[histories.Key][]written, error) {
 		return 0, nil, err
 	}
 	cs := makeConsumers(e)
-	errs := make([]error, len(cs))
+	cps := makeCopiers(e)
+	errs := make([]error, len(cs)+len(cps))
 	for i, c := range cs {
 		wg.Go(func() { errs[i] = c.run() })
+	}
+	for i, cp := range cps {
+		wg.Go(func() { errs[len(cs)+i] = cp.run() })
 	}
 	n := &nemesis{e: e, r: e.rng(0x6e656d), producers: ps, consumers: cs}
 	nerr := n.run(schedule(e.s))
@@ -98,10 +103,22 @@ func play(e *env) (int, map[histories.Key][]written, error) {
 // makeConsumers makes the workload's consumers, their process ids taken
 // in a fixed order before any runs.
 func makeConsumers(e *env) []*consumer {
-	_, poll := periods(e.s.Workload)
+	_, poll, _ := periods(e.s.Workload)
 	cs := make([]*consumer, e.s.Workload.Consumers)
 	for i := range cs {
 		cs[i] = &consumer{e: e, period: poll, r: e.rng(uint64(0x2000 + i)), pid: e.pid(), faults: make(chan string, 1)}
 	}
 	return cs
+}
+
+// makeCopiers makes the workload's copiers, each with a transactional id
+// of its own, in a group apart from the consumers' (as workers/ does).
+func makeCopiers(e *env) []*copier {
+	_, _, txn := periods(e.s.Workload)
+	cps := make([]*copier, e.s.Workload.Copiers)
+	for i := range cps {
+		cps[i] = &copier{e: e, period: txn, r: e.rng(uint64(0x5000 + i)), pid: e.pid(),
+			txnID: e.s.Producer.TransactionalID + "-" + strconv.Itoa(i), group: e.s.Workload.Group + "-copiers"}
+	}
+	return cps
 }

@@ -97,7 +97,7 @@ func TestDrawsHoldTheirModel(t *testing.T) {
 
 func TestRefusesWhatItDoesNotSimulate(t *testing.T) {
 	copying := generators.RandomIn(Space(), 1)
-	copying.Workload.Copiers = 1
+	copying.Workload.Copiers, copying.Workload.CopierMode = 1, generators.CopyAtLeastOnce
 	pausing := generators.RandomIn(Space(), 1)
 	pausing.Nemesis = append(pausing.Nemesis, generators.Fault{Kind: generators.KindPause})
 	for name, s := range map[string]generators.Scenario{"copier": copying, "pause": pausing} {
@@ -195,5 +195,36 @@ func TestPairingFindsBrokenHistories(t *testing.T) {
 		if pairing([]byte(h)) == nil {
 			t.Errorf("%s: not found", name)
 		}
+	}
+}
+
+// copying is a transactional copier (aborting some transactions on
+// purpose) under leader moves, watched by a consumer of every key.
+func copying(isolation model.Isolation) generators.Scenario {
+	s := generators.Baseline("sim-copier", "sim", 2*time.Second)
+	s.Keys = generators.SequentialKeys(2, "in", "out")
+	s.Producer.TransactionalID = "sim-copier"
+	s.Consumer.IsolationLevel, s.Consumer.CommitStrategy = isolation, model.CommitTransactional
+	s.Workload.Consumers, s.Workload.Copiers = 1, 1
+	s.Workload.Mix.Txn, s.Workload.TxnSize, s.Workload.AbortRatio = 2, 5, 0.3
+	s.Nemesis = []generators.Fault{{Kind: generators.KindLeaderShuffle, Start: generators.Duration(500 * time.Millisecond),
+		Duration: generators.Duration(time.Second), Params: generators.FaultParams{Every: generators.Duration(300 * time.Millisecond)}}}
+	return s
+}
+
+func TestTransactionalCopierIsExactlyOnce(t *testing.T) {
+	p, v := spawn(t, copying(model.ReadCommitted))
+	if !v.Held || v.Observed.EndToEnd != model.ExactlyOnce || len(v.Result.Counts) > 0 {
+		t.Fatalf("read_committed copier: want exactly-once and no anomaly, got %s held %v: %v", v.Observed.EndToEnd, v.Held, v.Result.Counts)
+	}
+	if txns := bytes.Count(p.History, []byte(`"type":"fail","f":"txn"`)); txns == 0 {
+		t.Fatal("no transaction aborted: the test does not exercise aborts")
+	}
+}
+
+func TestReadUncommittedWatcherSeesAbortedCopies(t *testing.T) {
+	_, v := spawn(t, copying(model.ReadUncommitted))
+	if v.Result.Counts["G1a"] == 0 {
+		t.Fatalf("a read_uncommitted consumer of the copies: want G1a, got %v", v.Result.Counts)
 	}
 }

@@ -9,12 +9,12 @@ import (
 )
 
 // supported reports what of s the simulation cannot run, so that no draw
-// is judged as if it had: copiers (and their transactional producers) are
-// not simulated yet, and fault kinds beyond kfake's are not either.
+// is judged as if it had: copiers other than subscribing transactional
+// ones, and fault kinds beyond kfake's.
 func supported(s generators.Scenario) error {
 	var errs []error
-	if s.Workload.Copiers > 0 || s.Producer.Transactional() {
-		errs = append(errs, errors.New("copiers and transactional producers are not simulated yet"))
+	if s.Workload.Copiers > 0 && (s.Workload.CopyMode() != generators.CopyTransactional || s.Workload.CopierAssign) {
+		errs = append(errs, errors.New("only subscribing transactional copiers are simulated yet"))
 	}
 	kinds := generators.KindsFor("sim")
 	for i, f := range s.Nemesis {

@@ -1,0 +1,199 @@
+package sim
+
+import (
+	"cmp"
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// txnTimeout bounds one copier transaction's calls; one that has not
+// answered by then completes its op info.
+const txnTimeout = 10 * time.Second
+
+// copier is Kafka's exactly-once recipe on franz-go: a GroupTransactSession
+// (read_committed, a transactional producer, the consumed offsets
+// committed in the transaction) copying input key k to output key
+// Count+k with the same value, or a poisoned one (-v-1, as client's
+// PoisonValue) in the transactions it aborts on purpose. Each transaction
+// is one txn op: ok when it committed, fail when it certainly aborted,
+// info otherwise.
+type copier struct {
+	e      *env
+	r      *rand.Rand
+	period time.Duration
+	pid    int64
+	txnID  string
+	group  string
+	sess   *kgo.GroupTransactSession
+	link   *link
+
+	mu        sync.Mutex
+	rebalance histories.Rebalance
+}
+
+func (cp *copier) open() error {
+	s := cp.e.s
+	l := &link{c: cp.e.c, latency: odd(cp.r, 200*time.Microsecond)}
+	backoff := odd(cp.r, 40*time.Millisecond)
+	sess, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(cp.e.c.seeds()...), kgo.Dialer(l.dial), kgo.DisableClientMetrics(),
+		kgo.RetryBackoffFn(func(int) time.Duration { return backoff }),
+		kgo.TransactionalID(cp.txnID), kgo.TransactionTimeout(txnTimeout),
+		kgo.DefaultProduceTopic(s.Keys.OutputTopic), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ConsumerGroup(cp.group), kgo.ConsumeTopics(s.Keys.Topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(odd(cp.r, pollTimeout/2)),
+		kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()), kgo.RequireStableFetchOffsets(),
+		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cp.note(m, true) }),
+		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cp.note(m, false) }),
+		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cp.note(m, false) }))
+	if err != nil {
+		return err
+	}
+	cp.sess, cp.link = sess, l
+	keys := make([]histories.Key, len(cp.e.parts))
+	for k := range keys {
+		keys[k] = histories.Key(k)
+	}
+	inv := cp.e.rec.Record(&histories.Op{Process: cp.pid, Type: histories.Invoke, F: histories.FSubscribe, Keys: keys, Group: cp.group})
+	cp.e.rec.Complete(inv, histories.OK, nil, nil)
+	return nil
+}
+
+func (cp *copier) note(m map[string][]int32, assigned bool) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	for _, p := range m[cp.e.s.Keys.Topic] {
+		if assigned {
+			cp.rebalance.Assigned = append(cp.rebalance.Assigned, cp.e.keyOf(p))
+		} else {
+			cp.rebalance.Revoked = append(cp.rebalance.Revoked, cp.e.keyOf(p))
+		}
+	}
+}
+
+// run copies until the workload ends, then leaves the group.
+func (cp *copier) run() error {
+	if err := cp.open(); err != nil {
+		return err
+	}
+	for cp.e.sleepUntilNext(cp.r, cp.period) {
+		cp.step()
+	}
+	cp.sess.CloseAllowingRebalance()
+	return nil
+}
+
+// step is one transaction: poll up to TxnSize records, copy them, commit
+// (or abort on purpose) with the consumed offsets.
+func (cp *copier) step() {
+	inv := cp.e.rec.Record(&histories.Op{Process: cp.pid, Type: histories.Invoke, F: histories.FTxn, Group: cp.group,
+		Mops: []histories.Mop{{F: histories.MPoll}}})
+	done := &histories.Op{Process: cp.pid, Type: histories.OK, F: histories.FTxn, Group: inv.Group}
+	ctx, cancel := context.WithTimeout(context.Background(), odd(cp.r, pollTimeout))
+	fs := cp.sess.PollRecords(ctx, max(1, cp.e.s.Workload.TxnSize))
+	cancel()
+	recs, next := fetched(cp.e, fs)
+	cp.mu.Lock()
+	if len(cp.rebalance.Assigned)+len(cp.rebalance.Revoked) > 0 {
+		rb := cp.rebalance
+		done.Rebalance, cp.rebalance = &rb, histories.Rebalance{}
+	}
+	cp.mu.Unlock()
+	done.Mops = []histories.Mop{{F: histories.MPoll, Records: recs}}
+	if len(recs) == 0 {
+		cp.e.rec.Record(done)
+		cp.sess.AllowRebalance()
+		return
+	}
+	abort := cp.r.Float64() < cp.e.s.Workload.AbortRatio
+	sends, err := cp.copy(recs, abort)
+	done.Mops = append(done.Mops, sends...)
+	done.Mops = append(done.Mops, histories.Mop{F: histories.MCommit, Offsets: next})
+	done.Type, done.Error = cp.end(err, abort)
+	cp.e.rec.Record(done)
+}
+
+// copy sends each record's copy in the open transaction; the send mops
+// carry the offsets the broker gave.
+func (cp *copier) copy(recs map[histories.Key][]histories.Record, abort bool) ([]histories.Mop, error) {
+	if err := cp.sess.Begin(); err != nil {
+		return nil, err
+	}
+	var rs []*kgo.Record
+	var mops []histories.Mop
+	for k := range histories.Key(len(cp.e.parts)) {
+		for _, r := range recs[k] {
+			v := r.Value
+			if abort {
+				v = -v - 1 // client.PoisonValue: no committed copy writes it
+			}
+			out := histories.Key(len(cp.e.parts)) + k
+			_, p := cp.e.topicOf(out)
+			rs = append(rs, &kgo.Record{Partition: p, Value: []byte(strconv.FormatInt(v, 10))})
+			mops = append(mops, histories.Send(out, v))
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), txnTimeout)
+	defer cancel()
+	at := make(map[*kgo.Record]int, len(rs))
+	for i, r := range rs {
+		at[r] = i
+	}
+	res := cp.sess.ProduceSync(ctx, rs...)
+	for _, r := range res { // in the order the promises fired, not rs's
+		if r.Err == nil {
+			mops[at[r.Record]].Offset = r.Record.Offset
+		}
+	}
+	return mops, res.FirstErr()
+}
+
+// end commits or aborts the transaction: ok when it committed, fail when
+// it certainly aborted (End says so without an error), info otherwise.
+func (cp *copier) end(sendErr error, abort bool) (histories.Type, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), txnTimeout)
+	defer cancel()
+	try := kgo.TryCommit
+	if abort || sendErr != nil {
+		try = kgo.TryAbort
+	}
+	committed, err := cp.sess.End(ctx, try)
+	cp.sess.AllowRebalance()
+	switch {
+	case err != nil:
+		return histories.Info, err.Error()
+	case committed:
+		return histories.OK, ""
+	case sendErr != nil:
+		return histories.Fail, sendErr.Error()
+	case abort:
+		return histories.Fail, "aborted on purpose"
+	}
+	return histories.Fail, "aborted by the session (a rebalance or a failed offset commit)"
+}
+
+// fetched are a poll's records per key and the next offset per key.
+func fetched(e *env, fs kgo.Fetches) (map[histories.Key][]histories.Record, map[histories.Key]int64) {
+	recs := map[histories.Key][]histories.Record{}
+	next := map[histories.Key]int64{}
+	fs.EachRecord(func(r *kgo.Record) {
+		k := e.keyAt(r.Topic, r.Partition)
+		v, err := strconv.ParseInt(string(r.Value), 10, 64)
+		if k < 0 || err != nil {
+			return
+		}
+		recs[k] = append(recs[k], histories.Record{Offset: r.Offset, Value: v})
+		next[k] = max(next[k], r.Offset+1)
+	})
+	for k := range recs {
+		slices.SortFunc(recs[k], func(a, b histories.Record) int { return cmp.Compare(a.Offset, b.Offset) })
+	}
+	return recs, next
+}

@@ -269,3 +269,30 @@ func TestExistingClusterLendsTopicsAndTakesNoClusterFault(t *testing.T) {
 		t.Errorf("a kill on a lent cluster: err %v, want one naming the capability", err)
 	}
 }
+
+// Drawn schedules are made of kinds the run can play (no churn: the code
+// under test is no member of the harness's group), within the run, and
+// the same seed draws the same schedule.
+func TestFaultsGenDrawsPlayableSchedules(t *testing.T) {
+	o := chaostest.Options{Cluster: "embedded", Duration: 3 * time.Second}
+	gen := chaostest.FaultsGen(o)
+	kinds := map[string]bool{}
+	for seed := range 50 {
+		faults := gen.Example(seed)
+		if len(faults) < 1 || len(faults) > 3 {
+			t.Errorf("seed %d: %d faults, want 1 to 3", seed, len(faults))
+		}
+		for _, f := range faults {
+			kinds[f.Kind] = true
+			if f.Kind == generators.KindChurn || f.End().D() > o.Duration {
+				t.Errorf("seed %d: %s from %v to %v cannot be played in a %v run", seed, f.Kind, f.Start, f.End(), o.Duration)
+			}
+		}
+		if !slices.EqualFunc(faults, gen.Example(seed), func(a, b chaostest.Fault) bool { return a.Kind == b.Kind && a.Start == b.Start }) {
+			t.Errorf("seed %d draws two schedules", seed)
+		}
+	}
+	if !kinds[generators.KindKill] || !kinds[generators.KindCrashConsumer] {
+		t.Errorf("50 draws never drew a kill and a crash of the code: %v", kinds)
+	}
+}

@@ -42,7 +42,9 @@
 // crash-consumer and crash-producer crash the code under test: its ctx is
 // cancelled, it must return within StopGrace without committing anything
 // more, and a new start of it takes its place. Code that does not return
-// in time is reported as hung and abandoned, never waited on. The
+// in time is reported as hung and abandoned, never waited on. A test
+// names its faults (KillBroker, CrashService, any generators.Fault) or
+// draws them with rapid (FaultsGen). The
 // embedded cluster (the default) kills, pauses and moves leaders but keeps
 // one log per partition, so loss through failover needs real brokers:
 // Options.Cluster "local" or "docker", or KAFKACHAOS_CLUSTER. An existing

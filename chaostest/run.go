@@ -112,7 +112,8 @@ func scenario(o Options, id string) generators.Scenario {
 		Topic:   model.TopicConfig{ReplicationFactor: rf, MinInsyncReplicas: max(1, rf-1)},
 		Producer: generators.Producer{ProducerConfig: model.DefaultProducer(),
 			DeliveryTimeout: generators.Duration(inputDeliveryTimeout)},
-		Workload: generators.Workload{Producers: 1, Lanes: inputLanes, Mode: generators.ModeGroup,
+		// The consumers are the starts of the code under test, in its group.
+		Workload: generators.Workload{Producers: 1, Lanes: inputLanes, Consumers: o.Instances, Mode: generators.ModeGroup,
 			Group: "chaostest-" + id, MaxValues: o.Records},
 		Nemesis:   o.Faults,
 		TimeLimit: generators.Duration(o.Duration),

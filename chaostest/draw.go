@@ -1,0 +1,24 @@
+package chaostest
+
+import (
+	"slices"
+
+	"github.com/kafkachaos/kafkachaos/generators"
+	"pgregory.net/rapid"
+)
+
+// FaultsGen draws fault schedules for a run with opts, as the harness's
+// own property tests draw them (generators.NemesisGen): kinds the cluster
+// supports, each placed where it can take effect in the run, one to three,
+// shrinking to shorter schedules. Use it in rapid.Check, or take one
+// schedule by seed with Example.
+func FaultsGen(opts Options) *rapid.Generator[[]Fault] {
+	o := opts.withDefaults()
+	s := scenario(o, "draw")
+	sp := generators.ShortSpace()
+	sp.Provider, sp.Brokers, sp.MinFaults, sp.MaxFaults = o.Cluster, o.Brokers, 1, 3
+	// churn makes a member of the harness's own group leave: the code
+	// under test has no such member.
+	sp.Kinds = slices.DeleteFunc(generators.KindsFor(o.Cluster), func(k string) bool { return k == generators.KindChurn })
+	return generators.NemesisGen(sp, s)
+}

@@ -84,6 +84,10 @@ func TestChaosDockerAcksAllIdempotentSafe(t *testing.T) {
 		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
 }
 
+// TestChaosDockerLatency is TestChaosLocalLatency in containers: the
+// containers advertise the harness's proxies as well.
+func TestChaosDockerLatency(t *testing.T) { latencyClaim(t, requireReal(t, "docker")) }
+
 // TestChaosDockerRandom is TestChaosRandom in the docker profile (one
 // short draw), under the name make's -run ChaosDocker selects.
 func TestChaosDockerRandom(t *testing.T) {

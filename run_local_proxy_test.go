@@ -16,9 +16,12 @@ import (
 // 100 ms ± 10 ms on every client connection for the middle half of the
 // run: Kafka's own degraded-network tests' figure. An idempotent acks=all
 // producer stays exactly-once; its sends take at least the added latency.
-func TestChaosLocalLatency(t *testing.T) {
-	p := requireReal(t, "local")
-	s := realScenario("local-latency", p)
+func TestChaosLocalLatency(t *testing.T) { latencyClaim(t, requireReal(t, "local")) }
+
+// latencyClaim is TestChaosLocalLatency on p's provider.
+func latencyClaim(t *testing.T, p realProfile) {
+	t.Helper()
+	s := realScenario(p.provider+"-latency", p)
 	s.Nemesis = []generators.Fault{faultAt(s, generators.KindLatency, "all", 0.25, 0.75)}
 	s.Nemesis[0].Params.Delay, s.Nemesis[0].Params.Jitter = d(100*time.Millisecond), d(10*time.Millisecond)
 	a := runReal(t, s, 0)
@@ -36,11 +39,12 @@ func TestChaosLocalLatency(t *testing.T) {
 	}
 }
 
-// A transactional copier whose produce and EndTxn requests are held for
-// 1.5 s each (its other connections pass: the delayed-arrival shape of
-// KAFKA-17754), on Kafka 4.x where KIP-890's transaction-version 2 fences
-// late requests: the copy must stay exactly-once, and the hold must have
-// held requests for the run to prove anything.
+// A transactional copier whose produce, EndTxn and TxnOffsetCommit
+// requests are held for 1.5 s each (its other connections pass: the
+// delayed-arrival shape of KAFKA-17754) while a broker is paused, on Kafka
+// 4.x where KIP-890's transaction-version 2 fences late requests: the copy
+// must stay exactly-once, and the hold must have held requests for the run
+// to prove anything.
 func TestChaosLocalDelayedRequestsTransactions(t *testing.T) {
 	p := requireReal(t, "local")
 	s := realScenario("local-delayed-requests-txn", p)
@@ -51,12 +55,17 @@ func TestChaosLocalDelayedRequestsTransactions(t *testing.T) {
 	s.Workload.Mix.Txn, s.Workload.Rate = 2, 200
 	hold := faultAt(s, generators.KindDelayedRequests, "all", 0.2, 0.7)
 	hold.Params.Requests, hold.Params.Delay = []string{"produce", "end-txn", "txn-offset-commit"}, d(1500*time.Millisecond)
-	s.Nemesis = []generators.Fault{hold}
+	s.Nemesis = []generators.Fault{hold, faultAt(s, generators.KindPause, "one", 0.35, 0.5)}
 	a := runReal(t, s, 0)
 	if why := worked(a, 20); why != "" {
 		t.Fatalf("the run proves nothing: %s; %s", why, a)
 	}
-	held := a.out.Stats.Faults[0].Hits
+	var held int64
+	for _, f := range a.out.Stats.Faults {
+		if f.Kind == generators.KindDelayedRequests {
+			held += f.Hits
+		}
+	}
 	t.Logf("requests held: %d; %s", held, a)
 	if held == 0 {
 		t.Errorf("the hold held no request: the run proves nothing")

@@ -165,17 +165,18 @@ func TestHangsAndBrokenContractsAreReported(t *testing.T) {
 	o := small(t)
 	o.StopGrace, o.Drain = 300*time.Millisecond, 300*time.Millisecond
 	began := time.Now()
-	v, err := chaostest.Run(t.Context(), chaostest.AtMostOnce, func(context.Context, chaostest.Env) error {
+	ft := &failTB{TB: t}
+	v := chaostest.Check(ft, chaostest.AtMostOnce, func(context.Context, chaostest.Env) error {
 		<-release
 		return nil
 	}, o)
-	if err != nil || len(v.Hangs) != 1 || !strings.Contains(v.Hangs[0], "did not return within 300ms") {
-		t.Errorf("hanging code: hangs %q, err %v", v.Hangs, err)
+	if len(v.Hangs) != 1 || !strings.Contains(v.Hangs[0], "did not return within 300ms") || !strings.Contains(ft.errors, v.Hangs[0]) {
+		t.Errorf("hanging code: hangs %q; Check failed with %q", v.Hangs, ft.errors)
 	}
 	if took := time.Since(began); took > 30*time.Second {
 		t.Errorf("a run with hanging code took %v", took)
 	}
-	_, err = chaostest.Run(t.Context(), chaostest.AtLeastOnce, copier(same, 1), small(t))
+	_, err := chaostest.Run(t.Context(), chaostest.AtLeastOnce, copier(same, 1), small(t))
 	if err == nil || !strings.Contains(err.Error(), "output partition") {
 		t.Errorf("records written to the next partition: err %v, want one naming the output partition", err)
 	}
@@ -296,3 +297,12 @@ func TestFaultsGenDrawsPlayableSchedules(t *testing.T) {
 		t.Errorf("50 draws never drew a kill and a crash of the code: %v", kinds)
 	}
 }
+
+// failTB is a testing.TB whose failures a test can read: Check's
+// verdicts on code that breaks the rules.
+type failTB struct {
+	testing.TB
+	errors string
+}
+
+func (f *failTB) Errorf(format string, args ...any) { f.errors += fmt.Sprintf(format, args...) }

@@ -77,7 +77,7 @@ func Child(t *testing.T) {
 // stallAfter is how long, in wall time, a draw may record nothing before
 // it counts as stalled: a run records an op every few virtual
 // milliseconds, which take microseconds of wall time.
-const stallAfter = time.Second
+const stallAfter = 2 * time.Second
 
 // Stalled is the error of a draw whose bubble stopped: some goroutine
 // blocked on a mutex (not durably) while the mutex's holder waited on

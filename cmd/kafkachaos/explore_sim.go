@@ -24,6 +24,8 @@ func (ef exploreFlags) simCampaign(fs *flag.FlagSet, sp explore.Space, runs stri
 		return explore.Campaign{}, errors.New("--plant is not offered with --cluster sim")
 	case ef.fresh:
 		return explore.Campaign{}, errors.New("--fresh: every simulated draw has a cluster of its own")
+	case ef.save != "":
+		return explore.Campaign{}, errors.New("--save with --cluster sim: TestChaosRegressions replays through the runner, which has no sim provider")
 	}
 	dir := filepath.Join(runs, "explore", "sim")
 	bin := filepath.Join(dir, "sim.test")

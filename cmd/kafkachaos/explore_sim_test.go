@@ -19,8 +19,8 @@ func TestExploreSimFindsAndShrinksWeak(t *testing.T) {
 	}
 }
 
-func TestExploreSimRefusesPlantAndFresh(t *testing.T) {
-	for _, args := range [][]string{{"--plant", "non-idempotent-retries"}, {"--fresh"}} {
+func TestExploreSimRefusesPlantFreshAndSave(t *testing.T) {
+	for _, args := range [][]string{{"--plant", "non-idempotent-retries"}, {"--fresh"}, {"--save", "x"}} {
 		var out, errb strings.Builder
 		if code := dispatch(append([]string{"explore", "--cluster", "sim"}, args...), &out, &errb); code != exitError {
 			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, exitError, errb.String())

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"net"
 	"strconv"
@@ -27,9 +28,11 @@ type cluster struct {
 	brokers int
 	topics  []string   // every topic, input first
 	keys    int        // partitions of each topic
-	rng     *rand.Rand // leader placement and request-fault coin flips
+	rng     *rand.Rand // leader placement, at quiet points
+	seed    uint64     // request-fault coin flips (flip)
 
 	mu      sync.Mutex
+	seen    map[uint64]int // per request content, how often a coin was flipped for it
 	down    map[int32]bool
 	faults  []*requestFault
 	epochs  [][]epochStart // per partition (topic index*keys+partition), the epochs the harness saw begin
@@ -49,8 +52,8 @@ type requestFault struct {
 var errDropped = errors.New("sim: connection dropped by a fault")
 
 func startCluster(brokers, keys int, topics []string, seed int64, session time.Duration) (*cluster, error) {
-	c := &cluster{vnet: new(kfake.VirtualNetwork), brokers: brokers, topics: topics, keys: keys,
-		rng: rand.New(rand.NewPCG(uint64(seed), 0x636c7573)), down: map[int32]bool{}}
+	c := &cluster{vnet: new(kfake.VirtualNetwork), brokers: brokers, topics: topics, keys: keys, seed: uint64(seed),
+		rng: rand.New(rand.NewPCG(uint64(seed), 0x636c7573)), down: map[int32]bool{}, seen: map[uint64]int{}}
 	ports := make([]int, brokers)
 	for i := range ports {
 		ports[i] = basePort + i
@@ -129,7 +132,7 @@ func (c *cluster) dispatch(req kmsg.Request) (kmsg.Response, error, bool) {
 	}
 	var acts []func() (kmsg.Response, error, bool)
 	for _, f := range c.faults {
-		if f.act != nil && f.hits1(c, req.Key()) {
+		if f.act != nil && f.hits1(c, req.Key(), req.AppendTo(nil)) {
 			acts = append(acts, f.act)
 		}
 	}
@@ -142,26 +145,53 @@ func (c *cluster) dispatch(req kmsg.Request) (kmsg.Response, error, bool) {
 	return nil, nil, false
 }
 
-// hits1 reports whether f selects a request of key, flipping its coin;
-// the caller holds c.mu.
-func (f *requestFault) hits1(c *cluster, key int16) bool {
-	if !f.selects(key) || f.probability > 0 && c.rng.Float64() >= f.probability {
+// hits1 reports whether f selects a request of key whose body is body,
+// flipping its coin; the caller holds c.mu.
+func (f *requestFault) hits1(c *cluster, key int16, body []byte) bool {
+	if !f.selects(key) || !c.flipLocked(f.probability, body) {
 		return false
 	}
 	f.hits++
 	return true
 }
 
+// flip is true with probability p (0: always), a function of the seed,
+// the request's content and how often a coin was flipped for that content
+// before: not of the order in which requests of different clients reach
+// the cluster at one instant, which is the scheduler's.
+func (c *cluster) flip(p float64, body []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.flipLocked(p, body)
+}
+
+func (c *cluster) flipLocked(p float64, body []byte) bool {
+	if p <= 0 {
+		return true
+	}
+	h := fnv.New64a()
+	h.Write(body)
+	k := h.Sum64()
+	c.seen[k]++
+	var b [24]byte
+	binary.LittleEndian.PutUint64(b[0:], k)
+	binary.LittleEndian.PutUint64(b[8:], uint64(c.seen[k]))
+	binary.LittleEndian.PutUint64(b[16:], c.seed)
+	h.Reset()
+	h.Write(b[:])
+	return float64(h.Sum64()%1_000_000) < p*1_000_000
+}
+
 // writeDelay is how long the delay faults hold a request of key before
 // it reaches the cluster. Requests are held on the client's side of the
 // connection: kfake's SleepControl, with several sleeps at once, has its
 // control goroutines wait on a mutex, which stops the bubble's clock.
-func (c *cluster) writeDelay(key int16) time.Duration {
+func (c *cluster) writeDelay(key int16, body []byte) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var d time.Duration
 	for _, f := range c.faults {
-		if f.delay > 0 && f.hits1(c, key) {
+		if f.delay > 0 && f.hits1(c, key, body) {
 			d += f.delay
 		}
 	}
@@ -282,7 +312,7 @@ type slowConn struct {
 func (c slowConn) Write(b []byte) (int, error) {
 	d := c.latency
 	if len(b) >= 6 {
-		d += c.c.writeDelay(int16(binary.BigEndian.Uint16(b[4:6])))
+		d += c.c.writeDelay(int16(binary.BigEndian.Uint16(b[4:6])), b)
 	}
 	time.Sleep(d)
 	return c.Conn.Write(b)

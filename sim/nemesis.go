@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing/synctest"
 	"time"
 
@@ -53,7 +52,6 @@ type nemesis struct {
 	consumers []*consumer
 	active    map[int]func() error // heals of the faults holding a window
 	fired     int
-	mu        sync.Mutex // guards r for the lost-ack coin, flipped on kfake's goroutine
 }
 
 func (n *nemesis) run(steps []step) error {
@@ -111,7 +109,7 @@ func (n *nemesis) start(f generators.Fault) (func() error, any, error) {
 	switch f.Kind {
 	case generators.KindLostAck:
 		h := c.fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.RequestTimedOut, Count: -1,
-			When: func(kmsg.Request) bool { return n.coin(f.Params.Probability) }})
+			When: func(req kmsg.Request) bool { return c.flip(f.Params.Probability, req.AppendTo(nil)) }})
 		return func() error { h.Remove(); return nil }, map[string]any{"probability": f.Params.Probability}, nil
 	case generators.KindDelay:
 		d := f.Params.Delay.D()
@@ -129,16 +127,6 @@ func (n *nemesis) start(f generators.Fault) (func() error, any, error) {
 		return n.kill(f)
 	}
 	return nil, n.client(f), nil
-}
-
-// coin is true with probability p (0: always), from the seed.
-func (n *nemesis) coin(p float64) bool {
-	if p <= 0 {
-		return true
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.r.Float64() < p
 }
 
 func (n *nemesis) kill(f generators.Fault) (func() error, any, error) {

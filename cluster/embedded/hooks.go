@@ -116,7 +116,7 @@ func (e *Provider) Kill(ctx context.Context, node int32) error {
 	if err != nil {
 		return err
 	}
-	if err := verifyRefused(ctx, addr); err != nil {
+	if err := verifyRefused(ctx, e.ownAddr(addr)); err != nil {
 		return fmt.Errorf("embedded cluster: kill node %d: %w", node, err)
 	}
 	return nil

@@ -37,6 +37,8 @@ type Provider struct {
 	// topics the provider created: what Healthy and ShuffleLeaders check
 	// (kfake cannot list its topics without a request a fault may hold).
 	topics []string
+	// proxies front the brokers when the run's Spec is Proxied.
+	proxies *proxies
 }
 
 // errNotStarted is what every call that needs a running cluster returns
@@ -58,7 +60,7 @@ func (e *Provider) Name() string { return "embedded" }
 
 // Capabilities implements cluster.Provider.
 func (e *Provider) Capabilities() []cluster.Capability {
-	return []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapLeaderMove, cluster.CapRequestFaults}
+	return []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapLeaderMove, cluster.CapRequestFaults, cluster.CapProxy}
 }
 
 // Fake exposes the kfake cluster for faults no hook describes yet.
@@ -94,9 +96,13 @@ func (e *Provider) Start(ctx context.Context, spec cluster.Spec) error {
 	if len(spec.BrokerConfigs) > 0 {
 		opts = append(opts, kfake.BrokerConfigs(spec.BrokerConfigs))
 	}
+	if spec.Proxied {
+		e.proxies = newProxies()
+		opts = append(opts, kfake.ListenFn(e.proxies.listen))
+	}
 	fake, err := kfake.NewCluster(opts...)
 	if err != nil {
-		e.closeLog()
+		e.stopLocked()
 		return fmt.Errorf("embedded cluster: %w", err)
 	}
 	e.fake, e.controls = fake, newControls(fake)
@@ -177,6 +183,10 @@ func (e *Provider) stopLocked() {
 		// A closed kfake cluster blocks admin calls forever; nil makes
 		// every later hook fail with "not started" instead.
 		e.fake = nil
+	}
+	if e.proxies != nil {
+		e.proxies.set.Close()
+		e.proxies = nil
 	}
 	e.closeLog()
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/kafkachaos/kafkachaos/internal/kproxy"
 	"io"
 	"net"
 	"slices"
@@ -43,6 +44,10 @@ func (e *Provider) Verified(eff cluster.Effect) string {
 		return "leaders re-read: a moved partition is led by the node asked; a shuffle bumped every partition's leader epoch"
 	case cluster.EffectRequest:
 		return "installed in the broker's request path (not per request: hits count the requests it acted on)"
+	case cluster.EffectToxic:
+		return kproxy.VerifiedToxic
+	case cluster.EffectToxicHeal:
+		return kproxy.VerifiedHeal
 	}
 	return ""
 }

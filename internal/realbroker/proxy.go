@@ -2,11 +2,7 @@ package realbroker
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"io"
-	"net"
-	"slices"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/internal/kproxy"
@@ -80,30 +76,14 @@ func (c *Cluster) proxySet() (*kproxy.Set, error) {
 // Proxied reports whether the run's clients go through proxies.
 func (c *Cluster) Proxied() bool { return c.proxies != nil }
 
-// AddToxic puts toxic t, called name, on node id's proxy and lists it back.
+// AddToxic puts toxic t, called name, on node id's proxy and verifies it
+// (kproxy.Set.ApplyVerified).
 func (c *Cluster) AddToxic(ctx context.Context, id int32, name string, t kproxy.Toxic) error {
 	set, err := c.proxySet()
 	if err != nil {
 		return err
 	}
-	if err := set.Apply(proxyName(id), name, t); err != nil {
-		return c.wrap(err)
-	}
-	active, err := set.Active(proxyName(id))
-	if err != nil || !slices.Contains(active, name) {
-		return fmt.Errorf("%s: toxic %s not listed on node %d's proxy after adding it (have %v, %v)", c.prefix, name, id, active, err)
-	}
-	if t.Kind != kproxy.Latency {
-		return nil
-	}
-	rt, err := c.ProbeProxy(ctx, id)
-	if err != nil {
-		return err
-	}
-	if least := t.Latency - t.Jitter; rt < least {
-		return fmt.Errorf("%s: a probe through node %d's proxy took %v, under the toxic's %v: the latency is not in effect", c.prefix, id, rt, least)
-	}
-	return nil
+	return c.wrap(set.ApplyVerified(ctx, proxyName(id), name, t))
 }
 
 // HealToxics removes every toxic of every proxy and reads the lists back.
@@ -124,51 +104,16 @@ func (c *Cluster) HeldBy(id int32, name string) (int64, error) {
 	return n, c.wrap(err)
 }
 
-// ProbeProxy times one ApiVersions round trip through node id's proxy: a
-// latency toxic counts as in effect only once a probe takes at least its
-// latency.
+// ProbeProxy times one ApiVersions round trip through node id's proxy.
 func (c *Cluster) ProbeProxy(ctx context.Context, id int32) (time.Duration, error) {
-	if _, err := c.proxySet(); err != nil {
+	set, err := c.proxySet()
+	if err != nil {
 		return 0, err
 	}
-	addr, ok := c.proxyAddrs[id]
-	if !ok {
-		return 0, fmt.Errorf("%s: no proxy for node %d", c.prefix, id)
-	}
-	ctx, cancel := context.WithTimeout(ctx, VerifyTimeout)
-	defer cancel()
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	addr, err := set.Addr(proxyName(id))
 	if err != nil {
-		return 0, fmt.Errorf("%s: probing node %d's proxy: %w", c.prefix, id, err)
+		return 0, c.wrap(err)
 	}
-	defer conn.Close()
-	deadline, _ := ctx.Deadline()
-	conn.SetDeadline(deadline)
-	began := time.Now()
-	if _, err := conn.Write(apiVersionsRequest()); err != nil {
-		return 0, fmt.Errorf("%s: probing node %d's proxy: %w", c.prefix, id, err)
-	}
-	var size [4]byte
-	if _, err := io.ReadFull(conn, size[:]); err != nil {
-		return 0, fmt.Errorf("%s: probing node %d's proxy: %w", c.prefix, id, err)
-	}
-	if _, err := io.CopyN(io.Discard, conn, int64(binary.BigEndian.Uint32(size[:]))); err != nil {
-		return 0, fmt.Errorf("%s: probing node %d's proxy: %w", c.prefix, id, err)
-	}
-	return time.Since(began), nil
-}
-
-// apiVersionsRequest is ApiVersions v0 from client "kafkachaos-probe":
-// every Kafka version answers it, before any other request.
-func apiVersionsRequest() []byte {
-	const client = "kafkachaos-probe"
-	b := binary.BigEndian.AppendUint32(nil, 0)
-	b = binary.BigEndian.AppendUint16(b, uint16(kproxy.APIApiVersions))
-	b = binary.BigEndian.AppendUint16(b, 0)
-	b = binary.BigEndian.AppendUint32(b, 1)
-	b = binary.BigEndian.AppendUint16(b, uint16(len(client)))
-	b = append(b, client...)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return b
+	d, err := kproxy.Probe(ctx, addr)
+	return d, c.wrap(err)
 }

@@ -1,6 +1,10 @@
 package realbroker
 
-import "time"
+import (
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/internal/kproxy"
+)
 
 // VerifyTimeout bounds a check that a signal, an engine call or a rule took
 // effect: the kernel and the engine act within milliseconds, so seconds
@@ -35,9 +39,9 @@ func (c *Cluster) VerifiedEffect(effect string) string {
 	case "slow-link":
 		return QdiscListed
 	case "toxic":
-		return "the toxic is listed on the proxy; a latency toxic also delays a probe's round trip through it by at least latency - jitter"
+		return kproxy.VerifiedToxic
 	case "toxic-heal":
-		return "no toxic is listed on any proxy"
+		return kproxy.VerifiedHeal
 	}
 	return ""
 }

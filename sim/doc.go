@@ -51,9 +51,12 @@
 //   - Copiers: subscribing transactional ones only (a GroupTransactSession
 //     per copier, KIP-848 group); at-least-once and assigning copiers are
 //     refused, never run as something else. Space draws no copiers yet:
-//     with read_uncommitted watchers, copies aborted twice write one
-//     poisoned value twice, which the checkers count as a producer
-//     duplicate (FINDINGS.md), and a copier's replay is not yet exact.
+//     of 200 copier draws (Space with MaxCopiers 1) every read_committed
+//     one held its model, but 5% stalled (a node kill under a
+//     GroupTransactSession), those with read_uncommitted watchers broke it
+//     because copies aborted twice write one poisoned value twice, which
+//     the checkers count as a producer duplicate (FINDINGS.md), and a
+//     copier's replay is not yet exact.
 //
 // Replay is exact for the seeds the tests pin and for about 9 draws in 10
 // of Space (BenchmarkReplayExactness); the rest diverge where events of

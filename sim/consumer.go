@@ -35,10 +35,10 @@ type consumer struct {
 	gen    *clientGen
 	faults chan string // a crash point, or churnRequest
 
-	mu        sync.Mutex
-	rebalance histories.Rebalance
-	commits   []histories.Op // background commits, recorded between ops
-	pending   string         // a crash point waiting for its moment
+	rebalances rebalances
+	mu         sync.Mutex
+	commits    []histories.Op // background commits, recorded between ops
+	pending    string         // a crash point waiting for its moment
 }
 
 const churnRequest = "churn"
@@ -81,10 +81,8 @@ func (c *consumer) opts() []kgo.Opt {
 	// holds a lock across JoinGroup that commits wait on, not durably
 	// blocked, so the bubble's clock stops while the join waits on it.
 	opts = append(opts, kgo.ConsumerGroup(s.Workload.Group), kgo.ConsumeTopics(s.Keys.Topic),
-		kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()), kgo.BlockRebalanceOnPoll(),
-		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { c.noteRebalance(m, true) }),
-		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { c.noteRebalance(m, false) }),
-		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { c.noteRebalance(m, false) }))
+		kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()), kgo.BlockRebalanceOnPoll())
+	opts = append(opts, c.rebalances.opts()...)
 	if s.Consumer.CommitStrategy == model.CommitAuto {
 		return append(opts, kgo.AutoCommitInterval(max(s.Consumer.AutoCommitInterval.D(), 10*time.Millisecond)),
 			kgo.AutoCommitCallback(c.noteAutoCommit))
@@ -95,20 +93,6 @@ func (c *consumer) opts() []kgo.Opt {
 // session is the group session timeout of s, at least 200ms.
 func session(s generators.Scenario) time.Duration {
 	return max(s.Consumer.SessionTimeout.D(), 200*time.Millisecond)
-}
-
-// noteRebalance keeps what a rebalance revoked or assigned, for the next
-// poll op (rebalances run only between polls: BlockRebalanceOnPoll).
-func (c *consumer) noteRebalance(m map[string][]int32, assigned bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, p := range m[c.e.s.Keys.Topic] {
-		if assigned {
-			c.rebalance.Assigned = append(c.rebalance.Assigned, c.e.keyOf(p))
-		} else {
-			c.rebalance.Revoked = append(c.rebalance.Revoked, c.e.keyOf(p))
-		}
-	}
 }
 
 // noteAutoCommit keeps a background commit kgo made, as a commit op to
@@ -266,14 +250,7 @@ func (c *consumer) poll() {
 	fs := c.gen.cl.PollRecords(ctx, max(1, c.e.s.Workload.PollBatch))
 	cancel()
 	recs, next := fetched(c.e, fs)
-	done := &histories.Op{Process: c.pid, Type: histories.OK, F: histories.FPoll, Group: group}
-	c.mu.Lock()
-	if len(c.rebalance.Assigned)+len(c.rebalance.Revoked) > 0 {
-		rb := c.rebalance
-		done.Rebalance = &rb
-		c.rebalance = histories.Rebalance{}
-	}
-	c.mu.Unlock()
+	done := &histories.Op{Process: c.pid, Type: histories.OK, F: histories.FPoll, Group: group, Rebalance: c.rebalances.take()}
 	switch {
 	case len(recs) == 0 || !c.commitsAround():
 		done.Mops = []histories.Mop{{F: histories.MPoll, Records: recs}}

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -35,24 +34,21 @@ type copier struct {
 	sess   *kgo.GroupTransactSession
 	link   *link
 
-	mu        sync.Mutex
-	rebalance histories.Rebalance
+	rebalances rebalances
 }
 
 func (cp *copier) open() error {
 	s := cp.e.s
 	l := &link{c: cp.e.c, latency: odd(cp.r, 200*time.Microsecond)}
 	backoff := odd(cp.r, 40*time.Millisecond)
-	sess, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(cp.e.c.seeds()...), kgo.Dialer(l.dial), kgo.DisableClientMetrics(),
+	opts := []kgo.Opt{kgo.SeedBrokers(cp.e.c.seeds()...), kgo.Dialer(l.dial), kgo.DisableClientMetrics(),
 		kgo.RetryBackoffFn(func(int) time.Duration { return backoff }),
 		kgo.TransactionalID(cp.txnID), kgo.TransactionTimeout(txnTimeout),
 		kgo.DefaultProduceTopic(s.Keys.OutputTopic), kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.ConsumerGroup(cp.group), kgo.ConsumeTopics(s.Keys.Topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(odd(cp.r, pollTimeout/2)),
-		kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()), kgo.RequireStableFetchOffsets(),
-		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cp.note(m, true) }),
-		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cp.note(m, false) }),
-		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cp.note(m, false) }))
+		kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()), kgo.RequireStableFetchOffsets()}
+	sess, err := kgo.NewGroupTransactSession(append(opts, cp.rebalances.opts()...)...)
 	if err != nil {
 		return err
 	}
@@ -64,18 +60,6 @@ func (cp *copier) open() error {
 	inv := cp.e.rec.Record(&histories.Op{Process: cp.pid, Type: histories.Invoke, F: histories.FSubscribe, Keys: keys, Group: cp.group})
 	cp.e.rec.Complete(inv, histories.OK, nil, nil)
 	return nil
-}
-
-func (cp *copier) note(m map[string][]int32, assigned bool) {
-	cp.mu.Lock()
-	defer cp.mu.Unlock()
-	for _, p := range m[cp.e.s.Keys.Topic] {
-		if assigned {
-			cp.rebalance.Assigned = append(cp.rebalance.Assigned, cp.e.keyOf(p))
-		} else {
-			cp.rebalance.Revoked = append(cp.rebalance.Revoked, cp.e.keyOf(p))
-		}
-	}
 }
 
 // run copies until the workload ends, then leaves the group.
@@ -100,12 +84,7 @@ func (cp *copier) step() {
 	fs := cp.sess.PollRecords(ctx, max(1, cp.e.s.Workload.TxnSize))
 	cancel()
 	recs, next := fetched(cp.e, fs)
-	cp.mu.Lock()
-	if len(cp.rebalance.Assigned)+len(cp.rebalance.Revoked) > 0 {
-		rb := cp.rebalance
-		done.Rebalance, cp.rebalance = &rb, histories.Rebalance{}
-	}
-	cp.mu.Unlock()
+	done.Rebalance = cp.rebalances.take()
 	done.Mops = []histories.Mop{{F: histories.MPoll, Records: recs}}
 	if len(recs) == 0 {
 		cp.e.rec.Record(done)

@@ -106,7 +106,7 @@ func makeConsumers(e *env) []*consumer {
 	_, poll, _ := periods(e.s.Workload)
 	cs := make([]*consumer, e.s.Workload.Consumers)
 	for i := range cs {
-		cs[i] = &consumer{e: e, period: poll, r: e.rng(uint64(0x2000 + i)), pid: e.pid(), faults: make(chan string, 1)}
+		cs[i] = &consumer{e: e, rebalances: rebalances{e: e}, period: poll, r: e.rng(uint64(0x2000 + i)), pid: e.pid(), faults: make(chan string, 1)}
 	}
 	return cs
 }
@@ -117,7 +117,7 @@ func makeCopiers(e *env) []*copier {
 	_, _, txn := periods(e.s.Workload)
 	cps := make([]*copier, e.s.Workload.Copiers)
 	for i := range cps {
-		cps[i] = &copier{e: e, period: txn, r: e.rng(uint64(0x5000 + i)), pid: e.pid(),
+		cps[i] = &copier{e: e, rebalances: rebalances{e: e}, period: txn, r: e.rng(uint64(0x5000 + i)), pid: e.pid(),
 			txnID: e.s.Producer.TransactionalID + "-" + strconv.Itoa(i), group: e.s.Workload.Group + "-copiers"}
 	}
 	return cps

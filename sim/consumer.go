@@ -160,13 +160,11 @@ func (c *consumer) begin() error {
 		return err
 	}
 	c.gen = g
-	keys := c.keys()
-	f, group := histories.FAssign, ""
 	if c.group() {
-		f, group = histories.FSubscribe, c.e.s.Workload.Group
+		c.e.took(c.pid, histories.FSubscribe, c.e.s.Workload.Group, c.keys(), nil)
+	} else {
+		c.e.took(c.pid, histories.FAssign, "", c.keys(), nil)
 	}
-	inv := c.e.rec.Record(&histories.Op{Process: c.pid, Type: histories.Invoke, F: f, Keys: keys, Group: group})
-	c.e.rec.Complete(inv, histories.OK, nil, nil)
 	return nil
 }
 

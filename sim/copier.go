@@ -53,12 +53,7 @@ func (cp *copier) open() error {
 		return err
 	}
 	cp.sess, cp.link = sess, l
-	keys := make([]histories.Key, len(cp.e.parts))
-	for k := range keys {
-		keys[k] = histories.Key(k)
-	}
-	inv := cp.e.rec.Record(&histories.Op{Process: cp.pid, Type: histories.Invoke, F: histories.FSubscribe, Keys: keys, Group: cp.group})
-	cp.e.rec.Complete(inv, histories.OK, nil, nil)
+	cp.e.took(cp.pid, histories.FSubscribe, cp.group, cp.e.allKeys()[:len(cp.e.parts)], nil)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -144,4 +145,12 @@ func (e *env) keyOf(p int32) histories.Key {
 		}
 	}
 	return -1
+}
+
+// took records process pid taking keys (an assign or subscribe, in group
+// when subscribing): its invoke, then its ok, since kgo takes them
+// without a round trip that could fail.
+func (e *env) took(pid int64, f, group string, keys []histories.Key, extra map[string]json.RawMessage) {
+	inv := e.rec.Record(&histories.Op{Process: pid, Type: histories.Invoke, F: f, Keys: keys, Group: group, Extra: extra})
+	e.rec.Record(&histories.Op{Process: pid, Type: histories.OK, F: f, Keys: keys, Group: inv.Group, Extra: extra})
 }

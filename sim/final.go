@@ -51,8 +51,7 @@ func finalReads(e *env) (map[histories.Key][]written, error) {
 	defer g.cl.Close()
 	pid := e.pid()
 	final := map[string]json.RawMessage{finalExtra: json.RawMessage("true")}
-	inv := e.rec.Record(&histories.Op{Process: pid, Type: histories.Invoke, F: histories.FAssign, Keys: e.allKeys(), Extra: final})
-	e.rec.Record(&histories.Op{Process: pid, Type: histories.OK, F: histories.FAssign, Keys: inv.Keys, Extra: final})
+	e.took(pid, histories.FAssign, "", e.allKeys(), final)
 	ends := e.ends(rc)
 	got := map[histories.Key][]written{}
 	ctx, cancel := context.WithTimeout(context.Background(), finalReadLimit)

@@ -28,6 +28,7 @@ type collector struct {
 	stats    Stats
 	unknownF map[string]int64
 	hangs    []ClientHang
+	prog     progress // liveness (progress.go)
 	byType   map[fType]int64 // keyed by struct: no string built per op
 	prev     int64
 }
@@ -95,6 +96,7 @@ func (c *collector) visit(op *histories.Op) error {
 	c.prev = op.Index
 	c.stats.Ops++
 	c.byType[fType{op.F, op.Type}]++
+	c.prog.visit(op)
 	if op.F == histories.FClientHang {
 		// A liveness finding, not an operation: no detector judges it.
 		return c.hang(op)
@@ -142,6 +144,7 @@ func (c *collector) send(op *histories.Op, m *histories.Mop, node int32) {
 	var s int32
 	if op.Type == histories.OK && m.Offset >= 0 {
 		s = ks.observe(m.Offset, m.Value)
+		c.prog.lag.sent(op, keyValue{m.Key, m.Value}, ks.slots.at(s).flags&readOK != 0)
 	} else {
 		s = ks.slots.add(m.Value)
 	}
@@ -184,6 +187,7 @@ func (c *collector) poll(op *histories.Op, i int, m *histories.Mop, final bool) 
 			s := ks.observe(r.Offset, r.Value)
 			if ok {
 				ks.slots.at(s).flags |= read
+				c.prog.lag.read(op, keyValue{k, r.Value})
 			}
 		}
 	}

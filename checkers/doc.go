@@ -114,10 +114,35 @@
 //
 // # Liveness
 //
-// A client-hang op (histories.FClientHang: a client call that outlived its
-// timeout by a grace) is a finding, not an operation: Check lists each in
-// Result.Liveness and no detector judges it, so it never changes Valid or
-// the anomalies. A malformed one is an error naming the op and field.
+// Result.Liveness holds findings about progress; none changes Valid or the
+// anomalies. A client-hang op (histories.FClientHang: a client call that
+// outlived its timeout by a grace) is a finding, not an operation: Check
+// lists each and no detector judges it. A malformed one is an error naming
+// the op and field.
+//
+// The rest is measured in pass 1 (progress.go, liveness.go), which keeps the
+// completion time of each ok send, poll and txn (8 bytes an op) and the
+// fault windows, and judges them once the history has ended:
+//
+//   - Fault windows come from the nemesis ops: a start ("health" "when"
+//     "before", else an f "<fault>-start" or "start-<fault>") opens one, a
+//     stop ("after", "-stop", "stop-") closes the oldest open window of its
+//     fault (value "fault", else the name in f). A fault whose stop op is
+//     "<fault>-done" is instantaneous (the runner's final heal only closes
+//     its books), as is a nemesis op that says neither: it acts at its
+//     start. A window never stopped holds to the end of the history.
+//   - Max unavailability, per kind: the longest time with no ok op of the
+//     kind while it was in use (from its first op to its last), whether a
+//     fault window overlapped it, the longest that did, and the longest part
+//     after the last heal (the end of the last fault window).
+//   - Recovery, per kind: from the last heal to the kind's first ok op after
+//     it. Ops of the kind after the heal and no ok one is never-recovered, and
+//     Liveness.Live is false. Not measured while a fault never healed.
+//   - Stalls: a fault window of at least a second in which a kind that had
+//     ok ops before it had none (Redpanda's HANG).
+//   - Worst realtime lag (Jepsen's :worst-realtime-lag): the longest time
+//     from an ok send's completion (with an offset) to the first ok op that
+//     read its value; pass 1 keeps only the acked sends not yet read.
 //
 // # Linearizability
 //

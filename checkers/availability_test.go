@@ -1,0 +1,369 @@
+package checkers
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+const ms = int64(1e6)
+
+// at sets the time of the op appended last, in milliseconds.
+func (h *hist) at(t int64) { h.last().Time = t * ms }
+
+// nem appends a nemesis op with f and value v at t ms.
+func (h *hist) nem(t int64, f, v string) {
+	h.op(histories.NemesisProcess, info, f)
+	h.last().Value = json.RawMessage(v)
+	h.at(t)
+}
+
+const (
+	killStart = `{"fault":"kill","health":{"when":"before","healthy":true}}`
+	killStop  = `{"fault":"kill","health":{"when":"after","healthy":true}}`
+)
+
+// sends appends ok (or info) sends of key 1 at each time, one value each
+// from v on, at offsets from o on.
+func (h *hist) sends(t histories.Type, v, o int64, times ...int64) {
+	for i, at := range times {
+		off := o + int64(i)
+		if t != ok {
+			off = histories.NoOffset
+		}
+		h.op(0, t, "send", snd(1, v+int64(i), off))
+		h.at(at)
+	}
+}
+
+// emptyPolls appends ok polls that returned nothing at each time.
+func (h *hist) emptyPolls(times ...int64) {
+	for _, at := range times {
+		h.op(9, ok, "poll", histories.Mop{F: histories.MPoll, Records: map[int64][]histories.Record{}})
+		h.at(at)
+	}
+}
+
+func liveness(t *testing.T, h *hist) *Liveness {
+	t.Helper()
+	l := check(t, h, Options{}).Liveness
+	if l == nil {
+		t.Fatal("no liveness section")
+	}
+	return l
+}
+
+func kind(t *testing.T, l *Liveness, k string) KindLiveness {
+	t.Helper()
+	for _, kl := range l.Kinds {
+		if kl.Kind == k {
+			return kl
+		}
+	}
+	t.Fatalf("no %s in %+v", k, l.Kinds)
+	return KindLiveness{}
+}
+
+func expectWindow(t *testing.T, name string, got *Window, from, to int64, faulted bool) {
+	t.Helper()
+	want := Window{Ns: (to - from) * ms, FromNs: from * ms, ToNs: to * ms, Faulted: faulted}
+	if got == nil || *got != want {
+		t.Fatalf("%s = %+v, want %+v", name, got, want)
+	}
+}
+
+// killRun: sends succeed, stop while a node is killed (2500-5000 ms) and
+// resume 500 ms after the heal; polls go on throughout.
+func killRun(h *hist) {
+	h.sends(ok, 10, 0, 0, 1000, 2000)
+	h.emptyPolls(2200)
+	h.nem(2500, "kill", killStart)
+	h.sends(info, 20, 0, 3000, 4000)
+	h.emptyPolls(3500)
+	h.nem(5000, "restart", killStop)
+	h.sends(ok, 30, 3, 5500, 6000)
+	h.emptyPolls(6100)
+}
+
+func TestUnavailabilityDuringAndAfterAFault(t *testing.T) {
+	h := &hist{}
+	killRun(h)
+	l := liveness(t, h)
+	s := kind(t, l, "send")
+	expectWindow(t, "send max-unavailable", s.MaxUnavailable, 2000, 5500, true)
+	expectWindow(t, "send during faults", s.DuringFaults, 2000, 5500, true)
+	expectWindow(t, "send after heal", s.AfterHeal, 5000, 5500, false)
+	if s.RecoveryNs == nil || *s.RecoveryNs != 500*ms || s.NeverRecovered || !l.Live {
+		t.Fatalf("send recovery = %v, never %v, live %v; want 500 ms", s.RecoveryNs, s.NeverRecovered, l.Live)
+	}
+	if l.LastHealNs == nil || *l.LastHealNs != 5000*ms || l.Unhealed {
+		t.Fatalf("last heal = %v, unhealed %v", l.LastHealNs, l.Unhealed)
+	}
+	if want := (Stall{Fault: "kill", FromNs: 2500 * ms, ToNs: 5000 * ms, Kind: "send", OKBefore: 3}); len(l.Stalls) != 1 || l.Stalls[0] != want {
+		t.Fatalf("stalls = %+v, want only %+v", l.Stalls, want)
+	}
+	if len(l.Faults) != 1 || l.Faults[0].OK["send"] != 0 || l.Faults[0].OK["poll"] != 1 || l.Faults[0].Open {
+		t.Fatalf("fault progress = %+v, want kill with 0 sends and 1 poll", l.Faults)
+	}
+}
+
+// The same gap with no fault anywhere near it is unavailability, but not
+// during faults, and there is nothing to recover from.
+func TestUnavailabilityWithoutFaults(t *testing.T) {
+	h := &hist{}
+	h.sends(ok, 10, 0, 0, 1000, 2000)
+	h.sends(info, 20, 0, 3000, 4000)
+	h.sends(ok, 30, 3, 5500)
+	l := liveness(t, h)
+	s := kind(t, l, "send")
+	expectWindow(t, "send max-unavailable", s.MaxUnavailable, 2000, 5500, false)
+	if s.DuringFaults != nil || s.AfterHeal != nil || s.RecoveryNs != nil || l.LastHealNs != nil || len(l.Stalls) > 0 || len(l.Faults) > 0 {
+		t.Fatalf("fault metrics without faults: %+v %+v", s, l)
+	}
+}
+
+func TestNeverRecoveredIsNotLive(t *testing.T) {
+	h := &hist{}
+	killRun(h)
+	h.ops = h.ops[:len(h.ops)-3] // drop the sends and the poll after the heal
+	h.sends(info, 30, 0, 5500, 6000)
+	l := liveness(t, h)
+	s := kind(t, l, "send")
+	if !s.NeverRecovered || s.RecoveryNs != nil || l.Live {
+		t.Fatalf("send = %+v, live %v: want never recovered, not live", s, l.Live)
+	}
+	expectWindow(t, "send after heal", s.AfterHeal, 5000, 6000, false)
+	if p := kind(t, l, "poll"); p.NeverRecovered || p.RecoveryNs != nil {
+		t.Fatalf("poll, never run after the heal, = %+v", p)
+	}
+}
+
+// A kind that stopped before the heal has nothing to recover.
+func TestNoOpsAfterHealIsNotARecoveryFinding(t *testing.T) {
+	h := &hist{}
+	h.sends(ok, 10, 0, 0, 1000)
+	h.nem(2500, "kill", killStart)
+	h.nem(5000, "restart", killStop)
+	h.emptyPolls(0, 5200)
+	l := liveness(t, h)
+	if s := kind(t, l, "send"); s.NeverRecovered || s.RecoveryNs != nil || !l.Live {
+		t.Fatalf("send = %+v, live %v", s, l.Live)
+	}
+	if p := kind(t, l, "poll"); p.RecoveryNs == nil || *p.RecoveryNs != 200*ms {
+		t.Fatalf("poll recovery = %v, want 200 ms", p.RecoveryNs)
+	}
+}
+
+func TestStallNeedsASecondAndEarlierProgress(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		build func(h *hist)
+	}{
+		{"short window", func(h *hist) {
+			h.sends(ok, 10, 0, 0)
+			h.nem(100, "pause", `{"fault":"pause","health":{"when":"before"}}`)
+			h.nem(1099, "resume", `{"fault":"pause","health":{"when":"after"}}`)
+			h.sends(ok, 20, 1, 1200)
+		}},
+		{"no progress before", func(h *hist) {
+			h.sends(info, 10, 0, 0)
+			h.nem(100, "pause", `{"fault":"pause","health":{"when":"before"}}`)
+			h.nem(2100, "resume", `{"fault":"pause","health":{"when":"after"}}`)
+			h.sends(ok, 20, 0, 2200)
+		}},
+		{"progress inside", func(h *hist) {
+			h.sends(ok, 10, 0, 0)
+			h.nem(100, "pause", `{"fault":"pause","health":{"when":"before"}}`)
+			h.sends(ok, 20, 1, 2000)
+			h.nem(2100, "resume", `{"fault":"pause","health":{"when":"after"}}`)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := &hist{}
+			c.build(h)
+			if l := liveness(t, h); len(l.Stalls) > 0 || len(l.Faults) != 1 {
+				t.Fatalf("stalls %+v, faults %+v", l.Stalls, l.Faults)
+			}
+		})
+	}
+}
+
+// A start without a stop holds to the end of the history: no heal, no
+// recovery, and a stall that lasts to the end.
+func TestUnhealedFault(t *testing.T) {
+	h := &hist{}
+	h.sends(ok, 10, 0, 0)
+	h.nem(100, "kill", killStart)
+	h.sends(info, 20, 0, 500, 3000)
+	l := liveness(t, h)
+	if !l.Unhealed || l.LastHealNs != nil || !l.Live || len(l.Faults) != 1 || !l.Faults[0].Open || l.Faults[0].ToNs != 3000*ms {
+		t.Fatalf("liveness = %+v", l)
+	}
+	if s := kind(t, l, "send"); s.RecoveryNs != nil || s.NeverRecovered || s.AfterHeal != nil {
+		t.Fatalf("recovery measured without a heal: %+v", s)
+	}
+	if len(l.Stalls) != 1 || l.Stalls[0].ToNs != 3000*ms {
+		t.Fatalf("stalls = %+v", l.Stalls)
+	}
+}
+
+// An instantaneous fault (start op and a "-done" op at the runner's final
+// heal) acts at its start: a gap holding that instant overlaps a fault,
+// one that does not, does not; the heal is the instant.
+func TestInstantaneousFault(t *testing.T) {
+	crash := `{"fault":"crash-consumer","health":{"when":"before"}}`
+	done := `{"fault":"crash-consumer","health":{"when":"after"}}`
+	h := &hist{}
+	h.sends(ok, 10, 0, 0, 1000, 3000, 3100, 5000)
+	h.nem(2000, "crash-consumer", crash)
+	h.sends(ok, 15, 5, 5100)
+	h.nem(9000, "crash-consumer-done", done)
+	l := liveness(t, h)
+	s := kind(t, l, "send")
+	expectWindow(t, "send max-unavailable", s.MaxUnavailable, 1000, 3000, true)
+	if len(l.Faults) != 0 || l.LastHealNs == nil || *l.LastHealNs != 2000*ms {
+		t.Fatalf("faults %+v, last heal %v: want no holding window, heal at 2000 ms", l.Faults, l.LastHealNs)
+	}
+	h = &hist{}
+	h.sends(ok, 10, 0, 0, 1000, 2000, 3000, 3100, 5000)
+	h.nem(3050, "crash-consumer", crash)
+	h.nem(9000, "crash-consumer-done", done)
+	s = kind(t, liveness(t, h), "send")
+	expectWindow(t, "send max-unavailable", s.MaxUnavailable, 3100, 5000, false)
+	expectWindow(t, "send during faults", s.DuringFaults, 3000, 3100, true)
+}
+
+// Ops without health are read by their f: kafkachaos' "-start"/"-stop" and
+// Jepsen's "start-"/"stop-"; an f that says neither is an instant.
+func TestFaultsWithoutHealth(t *testing.T) {
+	for _, c := range []struct{ start, stop, value string }{
+		{"partition-start", "partition-stop", `{"fault":"partition"}`},
+		{"start-partition", "stop-partition", `null`},
+	} {
+		h := &hist{}
+		h.sends(ok, 10, 0, 0)
+		h.nem(100, c.start, c.value)
+		h.sends(info, 20, 0, 500)
+		h.nem(2000, c.stop, c.value)
+		h.sends(ok, 30, 1, 2300)
+		l := liveness(t, h)
+		if len(l.Faults) != 1 || l.Faults[0].Fault != "partition" || l.Faults[0].FromNs != 100*ms || l.Faults[0].ToNs != 2000*ms || len(l.Stalls) != 1 {
+			t.Fatalf("%s: faults %+v, stalls %+v", c.start, l.Faults, l.Stalls)
+		}
+	}
+	h := &hist{}
+	h.sends(ok, 10, 0, 0)
+	h.nem(100, "bump-clock", `null`)
+	if l := liveness(t, h); len(l.Faults) != 0 || l.LastHealNs == nil || *l.LastHealNs != 100*ms {
+		t.Fatalf("instant op: faults %+v, last heal %v", l.Faults, l.LastHealNs)
+	}
+}
+
+func TestWorstRealtimeLag(t *testing.T) {
+	h := &hist{}
+	h.op(0, ok, "send", snd(1, 10, 0))
+	h.at(0)
+	h.op(0, ok, "send", snd(1, 11, 1))
+	h.at(100)
+	h.op(2, ok, "poll", pl(1, 0, 10))
+	h.at(300) // lag 300
+	r := h.op(2, ok, "poll", pl(1, 0, 10, 1, 11))
+	h.at(900) // 11: lag 800; 10 again is not its first read
+	h.op(3, ok, "poll", pl(1, 0, 10, 1, 11))
+	h.at(5000)
+	l := liveness(t, h)
+	want := RealtimeLag{Ns: 800 * ms, Key: 1, Value: 11, SendOp: 1, ReadOp: r}
+	if l.WorstRealtimeLag == nil || *l.WorstRealtimeLag != want {
+		t.Fatalf("worst lag = %+v, want %+v", l.WorstRealtimeLag, want)
+	}
+}
+
+// A read that completed before the send's ok has no lag; neither has a
+// value nobody read, nor a read of a failed op.
+func TestNoRealtimeLag(t *testing.T) {
+	h := &hist{}
+	h.op(2, ok, "poll", pl(1, 0, 10))
+	h.op(0, ok, "send", snd(1, 10, 0))
+	h.op(0, ok, "send", snd(1, 11, 1))
+	h.op(2, info, "poll", pl(1, 1, 11))
+	h.op(3, ok, "poll", pl(1, 0, 10))
+	if l := liveness(t, h); l.WorstRealtimeLag != nil {
+		t.Fatalf("worst lag = %+v, want none", l.WorstRealtimeLag)
+	}
+}
+
+// The sweep that judges gaps against fault spans agrees with judging every
+// gap against every fault window.
+func TestPropertyUnavailabilityMatchesBruteForce(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := &hist{}
+		now := int64(0)
+		var okAt []int64
+		var faults [][2]int64
+		open := false
+		for i := rapid.IntRange(1, 40).Draw(t, "ops"); i > 0; i-- {
+			now += rapid.Int64Range(0, 2000).Draw(t, "dt")
+			switch rapid.IntRange(0, 3).Draw(t, "what") {
+			case 0:
+				h.nem(now, map[bool]string{false: "kill", true: "restart"}[open], map[bool]string{false: killStart, true: killStop}[open])
+				if open {
+					faults[len(faults)-1][1] = now
+				} else {
+					faults = append(faults, [2]int64{now, -1})
+				}
+				open = !open
+			case 1:
+				h.sends(info, int64(len(h.ops))*10, 0, now)
+			default:
+				h.sends(ok, int64(len(h.ops))*10, int64(len(h.ops)), now)
+				okAt = append(okAt, now)
+			}
+		}
+		first, last := int64(-1), int64(0)
+		for _, op := range h.ops {
+			if op.Process >= 0 {
+				last = op.Time / ms
+				if first < 0 {
+					first = last
+				}
+			}
+		}
+		if first < 0 {
+			return
+		}
+		if open {
+			faults[len(faults)-1][1] = now
+		}
+		bounds := append(append([]int64{first}, okAt...), max(last, first))
+		var want, wantF int64
+		for i := 1; i < len(bounds); i++ {
+			a, b := bounds[i-1], bounds[i]
+			want = max(want, b-a)
+			if slices.ContainsFunc(faults, func(f [2]int64) bool { return f[0] <= b && f[1] >= a }) {
+				wantF = max(wantF, b-a)
+			}
+		}
+		res, err := Check(Ops(h.ops), Options{})
+		if err != nil || res.Liveness == nil || len(res.Liveness.Kinds) != 1 {
+			t.Fatalf("Check: %v, liveness %+v", err, res.Liveness)
+		}
+		s := res.Liveness.Kinds[0]
+		if got := ns(s.MaxUnavailable); got != want*ms {
+			t.Fatalf("max unavailable %d ns, want %d ms", got, want)
+		}
+		if got := ns(s.DuringFaults); got != wantF*ms {
+			t.Fatalf("max unavailable during faults %d ns, want %d ms", got, wantF)
+		}
+	})
+}
+
+func ns(w *Window) int64 {
+	if w == nil {
+		return 0
+	}
+	return w.Ns
+}

@@ -28,7 +28,7 @@ type collector struct {
 	stats    Stats
 	unknownF map[string]int64
 	hangs    []ClientHang
-	prog     progress // liveness (progress.go)
+	prog     progress        // liveness (progress.go)
 	byType   map[fType]int64 // keyed by struct: no string built per op
 	prev     int64
 }

@@ -258,15 +258,3 @@ func evidenceOps(views []anomalyView) (map[int64]bool, map[int64]int) {
 	}
 	return set, first
 }
-
-// hangOps are the ops of the client hangs, for the evidence list.
-func hangOps(l *checkers.Liveness) []int64 {
-	if l == nil {
-		return nil
-	}
-	out := make([]int64, len(l.ClientHangs))
-	for i, h := range l.ClientHangs {
-		out[i] = h.Index
-	}
-	return out
-}

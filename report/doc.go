@@ -11,8 +11,11 @@
 // never recomputed (verdict.go): a harness error makes the run NOT TRUSTED
 // and is shown first, then the run's guarantee-held, then the checker's
 // valid; only a run that passes all three is green. Unclassified anomalies
-// are named in the verdict, and liveness findings (client hangs) have their
-// own section and never change it. Anomaly types are listed by what they
+// are named in the verdict, and liveness findings (availability per op kind,
+// recovery after the last heal, stalls in fault windows, the worst realtime
+// lag, client hangs) have their own section and never change it; a run
+// whose liveness says it never recovered is marked NOT LIVE beside the
+// verdict, in the title and in the runs index (liveness.go, verdict.go). Anomaly types are listed by what they
 // mean for the user (loss, then duplication, then ordering, then the rest),
 // and a large case set is summarized per key with its first cases shown and
 // the others folded, every case results.json holds still in the page. The

@@ -15,6 +15,7 @@ import (
 type runEntry struct {
 	Path    string // relative to the runs folder, slash-separated
 	Verdict verdict
+	NotLive *verdict
 	Types   []checkers.Anomaly
 }
 
@@ -34,7 +35,7 @@ func listRuns(runsDir string) ([]runEntry, error) {
 		res, checked, err := loadResults(dir)
 		e := runEntry{Path: filepath.ToSlash(rel), Verdict: readVerdict(res, checked && err == nil)}
 		if err == nil {
-			e.Types = res.AnomalyTypes
+			e.Types, e.NotLive = res.AnomalyTypes, liveVerdict(res.Liveness)
 		}
 		out = append(out, e)
 	}
@@ -56,7 +57,7 @@ td,th{padding:4px 12px;border-bottom:1px solid #e2e8f0;text-align:left}.ok{color
 <h1>kafkachaos runs</h1>
 <table><thead><tr><th>run</th><th>verdict</th><th>anomalies</th></tr></thead><tbody>
 {{range .}}<tr class="run"><td><a href="{{.Path}}/">{{.Path}}</a></td>
-<td><span class="{{.Verdict.Class}}">{{.Verdict.Word}}</span></td>
+<td><span class="{{.Verdict.Class}}">{{.Verdict.Word}}</span>{{with .NotLive}} <span class="{{.Class}}">{{.Word}}</span>{{end}}</td>
 <td>{{range $i, $t := .Types}}{{if $i}}, {{end}}{{$t}}{{end}}</td></tr>
 {{else}}<tr><td colspan="3">No runs.</td></tr>{{end}}
 </tbody></table></body></html>`))

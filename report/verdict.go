@@ -1,6 +1,10 @@
 package report
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+)
 
 // verdict is what the page says of the run as a whole. It is read from
 // results.json (harness-error, guarantee-held, valid), never recomputed:
@@ -38,4 +42,22 @@ func notHeld(breaks []string) string {
 		return "the expected guarantee did not hold"
 	}
 	return "the expected guarantee did not hold: " + strings.Join(breaks, "; ")
+}
+
+// liveVerdict is NOT LIVE when results.json's liveness says a kind of op
+// never recovered after the last heal, nil otherwise. It stands beside the
+// verdict and never changes it: a cluster that stopped serving lost
+// nothing, but a run that never recovered is a finding, not a pass.
+func liveVerdict(l *checkers.Liveness) *verdict {
+	if l == nil || l.Live {
+		return nil
+	}
+	var kinds []string
+	for _, k := range l.Kinds {
+		if k.NeverRecovered {
+			kinds = append(kinds, k.Kind)
+		}
+	}
+	return &verdict{"bad", "NOT LIVE", "the cluster never recovered after the last heal: " +
+		strings.Join(kinds, ", ") + " ops ran after it and none succeeded before the history ended"}
 }

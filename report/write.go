@@ -43,7 +43,7 @@ type page struct {
 	Expected, Observed    string
 	HeldKnown, Held       bool // the run's verdict, when results.json has one
 	Unclassified          []checkers.Anomaly
-	Liveness              *checkers.Liveness
+	Liveness              *livenessView
 	Stats                 checkers.Stats
 	Anomalies             []anomalyView
 	Warnings              []string
@@ -147,7 +147,7 @@ func build(dir string, opts Options) (*page, error) {
 	order := anomalyOrder(res)
 	views := anomalyViews(res, order)
 	evSet, evFirst := evidenceOps(views)
-	for _, i := range hangOps(res.Liveness) {
+	for _, i := range livenessOps(res.Liveness) {
 		evSet[i] = true
 	}
 	keys, findings := focusKeys(res, order)
@@ -164,7 +164,7 @@ func build(dir string, opts Options) (*page, error) {
 		Title: opts.Title, Dir: dir, Checked: checked, Verdict: readVerdict(res, checked),
 		HarnessError: res.HarnessError, Expected: res.Expected, Observed: res.Observed,
 		HeldKnown: res.Held != nil, Held: res.Held != nil && *res.Held,
-		Unclassified: res.Observation.Unclassified, Liveness: res.Liveness, Stats: res.Stats,
+		Unclassified: res.Observation.Unclassified, Liveness: newLivenessView(res.Liveness), Stats: res.Stats,
 		Anomalies: views, Warnings: res.Warnings, Scenario: sc,
 		HistoryOps: int(c.Ops), Windows: len(wins),
 		Visualizations: visualizations(dir, res), LinSummary: linSummary(res),

@@ -19,6 +19,10 @@ type Results struct {
 	Observed string `json:"observed-guarantee"`
 	// Held is the run's verdict (Outcome.Held).
 	Held bool `json:"guarantee-held"`
+	// Live is false when a kind of op never recovered after the last heal
+	// (liveness.kinds[].never-recovered): a finding beside Held, which it
+	// leaves alone, since a stalled cluster loses nothing.
+	Live bool `json:"live"`
 	// Breaks say where a run that did not hold broke its expectation, hop
 	// by hop (model.Expectation.Breaks).
 	Breaks      []string          `json:"breaks,omitempty"`
@@ -40,7 +44,7 @@ type Results struct {
 // error that makes the verdict untrusted, if any.
 func WriteResults(dir string, out *Outcome, herr error) error {
 	r := Results{Result: out.Result, Expected: out.Expected.EndToEnd.String(), Observed: out.Observed.EndToEnd.String(),
-		Held: out.Held, Breaks: out.Expected.Breaks(out.Observed), Expectation: out.Expected, Observation: out.Observed, Reasons: out.Expected.Reasons(),
+		Held: out.Held, Live: out.Result.Liveness == nil || out.Result.Liveness.Live, Breaks: out.Expected.Breaks(out.Observed), Expectation: out.Expected, Observation: out.Observed, Reasons: out.Expected.Reasons(),
 		Stats: out.Stats, Linearizability: out.Linearizability}
 	if herr != nil {
 		r.HarnessError = herr.Error()

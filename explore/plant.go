@@ -50,7 +50,7 @@ func (p Plant) apply(s generators.Scenario) generators.Scenario {
 // line does not offer --save with --plant.
 func PlantedJudge(p Plant, opts runner.Options) Judge {
 	return runJudge(runnerRun(opts), p.apply, func(s generators.Scenario, out runner.Outcome) (Verdict, error) {
-		exp, err := model.Expected(s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
+		exp, err := runner.Expected(s)
 		if err != nil {
 			return Verdict{}, fmt.Errorf("plant %s: %w", p, err)
 		}

@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Conditions are the faults a run may suffer that change what Kafka promises.
 // The zero value is the pessimistic one the harness tests under: brokers may
@@ -168,4 +171,19 @@ func (e Expectation) Breaks(o Observation) []string {
 		out = append(out, fmt.Sprintf("anomalies of unknown effect: %v", o.Unclassified))
 	}
 	return out
+}
+
+// Copied is e for a copy pipeline (consume, transform, produce again): a
+// copier that processes a record twice writes it twice, so duplicates on
+// its output are the consumer hop's redeliveries as much as the
+// producer's, and the checkers cannot tell them apart. The producer hop
+// then may duplicate wherever the consumer hop may; a transactional copy
+// (exactly-once on both hops) is unchanged.
+func (e Expectation) Copied() Expectation {
+	if e.Consumer.Guarantee.MayDuplicate() && !e.Producer.Guarantee.MayDuplicate() {
+		e.Producer.Guarantee = FromAxes(e.Producer.Guarantee.MayLose(), true)
+		e.Producer.Reasons = append(slices.Clone(e.Producer.Reasons),
+			"a copier that processes a record twice writes it twice: its output shows the consumer hop's redeliveries as duplicates")
+	}
+	return e
 }

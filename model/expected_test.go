@@ -184,3 +184,22 @@ func TestHeldByJudgesEachHop(t *testing.T) {
 		}
 	}
 }
+
+// A copy pipeline's output duplicates may be the copier's redeliveries: an
+// at-least-once copier's producer hop then allows duplicates, a
+// transactional copy's does not.
+func TestCopiedAllowsTheConsumerHopsDuplicatesOnTheOutput(t *testing.T) {
+	idem := ProducerConfig{Acks: AcksAll, Retries: 10, MaxInFlight: 5, EnableIdempotence: true}
+	plain := expect(t, Conditions{}, idem, durableTopic, afterCommit).Copied()
+	if !plain.Producer.Guarantee.MayDuplicate() || plain.Producer.Guarantee.MayLose() {
+		t.Errorf("at-least-once copy: producer hop %v, want at-least-once", plain.Producer.Guarantee)
+	}
+	if plain.HeldBy(Observe(result(checkers.Duplicate, checkers.DuplicateDelivery))) != true {
+		t.Error("an at-least-once copy's output duplicates broke it")
+	}
+	txn := ProducerConfig{Acks: AcksAll, Retries: 10, MaxInFlight: 5, TransactionalID: "t"}
+	exact := expect(t, Conditions{}, txn, durableTopic, ConsumerConfig{IsolationLevel: ReadCommitted, CommitStrategy: CommitTransactional})
+	if exact.Copied().Producer.Guarantee != ExactlyOnce || exact.Copied().HeldBy(Observe(result(checkers.Duplicate))) {
+		t.Error("a transactional copy allowed a duplicate")
+	}
+}

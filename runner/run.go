@@ -75,7 +75,7 @@ func Run(ctx context.Context, s generators.Scenario, opts Options) (out Outcome,
 	if err := s.Validate(); err != nil {
 		return out, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
-	exp, err := model.Expected(s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
+	exp, err := Expected(s)
 	if err != nil {
 		return out, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
@@ -176,6 +176,16 @@ func (out *Outcome) Check(dir string) error {
 	out.Result, out.Observed, out.Linearizability = res, model.Observe(res), &lin
 	out.Held = out.Expected.HeldBy(out.Observed)
 	return nil
+}
+
+// Expected is what the model expects of s's configuration, hop by hop; a
+// scenario with copiers is a copy pipeline (model.Expectation.Copied).
+func Expected(s generators.Scenario) (model.Expectation, error) {
+	exp, err := model.Expected(s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
+	if err != nil || s.Workload.Copiers == 0 {
+		return exp, err
+	}
+	return exp.Copied(), nil
 }
 
 // linTimeout bounds porcupine's search of one key: a key it cannot decide

@@ -52,8 +52,8 @@
 //     per copier, KIP-848 group); at-least-once and assigning copiers are
 //     refused, never run as something else. Space draws no copiers yet:
 //     of 200 copier draws (Space with MaxCopiers 1) every read_committed
-//     one held its model, but 5% stalled (a node kill under a
-//     GroupTransactSession), those with read_uncommitted watchers broke it
+//     one held its model, but 5% ended Stalled (a busy retry of the
+//     copier's InitProducerID after a node kill, FINDINGS.md), those with read_uncommitted watchers broke it
 //     because copies aborted twice write one poisoned value twice, which
 //     the checkers count as a producer duplicate (FINDINGS.md), and a
 //     copier's replay is not yet exact.

@@ -195,7 +195,7 @@ func (p *progress) faultUnion() []span {
 // judge measures one kind's windows of unavailability against the fault
 // spans, in one sweep (the windows and the spans are both in time order).
 func (t *kindTrack) judge(kind string, faults []span, heal int64, healed bool) KindLiveness {
-	kl := KindLiveness{Kind: kind, OK: int64(len(t.ok))}
+	var longest, during, after Window // the first window of a length wins; Ns 0 is none
 	fi := 0
 	prev := t.first
 	gap := func(to int64) {
@@ -203,12 +203,14 @@ func (t *kindTrack) judge(kind string, faults []span, heal int64, healed bool) K
 			fi++
 		}
 		w := Window{Ns: to - prev, FromNs: prev, ToNs: to, Faulted: fi < len(faults) && faults[fi].from <= to}
-		kl.MaxUnavailable = longer(kl.MaxUnavailable, w)
-		if w.Faulted {
-			kl.DuringFaults = longer(kl.DuringFaults, w)
+		if w.Ns > longest.Ns {
+			longest = w
 		}
-		if from := max(prev, heal); healed && to > from {
-			kl.AfterHeal = longer(kl.AfterHeal, Window{Ns: to - from, FromNs: from, ToNs: to})
+		if w.Faulted && w.Ns > during.Ns {
+			during = w
+		}
+		if from := max(prev, heal); healed && to-from > after.Ns {
+			after = Window{Ns: to - from, FromNs: from, ToNs: to}
 		}
 		prev = to
 	}
@@ -216,17 +218,17 @@ func (t *kindTrack) judge(kind string, faults []span, heal int64, healed bool) K
 		gap(at)
 	}
 	gap(max(t.last, prev))
+	kl := KindLiveness{Kind: kind, OK: int64(len(t.ok)), MaxUnavailable: some(longest), DuringFaults: some(during), AfterHeal: some(after)}
 	if healed {
 		t.recovery(&kl, heal)
 	}
 	return kl
 }
 
-// longer returns the longer of cur and w (cur when as long: the first
-// window of a given length is reported; an empty window is none).
-func longer(cur *Window, w Window) *Window {
-	if w.Ns <= 0 || cur != nil && cur.Ns >= w.Ns {
-		return cur
+// some is w, or nil for the empty window (none found).
+func some(w Window) *Window {
+	if w.Ns <= 0 {
+		return nil
 	}
 	return &w
 }

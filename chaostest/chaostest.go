@@ -117,8 +117,8 @@ type Options struct {
 	// downstream consumer of a transactional output would.
 	ReadUncommitted bool
 	// RunsDir is where the run directory goes ("" means $KAFKACHAOS_RUNS,
-	// else runs/ in the module root); Keep keeps it when the guarantee
-	// held too.
+	// else runs/ in the module root). It is kept when the guarantee did
+	// not hold or the code hung, and always with Keep.
 	RunsDir string
 	Keep    bool
 	// Name names the run directory; Check sets it to the test's name.

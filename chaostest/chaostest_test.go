@@ -173,6 +173,9 @@ func TestHangsAndBrokenContractsAreReported(t *testing.T) {
 	if len(v.Hangs) != 1 || !strings.Contains(v.Hangs[0], "did not return within 300ms") || !strings.Contains(ft.errors, v.Hangs[0]) {
 		t.Errorf("hanging code: hangs %q; Check failed with %q", v.Hangs, ft.errors)
 	}
+	if b, err := os.ReadFile(filepath.Join(v.Dir, "hang-0.txt")); err != nil || !strings.Contains(string(b), "TestHangsAndBrokenContractsAreReported") {
+		t.Errorf("the stacks of the hung code, kept in the run directory: %v", err)
+	}
 	if took := time.Since(began); took > 30*time.Second {
 		t.Errorf("a run with hanging code took %v", took)
 	}

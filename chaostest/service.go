@@ -3,6 +3,9 @@ package chaostest
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -114,9 +117,10 @@ func (s *supervisor) halt(in *instance, why string) (returnedIn time.Duration, h
 	case <-in.returned:
 		return time.Since(began), false
 	case <-t.C:
+		stacks := s.dumpStacks(in.start)
 		s.mu.Lock()
-		s.hangs = append(s.hangs, fmt.Sprintf("start %d of the code did not return within %v of its ctx's cancellation (%s); it was abandoned",
-			in.start, s.grace, why))
+		s.hangs = append(s.hangs, fmt.Sprintf("start %d of the code did not return within %v of its ctx's cancellation (%s); it was abandoned%s",
+			in.start, s.grace, why, stacks))
 		s.mu.Unlock()
 		in.end()
 		return time.Since(began), true
@@ -216,4 +220,17 @@ func (s *supervisor) note(n string) {
 	case len(s.notes) == maxNotes:
 		s.notes = append(s.notes, "later starts that returned on their own are not listed")
 	}
+}
+
+// dumpStacks writes every goroutine's stack to hang-<start>.txt in the run
+// directory, where the hung code's own goroutine shows what it waits on,
+// and says where; "" when it could not.
+func (s *supervisor) dumpStacks(start int) string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	path := filepath.Join(s.env.Dir, fmt.Sprintf("hang-%d.txt", start))
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		return ""
+	}
+	return "; every goroutine's stack: " + path
 }

@@ -41,8 +41,7 @@ func Service(ctx context.Context, env chaostest.Env) error {
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	defer p.Close()
+	defer closeAll(c, p)
 	if err := call(ctx, p.InitTransactions); err != nil {
 		return err
 	}
@@ -83,8 +82,7 @@ func CommitFirst(ctx context.Context, env chaostest.Env) error {
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	defer p.Close()
+	defer closeAll(c, p)
 	return serve(ctx, c, env, func(batch []*kafka.Message) error {
 		if _, err := c.CommitOffsets(next(batch)); err != nil { // the bug: before processing
 			return err
@@ -113,8 +111,7 @@ func AcksOne(ctx context.Context, env chaostest.Env) error {
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	defer p.Close()
+	defer closeAll(c, p)
 	return serve(ctx, c, env, func(batch []*kafka.Message) error {
 		if err := produceAll(ctx, p, env, batch); err != nil {
 			return err
@@ -153,9 +150,12 @@ func produceAll(ctx context.Context, p *kafka.Producer, env chaostest.Env, batch
 // clients opens the service's consumer (read_committed, in env.Group,
 // committing only when told) and its producer with the settings given.
 func clients(env chaostest.Env, producer kafka.ConfigMap) (*kafka.Consumer, *kafka.Producer, error) {
+	// A crashed start's member leaves the group when its session times
+	// out, and a rebalance waits for members up to max.poll.interval.ms:
+	// short ones let the next start take over within seconds.
 	c, err := kafka.NewConsumer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "group.id": env.Group,
 		"isolation.level": "read_committed", "enable.auto.commit": false, "auto.offset.reset": "earliest",
-		"session.timeout.ms": 6000, "log_level": 0})
+		"session.timeout.ms": 2000, "heartbeat.interval.ms": 500, "max.poll.interval.ms": 4000, "log_level": 0})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -172,6 +172,20 @@ func clients(env chaostest.Env, producer kafka.ConfigMap) (*kafka.Consumer, *kaf
 		return nil, nil, err
 	}
 	return c, p, nil
+}
+
+// closeAll ends the service's clients as a crash would: the producer's
+// queued and in-flight messages are purged rather than flushed (a
+// transaction left open is aborted by the next start's InitTransactions),
+// and both close in the background, since a consumer's close waits for its
+// group coordinator, which may be the broker that just died, and a crashed
+// process waits for nothing.
+func closeAll(c *kafka.Consumer, p *kafka.Producer) {
+	p.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
+	go func() {
+		p.Close()
+		c.Close()
+	}()
 }
 
 // serve subscribes c to the input and hands each batch to handle, until

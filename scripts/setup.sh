@@ -77,6 +77,7 @@ install() {
 	go mod download
 	section "kafka jars"
 	go run ./internal/kafkadist/fetchkafka
+	KAFKA_VERSION="${SECOND_KAFKA:-3.9.1}" go run ./internal/kafkadist/fetchkafka
 	section "docker engine and kafka image"
 	if ! engine_answers; then
 		scripts/dockerd.sh start

@@ -34,3 +34,14 @@ logger.state.level = INFO
 logger.clients.name = org.apache.kafka.clients
 logger.clients.level = WARN
 `
+
+// log4j1Config is log4jConfig for Kafka 3.x, which logs through log4j 1
+// (reload4j).
+const log4j1Config = `log4j.rootLogger=INFO, out
+log4j.appender.out=org.apache.log4j.ConsoleAppender
+log4j.appender.out.layout=org.apache.log4j.PatternLayout
+log4j.appender.out.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka=INFO
+log4j.logger.state.change.logger=INFO
+log4j.logger.org.apache.kafka.clients=WARN
+`

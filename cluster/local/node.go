@@ -66,7 +66,8 @@ type jvm struct {
 	classpath string
 	heap      string
 	runID     string
-	log4j     string // path of the log4j2 config
+	log4j     string // path of the logging config
+	log4j1    bool   // a Kafka 3.x release: log4j 1 (reload4j), not log4j2
 	flags     []string
 	extraLog  io.Writer
 }
@@ -82,12 +83,20 @@ func (j jvm) args(n *node, mainClass string, rest ...string) []string {
 		"-XX:TieredStopAtLevel=1",
 		"-Djava.awt.headless=true",
 		"-Dkafkachaos.run=" + j.runID, "-Dkafkachaos.node=" + strconv.Itoa(int(n.id)),
-		"-Dlog4j2.configurationFile=" + j.log4j,
+		j.loggingFlag(),
 		"-Dkafka.logs.dir=" + n.dir,
 	}
 	a = append(a, j.flags...) // last wins in HotSpot
 	a = append(a, "-cp", j.classpath, mainClass)
 	return append(a, rest...)
+}
+
+// loggingFlag points the JVM's logging at the provider's config.
+func (j jvm) loggingFlag() string {
+	if j.log4j1 {
+		return "-Dlog4j.configuration=file:" + j.log4j
+	}
+	return "-Dlog4j2.configurationFile=" + j.log4j
 }
 
 // command wraps args in `ip netns exec` when the node has a namespace; ip

@@ -132,11 +132,15 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 		return err
 	}
 	p.jvm = jvm{classpath: dist.Classpath(), heap: p.opts.Heap, runID: p.id,
-		log4j: filepath.Join(p.dir, "log4j2.properties"), flags: p.opts.JVMFlags}
+		log4j: filepath.Join(p.dir, "log4j2.properties"), flags: p.opts.JVMFlags, log4j1: dist.Log4j1()}
+	config := log4jConfig
+	if p.jvm.log4j1 {
+		p.jvm.log4j, config = filepath.Join(p.dir, "log4j.properties"), log4j1Config
+	}
 	if spec.Log != nil {
 		p.jvm.extraLog = &lockedWriter{w: spec.Log}
 	}
-	if err := os.WriteFile(p.jvm.log4j, []byte(log4jConfig), 0o644); err != nil {
+	if err := os.WriteFile(p.jvm.log4j, []byte(config), 0o644); err != nil {
 		return err
 	}
 	if err := p.placeNodes(ctx, spec.Brokers); err != nil {

@@ -29,6 +29,7 @@ func commands() []command {
 		{"summary", "one line per run directory: text, markdown (CI) or json", summaryCmd},
 		{"matrix", "run every configuration under every fault kind; write MATRIX.md and matrix.html", matrixCmd},
 		{"explore", "draw scenarios until one violates its claim; shrink it, save it as a regression", exploreCmd},
+		{"versions", "run a fixed set of scenarios on each Kafka release; write VERSIONS.md", versionsCmd},
 		{"import", "convert a Jepsen EDN history to JSONL", importCmd},
 		{"clean", "remove what crashed runs left behind (brokers, namespaces, rules)", cleanCmd},
 		{"export", "convert a JSONL history to Jepsen EDN", exportCmd},

@@ -28,6 +28,11 @@ type Dist struct {
 	Libs    string // Dir/libs: every jar the broker and its tools need
 }
 
+// Log4j1 reports whether the release logs through log4j 1 (reload4j, Kafka
+// 3.x: configured by -Dlog4j.configuration) rather than log4j2 (4.x:
+// -Dlog4j2.configurationFile).
+func (d Dist) Log4j1() bool { return log4j1(d.Libs) }
+
 // Classpath is the java -cp argument that loads every jar in Libs.
 func (d Dist) Classpath() string { return filepath.Join(d.Libs, "*") }
 

@@ -108,11 +108,27 @@ func TestVersionFromEnvironment(t *testing.T) {
 }
 
 func TestPomNamesEveryServerModule(t *testing.T) {
-	p := pom("4.4.0")
-	for _, m := range serverModules {
-		if !strings.Contains(p, "<artifactId>"+m+"</artifactId><version>4.4.0</version>") {
-			t.Errorf("pom lacks %s 4.4.0:\n%s", m, p)
+	for v, want := range map[string]int{"4.4.0": 3, "3.7.2": 3, "3.6.2": 2, "3.3.2": 2} {
+		p, mods := pom(v), serverModules(v)
+		if len(mods) != want || strings.Contains(p, "kafka-server") != (want == 3) {
+			t.Errorf("%s: modules %v, want %d (kafka-server exists from 3.7.0)", v, mods, want)
 		}
+		for _, m := range mods {
+			if !strings.Contains(p, "<artifactId>"+m+"</artifactId><version>"+v+"</version>") {
+				t.Errorf("pom lacks %s %s:\n%s", m, v, p)
+			}
+		}
+	}
+}
+
+// Kafka 3.x ships its own slf4j binding (reload4j): no log4j2 one is added.
+func TestLoggingBindingOfA3xRelease(t *testing.T) {
+	libs := t.TempDir()
+	for _, j := range []string{"slf4j-api-1.7.36.jar", "slf4j-reload4j-1.7.36.jar", "reload4j-1.2.25.jar"} {
+		os.WriteFile(filepath.Join(libs, j), nil, 0o644)
+	}
+	if b, err := loggingBinding(libs); b != "" || err != nil || !(Dist{Libs: libs}).Log4j1() {
+		t.Errorf("binding %q, %v, log4j1 %v: want none, log4j 1", b, err, (Dist{Libs: libs}).Log4j1())
 	}
 }
 

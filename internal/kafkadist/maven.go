@@ -12,13 +12,30 @@ import (
 
 // serverModules are the artifacts whose runtime closure is a broker plus
 // the storage tool: kafka_2.13 holds kafka.Kafka and kafka.tools.StorageTool.
-var serverModules = []string{"kafka_2.13", "kafka-server", "kafka-tools"}
+// kafka-server was first published with 3.7.0; before it, kafka_2.13's
+// closure holds what it later took.
+func serverModules(version string) []string {
+	if olderThan(version, 3, 7) {
+		return []string{"kafka_2.13", "kafka-tools"}
+	}
+	return []string{"kafka_2.13", "kafka-server", "kafka-tools"}
+}
+
+// olderThan reports whether release version (major.minor.patch) is older
+// than major.minor.
+func olderThan(version string, major, minor int) bool {
+	var ma, mi int
+	if _, err := fmt.Sscanf(version, "%d.%d", &ma, &mi); err != nil {
+		return false
+	}
+	return ma < major || ma == major && mi < minor
+}
 
 // pom is a throwaway project whose only purpose is to name the modules so
 // that dependency:copy-dependencies resolves their runtime closure.
 func pom(version string) string {
 	var deps strings.Builder
-	for _, m := range serverModules {
+	for _, m := range serverModules(version) {
 		fmt.Fprintf(&deps, "    <dependency><groupId>org.apache.kafka</groupId><artifactId>%s</artifactId><version>%s</version></dependency>\n", m, version)
 	}
 	return `<project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -50,7 +67,7 @@ func resolve(ctx context.Context, work, libs, version string) error {
 		return fmt.Errorf("kafkadist: resolving Kafka %s: %w", version, err)
 	}
 	binding, err := loggingBinding(libs)
-	if err != nil {
+	if err != nil || binding == "" {
 		return err
 	}
 	if err := mvn(ctx, work, "dependency:copy", "-Dartifact="+binding, "-DoutputDirectory="+libs); err != nil {
@@ -60,8 +77,13 @@ func resolve(ctx context.Context, work, libs, version string) error {
 }
 
 // loggingBinding picks the log4j2 slf4j binding matching the slf4j-api and
-// log4j-api versions found in libs, so the binding never disagrees with them.
+// log4j-api versions found in libs, so the binding never disagrees with them;
+// "" for a 3.x release, whose runtime closure brings its own binding
+// (slf4j-reload4j: log4j 1's API, see Dist.Log4j1).
 func loggingBinding(libs string) (string, error) {
+	if log4j1(libs) {
+		return "", nil
+	}
 	slf4j, err := jarVersion(libs, "slf4j-api")
 	if err != nil {
 		return "", err
@@ -75,6 +97,13 @@ func loggingBinding(libs string) (string, error) {
 		artifact = "log4j-slf4j2-impl"
 	}
 	return "org.apache.logging.log4j:" + artifact + ":" + log4j, nil
+}
+
+// log4j1 reports whether libs logs through reload4j (Kafka 3.x) rather than
+// log4j2 (Kafka 4.x).
+func log4j1(libs string) bool {
+	m, _ := filepath.Glob(filepath.Join(libs, "slf4j-reload4j-[0-9]*.jar"))
+	return len(m) > 0
 }
 
 // jarVersion finds libs/<name>-<version>.jar and returns version.

@@ -99,7 +99,8 @@ type Options struct {
 	Partitions int
 	Records    int
 	// Duration is how long the code runs under the faults; 0 means 3s.
-	// The input is produced over its first half.
+	// The input is paced over its first half (and produced to its end
+	// after it, if a slow start held it back).
 	Duration time.Duration
 	Faults   []Fault
 	Seed     int64

@@ -76,9 +76,17 @@ func (in *inputLog) produce(ctx context.Context, n int64, parts int, over time.D
 	}
 }
 
-// close stops producing (a value not sent by now is never sent, and never
-// recorded) and flushes the sends in flight, within inputFlush.
+// close lets the input be produced to its end, within inputFlush (a slow
+// start of the producer, or a broker down, may have held it back past its
+// pace), then stops producing (a value not sent by then is never sent, and
+// never recorded) and flushes the sends in flight, within inputFlush.
 func (in *inputLog) close() error {
+	wait := time.NewTimer(inputFlush)
+	defer wait.Stop()
+	select {
+	case <-in.done:
+	case <-wait.C:
+	}
 	in.cancel()
 	<-in.done // produce returns once its ctx is cancelled
 	ctx, cancel := context.WithTimeout(context.Background(), inputFlush)

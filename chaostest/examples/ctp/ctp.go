@@ -20,6 +20,7 @@ package ctp
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
@@ -37,52 +38,53 @@ const (
 
 // Service copies the input to the output exactly once.
 func Service(ctx context.Context, env chaostest.Env) error {
-	c, p, err := clients(env, kafka.ConfigMap{"transactional.id": env.TransactionalID, "transaction.timeout.ms": 10000})
+	cl, err := open(env, kafka.ConfigMap{"transactional.id": env.TransactionalID, "transaction.timeout.ms": 10000})
 	if err != nil {
 		return err
 	}
-	defer closeAll(c, p)
-	if err := call(ctx, p.InitTransactions); err != nil {
+	defer cl.close()
+	if err := cl.call(ctx, cl.p.InitTransactions); err != nil {
 		return err
 	}
-	return serve(ctx, c, env, func(batch []*kafka.Message) error { return copyInTransaction(ctx, c, p, env, batch) })
+	return serve(ctx, cl.c, env, func(batch []*kafka.Message) error { return copyInTransaction(ctx, cl, env, batch) })
 }
 
 // copyInTransaction writes batch and commits its offsets as one
 // transaction. Any error ends the service, which its supervisor starts
 // again: the new producer's InitTransactions aborts what this one left
 // open, and the new consumer resumes from the committed offsets.
-func copyInTransaction(ctx context.Context, c *kafka.Consumer, p *kafka.Producer, env chaostest.Env, batch []*kafka.Message) error {
-	if err := p.BeginTransaction(); err != nil {
+func copyInTransaction(ctx context.Context, cl *clients, env chaostest.Env, batch []*kafka.Message) error {
+	if err := cl.p.BeginTransaction(); err != nil {
 		return err
 	}
 	for _, m := range batch {
-		if err := p.Produce(transform(env, m), nil); err != nil {
+		if err := cl.p.Produce(transform(env, m), nil); err != nil {
 			return err
 		}
 	}
-	md, err := c.GetConsumerGroupMetadata()
+	md, err := cl.c.GetConsumerGroupMetadata()
 	if err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
 		return nil // crashed mid-transaction: nothing is committed
 	}
-	if err := call(ctx, func(cctx context.Context) error { return p.SendOffsetsToTransaction(cctx, next(batch), md) }); err != nil {
+	if err := cl.call(ctx, func(cctx context.Context) error { return cl.p.SendOffsetsToTransaction(cctx, next(batch), md) }); err != nil {
 		return err
 	}
-	return call(ctx, p.CommitTransaction)
+	return cl.call(ctx, cl.p.CommitTransaction)
 }
 
 // CommitFirst is Service's at-least-once sibling with the classic bug: it
 // commits a batch's offsets, then processes the records. A crash while it
 // processes loses the rest of the batch: the group has moved past them.
 func CommitFirst(ctx context.Context, env chaostest.Env) error {
-	c, p, err := clients(env, kafka.ConfigMap{"acks": "all", "enable.idempotence": true})
+	cl, err := open(env, kafka.ConfigMap{"acks": "all", "enable.idempotence": true})
 	if err != nil {
 		return err
 	}
-	defer closeAll(c, p)
+	defer cl.close()
+	c, p := cl.c, cl.p
 	return serve(ctx, c, env, func(batch []*kafka.Message) error {
 		if _, err := c.CommitOffsets(next(batch)); err != nil { // the bug: before processing
 			return err
@@ -107,16 +109,16 @@ const processing = 2 * time.Millisecond
 // AcksOne commits after processing, as at-least-once requires, but
 // acknowledges records on the leader alone (acks=1).
 func AcksOne(ctx context.Context, env chaostest.Env) error {
-	c, p, err := clients(env, kafka.ConfigMap{"acks": "1", "go.delivery.reports": true})
+	cl, err := open(env, kafka.ConfigMap{"acks": "1", "go.delivery.reports": true})
 	if err != nil {
 		return err
 	}
-	defer closeAll(c, p)
-	return serve(ctx, c, env, func(batch []*kafka.Message) error {
-		if err := produceAll(ctx, p, env, batch); err != nil {
+	defer cl.close()
+	return serve(ctx, cl.c, env, func(batch []*kafka.Message) error {
+		if err := produceAll(ctx, cl.p, env, batch); err != nil {
 			return err
 		}
-		_, err := c.CommitOffsets(next(batch))
+		_, err := cl.c.CommitOffsets(next(batch))
 		return err
 	})
 }
@@ -147,9 +149,17 @@ func produceAll(ctx context.Context, p *kafka.Producer, env chaostest.Env, batch
 	return nil
 }
 
-// clients opens the service's consumer (read_committed, in env.Group,
+// clients are one start's consumer and producer, and the calls still in
+// flight on the producer.
+type clients struct {
+	c     *kafka.Consumer
+	p     *kafka.Producer
+	calls sync.WaitGroup
+}
+
+// open opens the service's consumer (read_committed, in env.Group,
 // committing only when told) and its producer with the settings given.
-func clients(env chaostest.Env, producer kafka.ConfigMap) (*kafka.Consumer, *kafka.Producer, error) {
+func open(env chaostest.Env, producer kafka.ConfigMap) (*clients, error) {
 	// A crashed start's member leaves the group when its session times
 	// out, and a rebalance waits for members up to max.poll.interval.ms:
 	// short ones let the next start take over within seconds.
@@ -157,7 +167,7 @@ func clients(env chaostest.Env, producer kafka.ConfigMap) (*kafka.Consumer, *kaf
 		"isolation.level": "read_committed", "enable.auto.commit": false, "auto.offset.reset": "earliest",
 		"session.timeout.ms": 2000, "heartbeat.interval.ms": 500, "max.poll.interval.ms": 4000, "log_level": 0})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// A request to a dead broker is given up after 3s rather than 30-60s:
 	// the service retries sooner, and its tests stay short.
@@ -169,22 +179,45 @@ func clients(env chaostest.Env, producer kafka.ConfigMap) (*kafka.Consumer, *kaf
 	p, err := kafka.NewProducer(&cfg)
 	if err != nil {
 		c.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return c, p, nil
+	return &clients{c: c, p: p}, nil
 }
 
-// closeAll ends the service's clients as a crash would: the producer's
-// queued and in-flight messages are purged rather than flushed (a
-// transaction left open is aborted by the next start's InitTransactions),
-// and both close in the background, since a consumer's close waits for its
-// group coordinator, which may be the broker that just died, and a crashed
-// process waits for nothing.
-func closeAll(c *kafka.Consumer, p *kafka.Producer) {
-	p.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
+// call runs a transactional call with its own bound. A crash (ctx
+// cancelled) does not wait for it, as a dying process would not: the call
+// is left to end in the background (librdkafka's transactional calls can
+// outlive their timeout when a coordinator dies), and close waits for it
+// before it closes the producer the call uses.
+func (cl *clients) call(ctx context.Context, fn func(context.Context) error) error {
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	done := make(chan error, 1)
+	cl.calls.Add(1)
 	go func() {
-		p.Close()
-		c.Close()
+		defer cl.calls.Done()
+		defer cancel()
+		done <- fn(cctx)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// close ends the clients as a crash would: the producer's queued and
+// in-flight messages are purged rather than flushed (a transaction left
+// open is aborted by the next start's InitTransactions), and both close in
+// the background, after any call left running, since a consumer's close
+// waits for its group coordinator, which may be the broker that just died,
+// and a crashed process waits for nothing.
+func (cl *clients) close() {
+	cl.p.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
+	go func() {
+		cl.calls.Wait()
+		cl.p.Close()
+		cl.c.Close()
 	}()
 }
 
@@ -254,11 +287,4 @@ func next(batch []*kafka.Message) []kafka.TopicPartition {
 		out = append(out, tp)
 	}
 	return out
-}
-
-// call runs a transactional call with its own bound.
-func call(ctx context.Context, fn func(context.Context) error) error {
-	cctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	return fn(cctx)
 }

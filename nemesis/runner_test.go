@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -222,4 +223,30 @@ func TestRunHealsThenRepanicsWhenAHealFails(t *testing.T) {
 		}
 	}()
 	Run(context.Background(), Schedule{{At: 0, Duration: time.Hour, Fault: a}, {At: 0, Duration: time.Hour, Fault: b}}, rec)
+}
+
+// An instant step (zero Duration) starts, then stops, at its instant; a
+// window ending at that instant stops before it, one starting then starts
+// before its stop. A stop sorted before its own start left instant faults
+// active to the end of the schedule, and every health check after them was
+// deferred.
+func TestTimelineStopsAnInstantStepAfterItsStart(t *testing.T) {
+	f := func(name string) Fault { return &fakeFault{name: name} }
+	s := Schedule{
+		{At: time.Second, Duration: 0, Fault: f("crash")},
+		{At: 0, Duration: time.Second, Fault: f("kill")},
+		{At: time.Second, Duration: time.Second, Fault: f("pause")},
+	}
+	var got []string
+	for _, e := range s.timeline() {
+		verb := "stop"
+		if e.start {
+			verb = "start"
+		}
+		got = append(got, verb+" "+s[e.step].Fault.Name())
+	}
+	want := []string{"start kill", "stop kill", "start crash", "start pause", "stop crash", "stop pause"}
+	if !slices.Equal(got, want) {
+		t.Errorf("timeline %v, want %v", got, want)
+	}
 }

@@ -40,18 +40,30 @@ type event struct {
 	start bool
 }
 
-// timeline orders every start and stop; a stop at the same instant as a
-// start of another step comes first, so that faults of one kind hand over.
+// timeline orders every start and stop. At one instant the stops of
+// windows come first, so that faults of one kind hand over, then the
+// starts, then the stops of instant steps (zero Duration), each after its
+// own start: a stop sorted before its start would leave the step active
+// to the end of the schedule.
 func (s Schedule) timeline() []event {
 	evs := make([]event, 0, 2*len(s))
 	for i, st := range s {
 		evs = append(evs, event{st.At, i, true}, event{st.At + st.Duration, i, false})
 	}
+	rank := func(e event) int {
+		switch {
+		case e.start:
+			return 1
+		case s[e.step].Duration == 0:
+			return 2
+		}
+		return 0
+	}
 	sort.SliceStable(evs, func(a, b int) bool {
 		if evs[a].at != evs[b].at {
 			return evs[a].at < evs[b].at
 		}
-		return !evs[a].start && evs[b].start
+		return rank(evs[a]) < rank(evs[b])
 	})
 	return evs
 }

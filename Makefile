@@ -32,8 +32,11 @@ SECOND_KAFKA ?= 3.9.1
 MODULE    := github.com/kafkachaos/kafkachaos
 GOTESTSUM  = $(GO) tool gotestsum --format pkgname --hide-summary=skipped
 SUMMARIZE  = $(GO) run ./internal/testsummary/summarize -trim $(MODULE)
+# -p 3: the packages' tests wait on timers and clusters far more than they
+# compute (about a third of two cores busy at -p 2), so a third package at a
+# time cuts the unit pass from ~370 s to ~260 s here.
 UNIT_TESTS = $(GOTESTSUM) --jsonfile $(TEST_OUT)/unit.json --junitfile $(TEST_OUT)/unit.xml -- \
-	-count=1 -timeout $(TIMEOUT) -skip '^TestChaos(Local|Docker)' ./...
+	-count=1 -p 3 -timeout $(TIMEOUT) -skip '^TestChaos(Local|Docker)' ./...
 test:
 	@mkdir -p $(TEST_OUT) && rm -f $(TEST_OUT)/*.json $(TEST_OUT)/*.xml
 	@trap 'scripts/setup.sh release $(TEST_OUT)/engine-started' EXIT; \

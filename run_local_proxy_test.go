@@ -6,7 +6,6 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
-	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // Faults on the clients' proxies (internal/kproxy): the cluster of these
@@ -48,11 +47,7 @@ func latencyClaim(t *testing.T, p realProfile) {
 func TestChaosLocalDelayedRequestsTransactions(t *testing.T) {
 	p := requireReal(t, "local")
 	s := realScenario("local-delayed-requests-txn", p)
-	s.Keys = generators.SequentialKeys(1, "in", "out")
-	s.Producer.TransactionalID = "chaos-copier"
-	s.Consumer.CommitStrategy = model.CommitTransactional
-	s.Workload.Copiers, s.Workload.TxnSize, s.Workload.AbortRatio = 2, 5, 0.2
-	s.Workload.Mix.Txn, s.Workload.Rate = 2, 200
+	s = s.TransactionalCopy(1, 0.2, 200)
 	hold := faultAt(s, generators.KindDelayedRequests, "all", 0.2, 0.7)
 	hold.Params.Requests, hold.Params.Delay = []string{"produce", "end-txn", "txn-offset-commit"}, d(1500*time.Millisecond)
 	s.Nemesis = []generators.Fault{hold, faultAt(s, generators.KindPause, "one", 0.35, 0.5)}

@@ -373,11 +373,7 @@ func TestChaosLocalAutoCommitLoses(t *testing.T) {
 func TestChaosLocalTransactionalCopyExactlyOnce(t *testing.T) {
 	p := requireReal(t, "local")
 	s := realScenario("local-copy-transactional", p)
-	s.Keys = generators.SequentialKeys(1, "in", "out")
-	s.Producer.TransactionalID = "chaos-copier"
-	s.Consumer.CommitStrategy = model.CommitTransactional
-	s.Workload.Copiers, s.Workload.TxnSize, s.Workload.AbortRatio = 2, 5, 0.2
-	s.Workload.Mix.Txn, s.Workload.Rate = 2, 200
+	s = s.TransactionalCopy(1, 0.2, 200)
 	s.Nemesis = []generators.Fault{
 		faultAt(s, generators.KindKill, "leader", 0.1, 0.3),
 		faultAt(s, generators.KindPause, "one", 0.45, 0.6),

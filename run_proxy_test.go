@@ -6,7 +6,6 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
-	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // The proxy faults on the selected cluster (the embedded one by default:
@@ -33,11 +32,7 @@ func TestChaosLatency(t *testing.T) {
 // exactly-once, and the hold held requests.
 func TestChaosDelayedRequestsTransactions(t *testing.T) {
 	s := base("delayed-requests-txn", 4*time.Second)
-	s.Keys = generators.SequentialKeys(2, "in", "out")
-	s.Producer.TransactionalID = "chaos-copier"
-	s.Consumer.CommitStrategy = model.CommitTransactional
-	s.Workload.Copiers, s.Workload.TxnSize, s.Workload.AbortRatio = 2, 5, 0.3
-	s.Workload.Mix.Txn, s.Workload.Rate = 2, 300
+	s = s.TransactionalCopy(2, 0.3, 300)
 	start, dur := window(s)
 	s.Nemesis = []generators.Fault{{Kind: generators.KindDelayedRequests, Start: start, Duration: dur,
 		Params: generators.FaultParams{Delay: d(500 * time.Millisecond), Requests: []string{"produce", "end-txn", "txn-offset-commit"}}}}

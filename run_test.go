@@ -346,11 +346,7 @@ func TestChaosConsumerAutoCommitLoses(t *testing.T) {
 // group) and no aborted record may be read (G1a).
 func TestChaosTransactionalCopyExactlyOnce(t *testing.T) {
 	s := base("copy-transactional", 5*time.Second)
-	s.Keys = generators.SequentialKeys(2, "in", "out")
-	s.Producer.TransactionalID = "chaos-copier"
-	s.Consumer.CommitStrategy = model.CommitTransactional
-	s.Workload.Copiers, s.Workload.TxnSize, s.Workload.AbortRatio = 2, 5, 0.3
-	s.Workload.Mix.Txn, s.Workload.Rate = 2, 300
+	s = s.TransactionalCopy(2, 0.3, 300)
 	start, dur := window(s)
 	s.Nemesis = []generators.Fault{{Kind: generators.KindCrashProducer, Start: start, Duration: dur,
 		Params: generators.FaultParams{Every: d(700 * time.Millisecond)}}}

@@ -28,3 +28,17 @@ func Baseline(name, provider string, limit time.Duration) Scenario {
 		TimeLimit: Duration(limit),
 	}
 }
+
+// TransactionalCopy is s as a transactional consume-transform-produce
+// pipeline, the seed text's exactly-once case: keys input keys of topic
+// "in" copied to topic "out" by two copiers committing transactions of five
+// records with read_committed, abortRatio of them aborted on purpose, at
+// rate ops per second.
+func (s Scenario) TransactionalCopy(keys int, abortRatio, rate float64) Scenario {
+	s.Keys = SequentialKeys(keys, "in", "out")
+	s.Producer.TransactionalID = "chaos-copier"
+	s.Consumer.CommitStrategy = model.CommitTransactional
+	s.Workload.Copiers, s.Workload.TxnSize, s.Workload.AbortRatio = 2, 5, abortRatio
+	s.Workload.Mix.Txn, s.Workload.Rate = 2, rate
+	return s
+}

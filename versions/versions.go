@@ -68,11 +68,7 @@ func Scenarios(provider string, limit time.Duration) []generators.Scenario {
 	acks1.Nemesis = []generators.Fault{at(acks1, generators.KindIsolateLeader, "", 0.05, 0.55)}
 
 	txn := base("txn-copy-delayed-requests")
-	txn.Keys = generators.SequentialKeys(1, "in", "out")
-	txn.Producer.TransactionalID = "chaos-copier"
-	txn.Consumer.CommitStrategy = model.CommitTransactional
-	txn.Workload.Copiers, txn.Workload.TxnSize, txn.Workload.AbortRatio = 2, 5, 0.2
-	txn.Workload.Mix.Txn, txn.Workload.Rate = 2, 200
+	txn = txn.TransactionalCopy(1, 0.2, 200)
 	hold := at(txn, generators.KindDelayedRequests, "all", 0.2, 0.7)
 	hold.Params.Requests, hold.Params.Delay = []string{"produce", "end-txn", "txn-offset-commit"}, generators.Duration(1500*time.Millisecond)
 	txn.Nemesis = []generators.Fault{hold, at(txn, generators.KindPause, "one", 0.35, 0.5)}

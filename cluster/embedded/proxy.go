@@ -136,11 +136,7 @@ func (e *Provider) ProbeProxy(ctx context.Context, node int32) (time.Duration, e
 	if err != nil {
 		return 0, err
 	}
-	addr, err := set.Addr(proxyName(node))
-	if err != nil {
-		return 0, err
-	}
-	return kproxy.Probe(ctx, addr)
+	return set.ProbeVia(ctx, proxyName(node))
 }
 
 // ownAddr is the broker's own address behind addr: addr itself without

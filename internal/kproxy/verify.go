@@ -58,11 +58,7 @@ func (s *Set) ApplyVerified(ctx context.Context, proxy, name string, t Toxic) er
 	if t.Kind != Latency {
 		return nil
 	}
-	addr, err := s.Addr(proxy)
-	if err != nil {
-		return err
-	}
-	rt, err := Probe(ctx, addr)
+	rt, err := s.ProbeVia(ctx, proxy)
 	if err != nil {
 		return fmt.Errorf("kproxy: probing %s: %w", proxy, err)
 	}
@@ -77,6 +73,15 @@ const VerifiedToxic = "the toxic is listed on the proxy; a latency toxic also de
 
 // VerifiedHeal says what Heal checks.
 const VerifiedHeal = "no toxic is listed on any proxy"
+
+// ProbeVia times one ApiVersions round trip through proxy name.
+func (s *Set) ProbeVia(ctx context.Context, name string) (time.Duration, error) {
+	addr, err := s.Addr(name)
+	if err != nil {
+		return 0, err
+	}
+	return Probe(ctx, addr)
+}
 
 // Probe times one ApiVersions round trip to the Kafka broker at addr
 // (directly or through a proxy), within ProbeTimeout.

@@ -110,10 +110,6 @@ func (c *Cluster) ProbeProxy(ctx context.Context, id int32) (time.Duration, erro
 	if err != nil {
 		return 0, err
 	}
-	addr, err := set.Addr(proxyName(id))
-	if err != nil {
-		return 0, c.wrap(err)
-	}
-	d, err := kproxy.Probe(ctx, addr)
+	d, err := set.ProbeVia(ctx, proxyName(id))
 	return d, c.wrap(err)
 }

@@ -26,6 +26,10 @@ vet:
 # command that installs it, and the real-Kafka tests skip (under CI=true
 # they fail instead). JUnit XML and the go test -json streams: $(TEST_OUT).
 TEST_OUT  ?= $(RUNS_DIR)/test
+# chaostest's acks=1 example on real Kafka (chaostest/examples/ctp) runs in
+# make chaos-local, not here: whether its leader failover lands on
+# unreplicated output depends on where the input and output leaders fall
+# (caught on attempt 1 and 3 of two runs here, 0 of 3 in one CI run).
 # SECOND_KAFKA is the release line make test also runs one claim on, so a
 # provider change that only the default release survives fails CI.
 SECOND_KAFKA ?= 3.9.1
@@ -44,7 +48,7 @@ test:
 	export DOCKER_HOST=$(KAFKACHAOS_DOCKER_HOST) KAFKACHAOS_DOCKER=1; status=0; \
 	$(UNIT_TESTS) || status=1; \
 	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/local.json --junitfile $(TEST_OUT)/local.xml -- \
-		-count=1 -timeout 20m -p 1 -run ChaosLocal . ./chaostest/examples/ctp || status=1; \
+		-count=1 -timeout 20m -run ChaosLocal . || status=1; \
 	KAFKA_VERSION=$(SECOND_KAFKA) KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/local-$(SECOND_KAFKA).json \
 		--junitfile $(TEST_OUT)/local-$(SECOND_KAFKA).xml -- -count=1 -timeout 10m -run 'ChaosLocalAcksAllIdempotentSafe$$' . || status=1; \
 	KAFKACHAOS_CLUSTER=docker KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/docker.json --junitfile $(TEST_OUT)/docker.xml -- \
@@ -76,7 +80,7 @@ PROFILE ?= full
 chaos-local: build kafka
 	mkdir -p $(RUNS_DIR)
 	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=$(PROFILE) KAFKACHAOS_RUNS=$(RUNS_DIR) KAFKACHAOS_KEEP=1 \
-		$(GO) test -timeout 60m -count=1 -run 'ChaosLocal' -v . ./chaostest/examples/ctp 2>&1 | tee $(RUNS_DIR)/chaos-local.log | \
+		$(GO) test -timeout 60m -count=1 -p 1 -run 'ChaosLocal' -v . ./chaostest/examples/ctp 2>&1 | tee $(RUNS_DIR)/chaos-local.log | \
 		grep -E '^(=== RUN|--- |ok|FAIL|PASS)|CLAIM|THROUGHPUT|TIME TO|MIN.ISR|attempt|run dir' ; \
 		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR) (full log: $(RUNS_DIR)/chaos-local.log)"; exit $$status
 

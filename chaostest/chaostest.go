@@ -69,8 +69,8 @@ func KillBroker(start, d time.Duration) Fault {
 	return Fault{Kind: generators.KindKill, Start: generators.Duration(start), Duration: generators.Duration(d)}
 }
 
-// KillLeader kills the leader of partition 0 at start for d; it needs real
-// brokers (local or docker).
+// KillLeader kills the leader of output partition 0 (the one the code under
+// test writes) at start for d; it needs real brokers (local or docker).
 func KillLeader(start, d time.Duration) Fault {
 	f := KillBroker(start, d)
 	f.Params.Target = "leader"

@@ -2,6 +2,7 @@ package chaostest
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/nemesis"
@@ -12,7 +13,7 @@ import (
 // every run makes them (runner.ClusterFaults), the client crash kinds as
 // crashes of the code under test.
 func (r *run) schedule(sup *supervisor) (nemesis.Schedule, error) {
-	cf := runner.ClusterFaults{Provider: r.prov, Scenario: r.s, IntN: r.intN}
+	cf := runner.ClusterFaults{Provider: r.prov, Scenario: outputTargeted(r.s), IntN: r.intN}
 	if err := cf.Unsupported(); err != nil {
 		return nil, fmt.Errorf("chaostest: %w", err)
 	}
@@ -37,4 +38,14 @@ func codeFault(f generators.Fault, sup *supervisor) (nemesis.Fault, error) {
 		return &crashFault{kind: f.Kind, sup: sup}, nil
 	}
 	return nil, fmt.Errorf("fault kind %q cannot act on code under test (crash-consumer and crash-producer crash it)", f.Kind)
+}
+
+// outputTargeted is s with key 0 on output partition 0, for the faults'
+// targets (the leader, a minority...), which name key 0's partition: the
+// code under test writes the output, so that partition's leader is the one
+// whose failover can lose what the code was told was written.
+func outputTargeted(s generators.Scenario) generators.Scenario {
+	s.Keys.Map = maps.Clone(s.Keys.Map)
+	s.Keys.Map["0"] = generators.TopicPartition{Topic: s.Keys.OutputTopic, Partition: 0}
+	return s
 }

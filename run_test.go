@@ -413,7 +413,13 @@ func randomProfileFor(t *testing.T, provider string) randomProfile {
 		requireReal(t, provider)
 		p.space = generators.ShortSpace()
 		p.space.Provider, p.space.Kinds = provider, generators.KindsFor(provider)
-		p.space.MinFaults = 1 // issue 12: every draw fires faults
+		// One fault, which must fire and heal (issue 12): a second one would
+		// wait behind a kill's heal — a JVM or container restart and the
+		// cluster's health, 10-30 s on two cores, longer than the run — and
+		// never fire (a CI run's docker draw: kill at 10 ms healed at 26.9 s
+		// of a 14 s run, its second kill's window long past). Draws of several
+		// faults on real brokers are explore's, which counts that as an error.
+		p.space.MinFaults, p.space.MaxFaults = 1, 1
 		p.space.MinTime, p.space.MaxTime = 8*time.Second, 15*time.Second
 		p.draws, p.keep = 1, true
 	}

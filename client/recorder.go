@@ -44,11 +44,24 @@ func (m *MemRecorder) Ops() []histories.Op {
 }
 
 // Processes hands out process ids. A crashed worker's ids are never handed
-// out again, so one Processes is shared by every worker of a run.
-type Processes struct{ next atomic.Int64 }
+// out again, so one Processes is shared by every worker of a run. The zero
+// value counts from 0.
+type Processes struct {
+	next atomic.Int64
+	from func() int64
+}
+
+// ProcessesFrom hands out the ids next returns: a client in a worker
+// process takes its ids from the run's one sequence, in the harness.
+func ProcessesFrom(next func() int64) *Processes { return &Processes{from: next} }
 
 // Next returns a fresh process id (0, 1, 2, ...).
-func (p *Processes) Next() int64 { return p.next.Add(1) - 1 }
+func (p *Processes) Next() int64 {
+	if p.from != nil {
+		return p.from()
+	}
+	return p.next.Add(1) - 1
+}
 
 // crashValue is the value of a consumer's crash op.
 type crashValue struct {

@@ -38,6 +38,12 @@ func targetText(f Fault) string {
 // need is f's kind's need with what its parameters change.
 func (f Fault) need(s Scenario) need {
 	n := needOf(f.Kind)
+	if f.Kind == KindPauseClient {
+		n = f.pauseNeed()
+	}
+	if s.Workload.ClientProcesses && KindCapability(f.Kind) == "" {
+		n.warmup = max(n.warmup, processStart) // the client's process is up first
+	}
 	if f.Kind == KindCrashConsumer && f.Params.Point != "" && f.Params.Point != CrashAnywhere &&
 		s.Workload.Mode == ModeGroup {
 		// a commit point is passed only by a member that owns partitions
@@ -65,6 +71,8 @@ func (n need) workload(s Scenario, kind, field string) error {
 	switch {
 	case n.senders && w.Producers+w.Copiers == 0:
 		return bad(field+".kind", "%s acts on producers or their produce requests, and the workload has neither producers nor copiers", kind)
+	case n.copiers && w.Copiers == 0:
+		return bad(field+".kind", "%s acts on a copier, and the workload has none", kind)
 	case n.consumers && w.Consumers == 0:
 		return bad(field+".kind", "%s acts on a consumer, and the workload has none", kind)
 	case n.group && w.Mode != ModeGroup:

@@ -42,7 +42,7 @@ const (
 var kinds = []string{KindLostAck, KindDelay, KindDrop, KindLeaderShuffle, KindKill, KindPause,
 	KindPartition, KindCrashProducer, KindCrashConsumer, KindChurn,
 	KindCleanRestart, KindRollingRestart, KindIsolateLeader, KindBridge, KindCutClients, KindPacketLoss, KindSlowLink,
-	KindIsolateLeaderReplication, KindLatency, KindDelayedRequests}
+	KindIsolateLeaderReplication, KindLatency, KindDelayedRequests, KindPauseClient}
 
 // Kinds returns every fault kind, in a fixed order.
 func Kinds() []string { return append([]string(nil), kinds...) }
@@ -82,6 +82,7 @@ func Instantaneous(kind string) bool {
 // the rule, Validate refuses such a fault and the generators never draw one.
 type need struct {
 	senders   bool // acts on produce requests or on a producer: producers or copiers must run
+	copiers   bool // acts on a copier
 	consumers bool // acts on a consumer
 	group     bool // acts on a group member, which only group-mode consumers are
 	brokers   int  // fewest brokers on which it has an effect

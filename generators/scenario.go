@@ -108,6 +108,9 @@ type Workload struct {
 	// CopierAssign makes each copier assign every input key and resume
 	// from its group's committed offsets instead of subscribing.
 	CopierAssign bool `json:"copier-assign,omitempty"`
+	// ClientProcesses runs every client in a worker process of its own:
+	// a client crash is then a SIGKILL, and KindPauseClient can stop one.
+	ClientProcesses bool `json:"client-processes,omitempty"`
 }
 
 // Copier modes.
@@ -180,6 +183,9 @@ type FaultParams struct {
 	Client string `json:"client,omitempty"`
 	// Count bounds the requests held over the window; 0 holds every one.
 	Count int `json:"count,omitempty"`
+	// Role is the kind of client pause-client stops: producer, consumer
+	// or copier ("" any).
+	Role string `json:"role,omitempty"`
 }
 
 // End is when the fault's window closes.

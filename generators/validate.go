@@ -195,6 +195,9 @@ func (w Workload) validate(s *Scenario) error {
 	if w.AbortRatio < 0 || w.AbortRatio > 1 {
 		add("abort-ratio", "%g, want within [0, 1]", w.AbortRatio)
 	}
+	if err := w.validateProcesses(s); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -254,6 +257,9 @@ func (f Fault) validate(field string, s *Scenario) error {
 	if f.Kind == KindCrashConsumer && f.Params.Point != "" && !slices.Contains(CrashPoints(*s), f.Params.Point) {
 		return bad(field+".params.point", "%q is never reached by this scenario's consumers (mode %s, commit %s): want one of %v",
 			f.Params.Point, s.Workload.Mode, s.Consumer.CommitStrategy, CrashPoints(*s))
+	}
+	if err := f.validateProcess(field, s); err != nil {
+		return err
 	}
 	return f.validateReal(field)
 }

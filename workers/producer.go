@@ -30,7 +30,7 @@ func (s *ProducerSlot) replace() error {
 func (s *ProducerSlot) run(ctx context.Context, every time.Duration) {
 	limit := int64(s.w.s.Workload.MaxValues)
 	for pace(ctx, every) {
-		v := s.w.values.Add(1)
+		v := s.w.nextValue()
 		if limit > 0 && v > limit {
 			return
 		}

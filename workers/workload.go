@@ -24,7 +24,25 @@ type Options struct {
 	Fencer client.MemberFencer
 	// Logs takes librdkafka's log lines of every worker; nil: stderr.
 	Logs *client.Logs
+	// Only, when set, makes the workload that one worker of the
+	// scenario's: a worker process runs one (see workers/proc).
+	Only *Position
+	// Values and Processes hand out the run's values and process ids
+	// when the workload is not the run's only one (a worker process's);
+	// nil: the workload's own counters.
+	Values    func() int64
+	Processes *client.Processes
 }
+
+// Position is one worker of a scenario's workload: its role
+// (generators.RoleProducer, RoleConsumer or RoleCopier) and its index
+// among the workers of that role.
+type Position struct {
+	Role  string `json:"role"`
+	Index int    `json:"index"`
+}
+
+func (p Position) String() string { return fmt.Sprintf("%s %d", p.Role, p.Index) }
 
 // Workload runs a scenario's clients until its context ends, every worker
 // in a slot of its kind.
@@ -67,18 +85,44 @@ func New(s generators.Scenario, opts Options) (*Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workload{s: s, opts: opts, input: km, all: all, procs: &client.Processes{},
+	w := &Workload{s: s, opts: opts, input: km, all: all, procs: opts.Processes,
 		rng: rand.New(rand.NewPCG(uint64(s.Seed), 1)), stopBound: workerStopBound()}
-	for range s.Workload.Producers {
-		w.producers = append(w.producers, &ProducerSlot{w: w})
+	if w.procs == nil {
+		w.procs = &client.Processes{}
 	}
-	for range s.Workload.Consumers {
-		w.consumers = append(w.consumers, &ConsumerSlot{w: w})
+	if opts.Only != nil {
+		// each worker process draws its own keys
+		w.rng = rand.New(rand.NewPCG(uint64(s.Seed), 2+uint64(len(opts.Only.Role))<<16+uint64(opts.Only.Index)))
+	}
+	for i := range s.Workload.Producers {
+		if w.has(generators.RoleProducer, i) {
+			w.producers = append(w.producers, &ProducerSlot{w: w})
+		}
+	}
+	for i := range s.Workload.Consumers {
+		if w.has(generators.RoleConsumer, i) {
+			w.consumers = append(w.consumers, &ConsumerSlot{w: w})
+		}
 	}
 	for i := range s.Workload.Copiers {
-		w.copiers = append(w.copiers, &CopierSlot{w: w, index: i})
+		if w.has(generators.RoleCopier, i) {
+			w.copiers = append(w.copiers, &CopierSlot{w: w, index: i})
+		}
 	}
 	return w, nil
+}
+
+// has reports whether the workload runs worker index of role.
+func (w *Workload) has(role string, index int) bool {
+	return w.opts.Only == nil || *w.opts.Only == Position{Role: role, Index: index}
+}
+
+// nextValue is a value no worker of the run has sent.
+func (w *Workload) nextValue() int64 {
+	if w.opts.Values != nil {
+		return w.opts.Values()
+	}
+	return w.values.Add(1)
 }
 
 // KeyMap is the client's key map of scenario.json's keys.map.

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/procstat"
 	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
@@ -69,7 +70,7 @@ func (p *Provider) signalVerified(ctx context.Context, id int32, sig syscall.Sig
 	if err != nil {
 		return err
 	}
-	if err := waitStopped(ctx, pid, stopped, realbroker.VerifyTimeout); err != nil {
+	if err := procstat.WaitStopped(ctx, pid, stopped, realbroker.VerifyTimeout); err != nil {
 		return fmt.Errorf("cluster/local: node %d: %s sent but not in effect: %w", id, sig, err)
 	}
 	return nil

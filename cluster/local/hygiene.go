@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/internal/procstat"
 )
 
 // resource is one thing a run created, found on the host by its tag.
@@ -164,7 +166,7 @@ func killPid(ctx context.Context, pid int) error {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return err
 	}
-	for procStart(pid) != "" && !zombie(pid) {
+	for procstat.StartTime(pid) != "" && !zombie(pid) {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

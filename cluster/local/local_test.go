@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/procstat"
 	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -171,7 +172,7 @@ func TestLocalClusterFaults(t *testing.T) {
 		}
 		t.Logf("pause verified in %v", time.Since(began).Round(time.Microsecond))
 		pid := p.nodes[0].cmd.Process.Pid
-		if stopped, other, err := threadStates(pid); err != nil || other > 0 || stopped == 0 {
+		if stopped, other, err := procstat.Threads(pid); err != nil || other > 0 || stopped == 0 {
 			t.Errorf("Pause returned with JVM threads %d stopped, %d not (%v)", stopped, other, err)
 		}
 		if p.Nodes()[0].Up {
@@ -185,7 +186,7 @@ func TestLocalClusterFaults(t *testing.T) {
 		if err := p.Resume(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
-		if stopped, _, err := threadStates(pid); err != nil || stopped > 0 {
+		if stopped, _, err := procstat.Threads(pid); err != nil || stopped > 0 {
 			t.Errorf("Resume returned with %d JVM threads stopped (%v)", stopped, err)
 		}
 		if !p.Nodes()[0].Up {

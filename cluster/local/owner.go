@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kafkachaos/kafkachaos/internal/procstat"
 )
 
 // Names of everything a run creates. The run id is 6 lower-case letters and
@@ -54,7 +56,7 @@ func writeOwner(id, label string) error {
 		return fmt.Errorf("cluster/local: run registry: %w", err)
 	}
 	pid := os.Getpid()
-	body := fmt.Sprintf("%d %s\n%s\n", pid, procStart(pid), label)
+	body := fmt.Sprintf("%d %s\n%s\n", pid, procstat.StartTime(pid), label)
 	if err := os.WriteFile(ownerPath(id), []byte(body), 0o644); err != nil {
 		return fmt.Errorf("cluster/local: run registry: %w", err)
 	}
@@ -72,25 +74,5 @@ func ownerAlive(id string) bool {
 		return false
 	}
 	pid, err := strconv.Atoi(fields[0])
-	return err == nil && procStart(pid) == fields[1] && fields[1] != ""
-}
-
-// procStart is field 22 of /proc/pid/stat (start time in clock ticks), or
-// "" when the process does not exist.
-func procStart(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	// The command name (field 2) may hold spaces; fields after it do not.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return ""
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return ""
-	}
-	return f[19]
+	return err == nil && procstat.StartTime(pid) == fields[1] && fields[1] != ""
 }

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/internal/procstat"
 )
 
 // A pause counts only when /proc shows the process stopped: a process
@@ -22,7 +24,7 @@ func TestWaitStoppedReadsTheProcessState(t *testing.T) {
 	ctx := context.Background()
 	pid := cmd.Process.Pid
 	began := time.Now()
-	err := waitStopped(ctx, pid, true, 200*time.Millisecond)
+	err := procstat.WaitStopped(ctx, pid, true, 200*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "0 threads stopped") {
 		t.Fatalf("a running process passed as stopped: %v", err)
 	}
@@ -32,16 +34,16 @@ func TestWaitStoppedReadsTheProcessState(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	if err := waitStopped(ctx, pid, true, time.Second); err != nil {
+	if err := procstat.WaitStopped(ctx, pid, true, time.Second); err != nil {
 		t.Fatalf("a SIGSTOPped process: %v", err)
 	}
-	if err := waitStopped(ctx, pid, false, 200*time.Millisecond); err == nil {
+	if err := procstat.WaitStopped(ctx, pid, false, 200*time.Millisecond); err == nil {
 		t.Fatal("a stopped process passed as running")
 	}
 	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	if err := waitStopped(ctx, pid, false, time.Second); err != nil {
+	if err := procstat.WaitStopped(ctx, pid, false, time.Second); err != nil {
 		t.Fatalf("a SIGCONTed process: %v", err)
 	}
 }
@@ -51,7 +53,7 @@ func TestWaitStoppedNamesAGoneProcess(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if err := waitStopped(context.Background(), cmd.Process.Pid, true, time.Second); err == nil ||
+	if err := procstat.WaitStopped(context.Background(), cmd.Process.Pid, true, time.Second); err == nil ||
 		!strings.Contains(err.Error(), "no threads") {
 		t.Fatalf("a reaped process: %v", err)
 	}

@@ -139,15 +139,38 @@ func (s *CopierSlot) settle(ctx context.Context) {
 	if cp == nil || copyMode(s.w.s.Workload) != client.CopyTransactional || (!cp.NeedsFencing() && s.returned()) {
 		return
 	}
+	s.fence(ctx, fmt.Sprintf("the last copier %d", cp.Process()))
+}
+
+// fence opens a successor only to fence what its predecessor left open,
+// and closes it, within settleBound; last names the predecessor.
+func (s *CopierSlot) fence(ctx context.Context, last string) {
 	ctx, cancel := context.WithTimeout(ctx, settleBound)
 	defer cancel()
 	next, err := s.open(ctx)
 	if err != nil {
-		s.w.fail(fmt.Errorf("fencing the last copier %d: %w", cp.Process(), err))
+		s.w.fail(fmt.Errorf("fencing %s: %w", last, err))
 		return
 	}
 	next.Close()
 }
+
+// FenceCopiers fences what transactional copiers outside this workload
+// left open: a copier's worker process killed mid-transaction (see
+// workers/proc), with no successor. It opens a successor in each copier
+// position and closes it.
+func (w *Workload) FenceCopiers(ctx context.Context) {
+	if copyMode(w.s.Workload) != client.CopyTransactional {
+		return
+	}
+	for _, c := range w.copiers {
+		c.fence(ctx, fmt.Sprintf("the copier %d of a killed process", c.index))
+	}
+}
+
+// StopBound is how long a workload's Stop may take at most: its workers'
+// return, the producers' close (10s) and the copiers' settling.
+func StopBound() time.Duration { return workerStopBound() + 10*time.Second + settleBound }
 
 // returned reports whether the slot's worker has returned.
 func (s *CopierSlot) returned() bool {

@@ -56,6 +56,9 @@ func (f Fault) need(s Scenario) need {
 		// once it has joined its group, and again once its successor has
 		n.warmup, n.effect = groupJoin, groupJoin
 	}
+	if f.Kind == KindReassign {
+		n = reassignNeed(s)
+	}
 	if f.Kind == KindPartition && f.Params.Target != "" {
 		n.brokers = 2 // the target against the rest
 	}

@@ -40,12 +40,17 @@ func realCapability(kind string) string {
 		return "partition"
 	case KindLatency, KindDelayedRequests:
 		return "proxy"
+	case KindReassign:
+		return "reassign"
 	}
 	return ""
 }
 
 // validateReal checks the parameters real-broker faults read.
 func (f Fault) validateReal(field string) error {
+	if err := f.validateMembership(field); err != nil {
+		return err
+	}
 	if t := f.Params.Target; t != "" {
 		ok := false
 		for _, want := range targets {

@@ -53,6 +53,8 @@ func (c ClusterFaults) Fault(f generators.Fault) (nemesis.Fault, error) {
 		return nemesis.Pause(c.Provider.(cluster.NodePauser), c.picker(f)), nil
 	case generators.KindLeaderShuffle:
 		return nemesis.ShuffleLeaders(c.Provider.(cluster.LeaderMover)), nil
+	case generators.KindReassign:
+		return c.reassignFault()
 	}
 	return nil, nil
 }

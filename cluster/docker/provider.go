@@ -231,10 +231,10 @@ func (p *Provider) Nodes() []cluster.Node {
 	return out
 }
 
-// Capabilities: kill, pause and partitions (nft inside the containers'
+// Capabilities: kill, pause, reassignments and partitions (nft inside the containers
 // namespaces, so root on the engine's host).
 func (p *Provider) Capabilities() []cluster.Capability {
-	return []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapPartition, cluster.CapProxy}
+	return []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapPartition, cluster.CapProxy, cluster.CapReassign}
 }
 
 // Verified says what each hook checks before it returns nil: the engine's

@@ -326,9 +326,10 @@ func (p *Provider) Nodes() []cluster.Node {
 	return out
 }
 
-// Capabilities: kill and pause always; partitions with namespaces and nft.
+// Capabilities: kill, pause and reassignments always; partitions with
+// namespaces and nft.
 func (p *Provider) Capabilities() []cluster.Capability {
-	caps := []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapProxy}
+	caps := []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapProxy, cluster.CapReassign}
 	if p.net != nil && p.nft {
 		caps = append(caps, cluster.CapPartition)
 	}

@@ -42,6 +42,8 @@ func (c *Cluster) VerifiedEffect(effect string) string {
 		return kproxy.VerifiedToxic
 	case "toxic-heal":
 		return kproxy.VerifiedHeal
+	case "reassign":
+		return ReassignVerified
 	}
 	return ""
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
 	"github.com/kafkachaos/kafkachaos/runner"
+	"github.com/kafkachaos/kafkachaos/workers/proc"
 	"pgregory.net/rapid"
 )
 
@@ -617,6 +618,7 @@ const lateCrashGrace = 2 * time.Second
 const childRunsEnv = "KAFKACHAOS_CHILD_RUNS"
 
 func TestMain(m *testing.M) {
+	proc.ServeIfChild() // a worker process of a client-processes run
 	if root := os.Getenv(childRunsEnv); root != "" {
 		s := base("killed", time.Minute)
 		s.TimeLimit = d(time.Minute)

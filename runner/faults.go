@@ -15,6 +15,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/nemesis"
 	"github.com/kafkachaos/kafkachaos/workers"
+	"github.com/kafkachaos/kafkachaos/workers/proc"
 )
 
 // schedule turns a scenario's fault list into a nemesis.Schedule and plays
@@ -28,8 +29,11 @@ type schedule struct {
 	producers []*workers.ProducerSlot
 	consumers []*workers.ConsumerSlot
 	copiers   []*workers.CopierSlot
-	steps     nemesis.Schedule
-	meter     []*meteredFault // one per scenario fault, shared by its steps
+	// pool is the worker processes the client faults act on instead,
+	// when the clients run in their own
+	pool  *proc.Pool
+	steps nemesis.Schedule
+	meter []*meteredFault // one per scenario fault, shared by its steps
 
 	active atomic.Int64 // faults in effect now, for the progress line
 	mu     sync.Mutex
@@ -48,9 +52,14 @@ const kafkaRequestTimedOut = 7
 
 // newSchedule builds the schedule, failing on faults the provider cannot
 // inject: a run without the faults its scenario names would prove nothing.
-func newSchedule(prov cluster.Provider, w *workers.Workload, s generators.Scenario) (*schedule, error) {
-	sc := &schedule{prov: prov, producers: w.Producers(), consumers: w.Consumers(), copiers: w.Copiers(),
-		rng: rand.New(rand.NewPCG(uint64(s.Seed), 2)), awaiting: map[int64]bool{}}
+func newSchedule(prov cluster.Provider, cl clients, s generators.Scenario) (*schedule, error) {
+	sc := &schedule{prov: prov, rng: rand.New(rand.NewPCG(uint64(s.Seed), 2)), awaiting: map[int64]bool{}}
+	switch w := cl.(type) {
+	case *workers.Workload:
+		sc.producers, sc.consumers, sc.copiers = w.Producers(), w.Consumers(), w.Copiers()
+	case *proc.Pool:
+		sc.pool = w
+	}
 	cf := ClusterFaults{Provider: prov, Scenario: s, IntN: sc.intN}
 	if err := cf.Unsupported(); err != nil {
 		return nil, err
@@ -162,6 +171,9 @@ func (sc *schedule) intN(n int) int {
 // fault makes the nemesis fault for one of the scenario's client faults,
 // which act on the run's own workers (ClusterFaults makes the others).
 func (sc *schedule) fault(f generators.Fault) (nemesis.Fault, error) {
+	if sc.pool != nil {
+		return procFault(sc.pool, f)
+	}
 	switch f.Kind {
 	case generators.KindCrashProducer:
 		return &clientFault{name: f.Kind, do: sc.crashProducer}, nil
@@ -496,6 +508,9 @@ func (m *meteredFault) stat() FaultStat {
 	st := FaultStat{Kind: m.kind, Fired: m.fired, Errors: slices.Clone(m.errors)}
 	if h, ok := m.Fault.(nemesis.HitCounter); ok {
 		st.Hits = int64(h.Hits())
+	}
+	if e, ok := m.Fault.(nemesis.Evidencer); ok {
+		st.Evidence = e.Evidence()
 	}
 	return st
 }

@@ -238,7 +238,7 @@ func record(ctx context.Context, s generators.Scenario, prov cluster.Provider, d
 		return 0, nil, m, errors.Join(err, closeLogs())
 	}
 	rec := histories.NewRecorder(hw, histories.RecorderConfig{Observe: m.observe})
-	elapsed, faults, err := play(ctx, s, prov, rec, m, logs, opts)
+	elapsed, faults, err := play(ctx, s, prov, rec, m, clientLog{logs: logs, dir: dir}, opts)
 	err = errors.Join(err, closeLogs())
 	if cerr := rec.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing history: %w", cerr))
@@ -248,12 +248,13 @@ func record(ctx context.Context, s generators.Scenario, prov cluster.Provider, d
 
 // play is the recorded part of a run: workload and nemesis until the time
 // limit, heal, final reads.
-func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, m *meter, logs *client.Logs, opts Options) (time.Duration, []FaultStat, error) {
-	fencer, _ := prov.(client.MemberFencer)
-	w, err := workers.New(s, workers.Options{Bootstrap: prov.Bootstrap(), Recorder: rec, Fencer: fencer, Logs: logs})
+func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, m *meter, cl clientLog, opts Options) (elapsed time.Duration, faults []FaultStat, err error) {
+	logs := cl.logs
+	w, closeClients, err := openClients(s, prov, rec, logs, cl.dir)
 	if err != nil {
 		return 0, nil, err
 	}
+	defer func() { err = errors.Join(err, closeClients()) }()
 	sc, err := newSchedule(prov, w, s)
 	if err != nil {
 		return 0, nil, err
@@ -270,10 +271,10 @@ func play(ctx context.Context, s generators.Scenario, prov cluster.Provider, rec
 	go func() { nemDone <- sc.run(wctx, rec) }()
 	prog := startProgress(opts.Progress, opts.TTY, m, sc, t0, s.TimeLimit.D())
 	<-wctx.Done()
-	elapsed := time.Since(t0)
+	elapsed = time.Since(t0)
 	m.frozen.Store(true)
 	nemErr := awaitHeal(nemDone, healBound(len(sc.meter)))
-	faults := sc.stats()
+	faults = sc.stats()
 	w.Stop(context.Background())
 	prog.end()
 	if ctx.Err() != nil {
@@ -306,6 +307,13 @@ func awaitHeal(done <-chan error, bound time.Duration) error {
 	case <-t.C:
 		return fmt.Errorf("nemesis: still healing %v after the run's end; the cluster may not be whole", bound)
 	}
+}
+
+// clientLog is the run's client log: the in-process clients' sink, and the
+// run directory whose file the worker processes append to.
+type clientLog struct {
+	logs *client.Logs
+	dir  string
 }
 
 // finalReader is who makes the final reads: a process no worker used, and
@@ -342,7 +350,7 @@ func ClusterSpec(s generators.Scenario, dir string) cluster.Spec {
 			Configs: map[string]string{"unclean.leader.election.enable": strconv.FormatBool(s.Topic.UncleanLeaderElection)}}
 	}
 	spec := cluster.Spec{RunID: filepath.Base(dir), RunDir: dir, Brokers: s.Cluster.Brokers,
-		BrokerConfigs: s.Cluster.BrokerConfigs, Topics: []cluster.TopicSpec{topic(s.Keys.Topic)}, Proxied: s.Proxied()}
+		BrokerConfigs: s.Cluster.BrokerConfigs, Topics: []cluster.TopicSpec{topic(s.Keys.Topic)}, Proxied: s.Proxied(), Clocks: s.Clocked()}
 	if s.Keys.OutputTopic != "" {
 		spec.Topics = append(spec.Topics, topic(s.Keys.OutputTopic))
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/kafkachaos/kafkachaos/workers/proc"
 )
 
 // Exit codes shared by every subcommand.
@@ -37,6 +39,7 @@ func commands() []command {
 }
 
 func main() {
+	proc.ServeIfChild() // a worker process of a client-processes run
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 

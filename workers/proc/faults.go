@@ -3,6 +3,7 @@ package proc
 import (
 	"context"
 	"fmt"
+	"slices"
 	"syscall"
 	"time"
 
@@ -12,11 +13,14 @@ import (
 
 // Event is what a fault did to one worker process, for its nemesis op.
 type Event struct {
-	Position string  `json:"position"`
-	PID      int     `json:"pid"`
-	Signal   string  `json:"signal,omitempty"`
-	Ended    []int64 `json:"processes,omitempty"` // processes it ended (their crash ops)
-	Effect   string  `json:"effect"`
+	Position string `json:"position"`
+	PID      int    `json:"pid"`
+	Signal   string `json:"signal,omitempty"`
+	// Processes are the history's processes of the worker process;
+	// Ended those its death ended (their crash ops).
+	Processes []int64 `json:"processes,omitempty"`
+	Ended     []int64 `json:"ended,omitempty"`
+	Effect    string  `json:"effect"`
 }
 
 // signalBound bounds the wait for a signal's effect in /proc.
@@ -40,7 +44,7 @@ func (p *Pool) Kill(ctx context.Context, roles ...string) (Event, error) {
 	case <-ctx.Done():
 		return Event{}, ctx.Err()
 	}
-	return Event{Position: ch.at.String(), PID: ch.pid, Signal: "SIGKILL", Ended: ch.ended,
+	return Event{Position: ch.at.String(), PID: ch.pid, Signal: "SIGKILL", Processes: ch.processes(), Ended: ch.ended,
 		Effect: "process reaped; its open ops completed as info, its processes crashed"}, nil
 }
 
@@ -69,7 +73,7 @@ func (p *Pool) Pause(ctx context.Context, role string) (*Paused, error) {
 	if err := procstat.WaitStopped(ctx, ch.pid, true, signalBound); err != nil {
 		return nil, fmt.Errorf("worker process %d (%s): SIGSTOP sent but not in effect: %w", ch.pid, ch.at, err)
 	}
-	return &Paused{ch: ch, Event: Event{Position: ch.at.String(), PID: ch.pid, Signal: "SIGSTOP",
+	return &Paused{ch: ch, Event: Event{Position: ch.at.String(), PID: ch.pid, Signal: "SIGSTOP", Processes: ch.processes(),
 		Effect: "every thread in state T (/proc/<pid>/task/*/stat)"}}, nil
 }
 
@@ -107,7 +111,7 @@ func (p *Pool) Churn(ctx context.Context) (Event, error) {
 	case <-ctx.Done():
 		return Event{}, ctx.Err()
 	}
-	return Event{Position: ch.at.String(), PID: ch.pid, Effect: "stopped cleanly: its member left the group"}, nil
+	return Event{Position: ch.at.String(), PID: ch.pid, Processes: ch.processes(), Effect: "stopped cleanly: its member left the group"}, nil
 }
 
 // setPaused marks the worker process paused (or not), reporting whether
@@ -136,4 +140,11 @@ func (ch *child) gone() bool {
 	default:
 		return false
 	}
+}
+
+// processes are the history's processes the worker process has used.
+func (ch *child) processes() []int64 {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return slices.Clone(ch.seen)
 }

@@ -22,10 +22,12 @@ func newLedger() *ledger {
 	return &ledger{open: map[int64][]*histories.Op{}, group: map[int64]string{}, ended: map[int64]bool{}}
 }
 
-// note takes an op the worker recorded.
-func (l *ledger) note(op *histories.Op) {
+// note takes an op the worker recorded, reporting whether its process is
+// new.
+func (l *ledger) note(op *histories.Op) bool {
 	p := op.Process
-	if _, ok := l.group[p]; !ok {
+	_, known := l.group[p]
+	if !known {
 		l.seen = append(l.seen, p)
 		l.group[p] = ""
 	}
@@ -41,6 +43,7 @@ func (l *ledger) note(op *histories.Op) {
 	if op.F == histories.FCrash || op.F == histories.FClientHang {
 		l.ended[p] = true
 	}
+	return !known
 }
 
 // died records what a dead worker process leaves: each open op completed

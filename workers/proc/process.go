@@ -34,6 +34,7 @@ type child struct {
 	mu     sync.Mutex
 	how    string // how it was ended, when the harness ended it
 	paused bool
+	seen   []int64 // the history's processes it used
 
 	// set before exited closes
 	clean bool    // it stopped cleanly (done line, exit 0)
@@ -117,7 +118,11 @@ func (ch *child) take(p *Pool, led *ledger, m message) {
 	switch {
 	case m.Op != nil:
 		op := p.opts.Recorder.Record(m.Op)
-		led.note(op)
+		if led.note(op) {
+			ch.mu.Lock()
+			ch.seen = append(ch.seen, op.Process)
+			ch.mu.Unlock()
+		}
 		ch.in.send(message{Reply: &reply{Index: op.Index, Time: op.Time}})
 	case m.NextValue:
 		ch.in.send(message{Reply: &reply{Value: p.values.Add(1)}})

@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/nemesis"
+	"github.com/kafkachaos/kafkachaos/workers/proc"
+)
+
+// procFault makes the nemesis fault for a client fault of a run whose
+// clients are worker processes: a crash is a SIGKILL of one, a churn its
+// clean stop, a pause a SIGSTOP for the window.
+func procFault(pool *proc.Pool, f generators.Fault) (nemesis.Fault, error) {
+	kill := func(roles ...string) func(context.Context) (any, error) {
+		return func(ctx context.Context) (any, error) { return pool.Kill(ctx, roles...) }
+	}
+	switch f.Kind {
+	case generators.KindCrashProducer:
+		// a copier is a transactional producer
+		return &clientFault{name: f.Kind, do: kill(generators.RoleProducer, generators.RoleCopier)}, nil
+	case generators.KindCrashConsumer:
+		return &clientFault{name: f.Kind, do: kill(generators.RoleConsumer)}, nil
+	case generators.KindChurn:
+		return &clientFault{name: f.Kind, do: func(ctx context.Context) (any, error) { return pool.Churn(ctx) }}, nil
+	case generators.KindPauseClient:
+		return &pauseClient{pool: pool, role: f.Params.Role}, nil
+	}
+	return nil, fmt.Errorf("fault kind %q has no nemesis in this build", f.Kind)
+}
+
+// pauseClient stops a worker process for its window (SIGSTOP) and lets it
+// go on at its end (SIGCONT), each checked in /proc.
+type pauseClient struct {
+	pool *proc.Pool
+	role string
+
+	mu     sync.Mutex
+	paused *proc.Paused
+	last   any
+}
+
+func (p *pauseClient) Name() string                 { return generators.KindPauseClient }
+func (p *pauseClient) Events() (start, stop string) { return "pause-client", "resume-client" }
+
+func (p *pauseClient) Detail() any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last
+}
+
+func (p *pauseClient) Start(ctx context.Context) error {
+	paused, err := p.pool.Pause(ctx, p.role)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errNotFired, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused, p.last = paused, paused.Event
+	return nil
+}
+
+func (p *pauseClient) Stop(ctx context.Context) error {
+	p.mu.Lock()
+	paused := p.paused
+	p.paused = nil
+	p.mu.Unlock()
+	if paused == nil {
+		return nil
+	}
+	if err := paused.Resume(ctx); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = map[string]any{"position": paused.Position, "pid": paused.PID, "signal": "SIGCONT",
+		"effect": "no thread in state T (/proc/<pid>/task/*/stat)"}
+	return nil
+}

@@ -140,21 +140,33 @@ func afterResume(t *testing.T, out runner.Outcome, f string) string {
 		t.Fatal(err)
 	}
 	var paused struct {
-		PID       int     `json:"pid"`
-		Processes []int64 `json:"processes"`
+		Detail struct {
+			PID       int     `json:"pid"`
+			Processes []int64 `json:"processes"`
+		} `json:"detail"`
 	}
-	resumed := false
+	resumed, rejoined := false, false
 	counts := map[string]int{}
 	for _, op := range ops {
+		mine := slices.Contains(paused.Detail.Processes, op.Process)
 		switch {
-		case op.F == "pause-client" && paused.PID == 0:
+		case op.F == "pause-client" && paused.Detail.PID == 0:
 			json.Unmarshal(op.Value, &paused)
 		case op.F == "resume-client":
 			resumed = true
-		case resumed && op.F == f && op.Type != histories.Invoke && slices.Contains(paused.Processes, op.Process):
-			e, _, _ := strings.Cut(op.Error, "\n")
-			counts[strings.TrimSpace(string(op.Type)+" "+e)]++
+		case resumed && mine && op.Rebalance != nil:
+			rejoined = true
+		}
+		if !resumed || !mine || op.F != f || op.Type == histories.Invoke {
+			continue
+		}
+		e, _, _ := strings.Cut(op.Error, "\n")
+		counts[strings.TrimSpace(string(op.Type)+" "+e)]++
+		if op.Type == histories.OK && !rejoined {
+			// its member was gone from the group for twice its session
+			// timeout: a commit it makes before it learns so is a zombie's
+			t.Errorf("FINDING: the paused worker's %s op %d committed after it woke, before its partitions were revoked", f, op.Index)
 		}
 	}
-	return fmt.Sprintf("worker pid %d (processes %v): its %s ops completing after the resume: %v", paused.PID, paused.Processes, f, counts)
+	return fmt.Sprintf("worker pid %d (processes %v): its %s ops completing after the resume: %v", paused.Detail.PID, paused.Detail.Processes, f, counts)
 }

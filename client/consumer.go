@@ -135,10 +135,11 @@ const (
 	// CrashBeforeCommit: a poll is processed but its offsets are not
 	// committed (the window commit-after-processing redelivers in).
 	CrashBeforeCommit
-	// crashInCopy: the copier's own point (Copier.Crash), after its records
-	// were sent and before the commit. The consumer's poll never checks it:
-	// the copier's input polls run to completion.
-	crashInCopy
+	// crashInTxn: the transactional workers' own point (Copier.Crash,
+	// TxnQueue.Crash), after a transaction's records were sent and before
+	// its commit. The consumer's poll never checks it: the polls inside a
+	// transaction run to completion.
+	crashInTxn
 )
 
 // NewConsumer creates a consumer; it does nothing until Assign or Subscribe.

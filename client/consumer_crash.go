@@ -44,7 +44,7 @@ func (c *Consumer) reaches(point CrashPoint) bool {
 		return c.opts.Config.Commit == CommitBeforeProcessing || c.opts.Config.Commit == CommitAuto
 	case CrashBeforeCommit:
 		return c.opts.Config.Commit == CommitAfterProcessing
-	case crashInCopy:
+	case crashInTxn:
 		return true
 	}
 	return false
@@ -59,8 +59,8 @@ func (p CrashPoint) String() string {
 		return "after-commit"
 	case CrashBeforeCommit:
 		return "before-commit"
-	case crashInCopy:
-		return "in-copy"
+	case crashInTxn:
+		return "in-txn"
 	}
 	return fmt.Sprintf("CrashPoint(%d)", int32(p))
 }

@@ -174,16 +174,22 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 // rewind seeks each key to its first record in got.
 func (c *Consumer) rewind(got *fetched, keys map[histories.Key]int64) error {
 	for k := range keys {
-		recs := got.records[k]
-		if len(recs) == 0 {
-			continue
+		if recs := got.records[k]; len(recs) > 0 {
+			if err := c.seek(k, recs[0].Offset); err != nil {
+				return err
+			}
 		}
-		tp, _ := c.opts.Keys.TP(k)
-		tp.Offset = kafka.Offset(recs[0].Offset)
-		err := c.call("Seek", c.timeout(quickTimeout), func(kc consumerHandle) error { return kc.Seek(tp, 0) })
-		if err != nil {
-			return fmt.Errorf("key %d to offset %d: %w", k, recs[0].Offset, err)
-		}
+	}
+	return nil
+}
+
+// seek moves the position of key k to offset off.
+func (c *Consumer) seek(k histories.Key, off int64) error {
+	tp, _ := c.opts.Keys.TP(k)
+	tp.Offset = kafka.Offset(off)
+	err := c.call("Seek", c.timeout(quickTimeout), func(kc consumerHandle) error { return kc.Seek(tp, 0) })
+	if err != nil {
+		return fmt.Errorf("key %d to offset %d: %w", k, off, err)
 	}
 	return nil
 }
@@ -217,10 +223,14 @@ func (c *Consumer) recordPoll(op *histories.Op) {
 	c.rebalance, c.dropped = nil, nil
 }
 
+func newFetched() *fetched {
+	return &fetched{records: map[histories.Key][]histories.Record{}, next: map[histories.Key]int64{}, eof: map[histories.Key]int64{}}
+}
+
 // fetch polls librdkafka until max records, wait elapsed, or every assigned
 // key reported its end.
 func (c *Consumer) fetch(ctx context.Context, max int, wait time.Duration) (*fetched, error) {
-	got := &fetched{records: map[histories.Key][]histories.Record{}, next: map[histories.Key]int64{}, eof: map[histories.Key]int64{}}
+	got := newFetched()
 	c.dropped = nil
 	c.dropRevoked(got) // revoked before this op: only stored offsets to forget
 	deadline := time.Now().Add(wait)

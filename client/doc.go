@@ -5,7 +5,11 @@
 // Workers: Producer (sends, acks/retries/idempotence configurable), Consumer
 // (assign or group subscribe, with commit strategies), Copier (transactional
 // consume-transform-produce, one txn op per transaction, with an
-// at-least-once mode as the negative control) and FinalReads. Each worker runs as one or more
+// at-least-once mode as the negative control), TxnQueue (Jepsen's queue
+// workload with transactions: each transaction mixes sends and
+// read_committed polls of several keys, one txn op whose mops are the
+// sends and polls in order; both transactional workers share txnClient)
+// and FinalReads. Each worker runs as one or more
 // processes; Crash tears a worker down without a clean close and its process
 // ids never return. Which client errors are definite failures and which leave
 // the outcome unknown is the table in errors.go, which also maps the
@@ -22,7 +26,7 @@
 // librdkafka calls that can block past their timeout (or have none) go
 // through Bounded: the consumer's Poll, CommitOffsets, Committed,
 // QueryWatermarkOffsets, Assign, SubscribeTopics, Seek and Close, and the
-// copier's transactional calls. One still blocked a grace (HangGrace) past
+// transactional calls of the copier and the txn queue. One still blocked a grace (HangGrace) past
 // its timeout is given up: the open op completes (info, or fail when
 // provably without effect), a client-hang op {call, timeout-ms, grace-ms,
 // blocked-ms} ends the process as a crash op would, and the client is

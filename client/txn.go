@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"sync/atomic"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
@@ -78,31 +77,10 @@ type CopierOptions struct {
 // transaction (or one at-least-once cycle) at a time; Crash may be called
 // from any goroutine.
 type Copier struct {
+	txnClient
 	opts    CopierOptions
-	c       *Consumer // the input side; its process is the copier's
-	kp      txnProducer
 	outputs map[histories.Key]kafka.TopicPartition // by input key
 	rng     *rand.Rand
-	dead    bool // fatal error, crash, hang or close: no more steps
-	// consumerReleased, producerReleased: the copier has let go of that
-	// handle (closed it, is closing it, or abandoned it hung); it must not
-	// be touched again.
-	consumerReleased, producerReleased bool
-	// unfenced: the copier ended without a clean close (crash, fatal
-	// error, hang), so a transaction of its may still be open.
-	unfenced atomic.Bool
-}
-
-// txnProducer is what the copier calls on its producer: *kafka.Producer,
-// or in tests a wrapper that makes one call hang as librdkafka's do.
-type txnProducer interface {
-	InitTransactions(ctx context.Context) error
-	BeginTransaction() error
-	SendOffsetsToTransaction(ctx context.Context, offsets []kafka.TopicPartition, meta *kafka.ConsumerGroupMetadata) error
-	CommitTransaction(ctx context.Context) error
-	AbortTransaction(ctx context.Context) error
-	Produce(msg *kafka.Message, reports chan kafka.Event) error
-	Close()
 }
 
 // errAbortedOnPurpose is the error of a transaction the copier aborted by
@@ -134,21 +112,18 @@ func NewCopier(ctx context.Context, opts CopierOptions) (*Copier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("copier: %w", err)
 	}
-	cp := &Copier{opts: opts, c: c, outputs: outputs, rng: rand.New(rand.NewSource(opts.Seed))}
+	cp := &Copier{txnClient: txnClient{c: c, process: opts.Process, recorder: opts.Recorder, stopped: ErrCopierStopped,
+		callTimeout: opts.CallTimeout, retryBudget: opts.RetryBudget},
+		opts: opts, outputs: outputs, rng: rand.New(rand.NewSource(opts.Seed))}
 	if cp.kp, err = cp.newProducer(); err != nil {
 		c.Close()
 		return nil, err
 	}
-	if err = cp.initTransactions(ctx); err == nil {
-		if opts.Subscribe {
-			err = c.Subscribe()
-		} else {
-			err = cp.assign()
-		}
+	join := cp.assign
+	if opts.Subscribe {
+		join = c.Subscribe
 	}
-	if err != nil {
-		// Not Close: a hung handle must not be touched again.
-		cp.abandon(err)
+	if err := cp.open(func() error { return cp.initTransactions(ctx) }, join); err != nil {
 		return nil, fmt.Errorf("copier: %w", err)
 	}
 	return cp, nil
@@ -175,12 +150,7 @@ func (o *CopierOptions) validate() error {
 	if o.Mode == CopyTransactional && o.TransactionalID == "" {
 		return errors.New("copier: TransactionalID is required for transactional copying")
 	}
-	if o.CallTimeout <= 0 {
-		o.CallTimeout = 10 * time.Second
-	}
-	if o.RetryBudget <= 0 {
-		o.RetryBudget = 6 * o.CallTimeout
-	}
+	defaultTimeouts(&o.CallTimeout, &o.RetryBudget)
 	return nil
 }
 
@@ -226,95 +196,20 @@ func (cp *Copier) newProducer() (*kafka.Producer, error) {
 	if cp.opts.Mode == CopyTransactional {
 		pc.TransactionalID, pc.Idempotence, pc.Acks = cp.opts.TransactionalID, true, "all"
 	}
-	cm, err := pc.ConfigMap(cp.opts.Bootstrap)
+	kp, err := openProducer(cp.opts.Bootstrap, pc, cp.opts.Logs, cp.opts.worker()+" producer")
 	if err != nil {
 		return nil, fmt.Errorf("copier: %w", err)
 	}
-	cp.opts.Logs.configure(cm, pc.Extra)
-	kp, err := kafka.NewProducer(cm)
-	if err != nil {
-		return nil, fmt.Errorf("copier: %w", err)
-	}
-	cp.opts.Logs.drain(cp.opts.worker()+" producer", kp.Logs())
-	// Delivery reports go to per-step channels; client-level events are
-	// drained so they never back up.
-	go func() {
-		for range kp.Events() {
-		}
-	}()
 	return kp, nil
 }
 
 // initTransactions, when transactional, fences any earlier producer with
-// the same transactional.id (the coordinator aborts its open transaction),
-// retrying what the API calls retriable.
+// the same transactional.id.
 func (cp *Copier) initTransactions(ctx context.Context) error {
 	if cp.opts.Mode != CopyTransactional {
 		return nil
 	}
-	if err := cp.retry(ctx, "InitTransactions", cp.kp.InitTransactions); err != nil {
-		return fmt.Errorf("init transactions: %w", err)
-	}
-	return nil
-}
-
-// ErrRetriesExhausted is a retried call that was still failing retriably
-// when its RetryBudget ran out: a harness error, not an op outcome.
-var ErrRetriesExhausted = errors.New("client: retries exhausted")
-
-// Backoff between attempts of a retried call: it doubles from
-// retryBackoffMin up to retryBackoffMax, so a coordinator that is loading
-// is not hammered, and one that came back is asked again within a second.
-const (
-	retryBackoffMin = 50 * time.Millisecond
-	retryBackoffMax = time.Second
-)
-
-// retry runs the producer call named name again for as long as it fails
-// retriably, ctx lasts and RetryBudget allows, backing off between
-// attempts. Each attempt is given CallTimeout and watched (attempt).
-func (cp *Copier) retry(ctx context.Context, name string, call func(context.Context) error) error {
-	start := time.Now()
-	backoff := retryBackoffMin
-	for n := 1; ; n++ {
-		err := cp.attempt(ctx, name, call)
-		if TxnActionOf(err) != TxnRetry || ctx.Err() != nil {
-			return err
-		}
-		if time.Since(start)+backoff > cp.opts.RetryBudget {
-			return fmt.Errorf("%w: %s failed retriably %d times in %v: %w",
-				ErrRetriesExhausted, name, n, time.Since(start).Round(time.Millisecond), err)
-		}
-		if !pause(ctx, backoff) {
-			return err
-		}
-		backoff = min(2*backoff, retryBackoffMax)
-	}
-}
-
-// attempt is one call of a producer method, given CallTimeout (less if
-// ctx ends sooner) and abandoned as hung a grace after it.
-func (cp *Copier) attempt(ctx context.Context, name string, call func(context.Context) error) error {
-	cctx, cancel := context.WithTimeout(ctx, cp.opts.CallTimeout)
-	defer cancel()
-	dl, _ := cctx.Deadline()
-	err := Bounded(name, time.Until(dl), func() error { return call(cctx) })
-	if errors.Is(err, ErrClientHang) {
-		cp.producerReleased = true
-	}
-	return err
-}
-
-// pause waits d, reporting false if ctx ended first.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return cp.txnClient.initTransactions(ctx)
 }
 
 // assign takes the input keys at the group's committed offsets (the
@@ -337,58 +232,6 @@ func (cp *Copier) assign() error {
 	}
 	c.complete(inv, completion(err), nil, err)
 	return err
-}
-
-// Process returns the copier's process id.
-func (cp *Copier) Process() int64 { return cp.opts.Process }
-
-// NeedsFencing reports whether the copier ended without a clean close (a
-// crash, a fatal error, a hang): a transaction of its may still be open,
-// holding back read_committed readers until a successor with the same
-// transactional.id fences it, or transaction.timeout.ms passes. Safe to
-// call from any goroutine.
-func (cp *Copier) NeedsFencing() bool { return cp.unfenced.Load() }
-
-// Close shuts the copier down cleanly (not a crash): an idle copier has no
-// open transaction. It is a no-op after a crash or a stop. Each client's
-// close is watched: one that hangs is recorded as a client-hang and the
-// other is then left to close on its own.
-func (cp *Copier) Close() {
-	cp.dead = true
-	if !cp.consumerReleased {
-		cp.consumerReleased = true
-		// The consumer bounds its own close and records its own hang.
-		if err := cp.c.Close(); errors.Is(err, ErrClientHang) {
-			cp.unfenced.Store(true)
-			cp.abandon(nil)
-			return
-		}
-	}
-	if !cp.producerReleased {
-		cp.producerReleased = true
-		if err := Bounded("Producer.Close", cp.opts.CallTimeout, func() error { cp.kp.Close(); return nil }); err != nil {
-			cp.abandon(err)
-		}
-	}
-}
-
-// abandon records err, if it is a hang, as the process's last op, and lets
-// whichever handle is not gone close on its own: nothing waits for it.
-func (cp *Copier) abandon(err error) {
-	var hang *HangError
-	if errors.As(err, &hang) {
-		cp.unfenced.Store(true)
-		cp.opts.Recorder.Record(&histories.Op{Process: cp.opts.Process, Type: histories.Info,
-			F: histories.FClientHang, Value: hang.value()})
-	}
-	if !cp.consumerReleased {
-		cp.consumerReleased = true
-		go cp.c.kc.Close()
-	}
-	if !cp.producerReleased {
-		cp.producerReleased = true
-		go cp.kp.Close()
-	}
 }
 
 // worker names the copier in its clients' log lines.

@@ -38,14 +38,6 @@ func (cp *Copier) Step(ctx context.Context, max int, wait time.Duration) (histor
 	return cp.stepTxn(ctx, max, wait)
 }
 
-// txnRun is one transaction in progress.
-type txnRun struct {
-	inv             *histories.Op
-	mops            []histories.Mop
-	begun           bool
-	commitRequested bool
-}
-
 func (cp *Copier) stepTxn(ctx context.Context, max int, wait time.Duration) (histories.Type, error) {
 	c := cp.c
 	run := &txnRun{inv: c.invoke(histories.FTxn, []histories.Mop{{F: histories.MPoll}}, nil)}
@@ -63,90 +55,23 @@ func (cp *Copier) stepTxn(ctx context.Context, max int, wait time.Duration) (his
 		return cp.finish(ctx, run, nil)
 	}
 	abort := cp.rng.Float64() < cp.opts.AbortProbability
-	err = cp.attempt(ctx, "BeginTransaction", func(context.Context) error { return cp.kp.BeginTransaction() })
-	if err != nil {
+	if err = cp.beginTxn(ctx, run); err != nil {
 		return cp.finish(ctx, run, err)
 	}
-	run.begun = true
 	sends, err := cp.produce(ctx, got, abort)
 	run.mops = append(run.mops, sends...)
 	if err == nil {
 		run.mops = append(run.mops, histories.Mop{F: histories.MCommit, Offsets: got.next})
 		err = cp.sendOffsets(ctx, got.next)
 	}
-	// A hung producer cannot be crashed (its Close could hang too): the
-	// requested crash does not take effect, and the hang ends the copier.
-	if cp.crashPoint() && !errors.Is(err, ErrClientHang) {
-		return histories.Info, cp.crash(run.inv, run.mops)
-	}
-	if err == nil && abort {
-		err = errAbortedOnPurpose
-	}
-	if err == nil {
-		run.commitRequested = true
-		err = cp.retry(ctx, "CommitTransaction", cp.kp.CommitTransaction)
-	}
-	return cp.finish(ctx, run, err)
+	return cp.conclude(ctx, run, err, abort, cp.rewind)
 }
 
 // finish records the txn op's completion and, unless it committed, aborts
-// what may be open and rewinds the consumer.
-//
-// A hang completes the op like any other error (TxnOutcome): fail before
-// CommitTransaction was called, info during it. Fail stays true of a hang
-// in SendOffsetsToTransaction (or BeginTransaction): the hung handle is
-// abandoned, so no CommitTransaction, the only call that sends
-// EndTxn(commit), is ever made on it, and the coordinator aborts the open
-// transaction when the successor's InitTransactions fences the handle's
-// transactional.id (the runner always opens one, at the latest to settle
-// the run) or, failing that, after transaction.timeout.ms. A hang in
-// CommitTransaction is info: the EndTxn may have been applied.
+// what may be open and rewinds the consumer to the group's committed
+// offsets (see txnClient.end).
 func (cp *Copier) finish(ctx context.Context, run *txnRun, err error) (histories.Type, error) {
-	t := TxnOutcome(run.commitRequested, err)
-	cp.c.completePoll(run.inv, t, run.mops, err)
-	switch {
-	case t == histories.OK:
-		return t, nil
-	case errors.Is(err, ErrClientHang), TxnActionOf(err) == TxnFatal:
-		return t, cp.stop(err)
-	}
-	if run.begun {
-		if abortErr := cp.abort(ctx); abortErr != nil {
-			// The producer is stuck in this transaction: a successor
-			// fences it and the coordinator aborts what is open.
-			return t, cp.stop(fmt.Errorf("abort: %w", abortErr))
-		}
-	}
-	if rerr := cp.rewind(); rerr != nil {
-		return t, cp.stop(fmt.Errorf("rewind: %w", rerr))
-	}
-	if errors.Is(err, ErrRetriesExhausted) {
-		return t, err // the copier carries on, but the harness must hear of it
-	}
-	return t, nil
-}
-
-// abort aborts the open transaction within 3 CallTimeouts. A run that ends
-// (ctx) leaves it open instead: the successor the runner opens to settle
-// the run fences it at once, where waiting here would hold the run's end.
-func (cp *Copier) abort(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("left open to the successor's fence: %w", err)
-	}
-	actx, cancel := context.WithTimeout(ctx, 3*cp.opts.CallTimeout)
-	defer cancel()
-	return cp.retry(actx, "AbortTransaction", cp.kp.AbortTransaction)
-}
-
-// stop ends the copier after an error it cannot step past (a fenced
-// producer, a position it cannot restore, a hung call): it leaves the group
-// and closes the clients that are not hung, without waiting, so that a
-// successor can take over at once and fence what may still be open.
-func (cp *Copier) stop(err error) error {
-	cp.dead = true
-	cp.unfenced.Store(true)
-	cp.abandon(err)
-	return fmt.Errorf("%w: %w", ErrCopierStopped, err)
+	return cp.end(ctx, run, err, cp.rewind)
 }
 
 // produce sends each record read to its output key and waits for every

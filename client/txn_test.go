@@ -495,7 +495,7 @@ func expectHangRecorded(t *testing.T, ops []histories.Op, call string, want hist
 // fails retriably for ever is retried with a growing pause, and given up
 // as ErrRetriesExhausted when the budget is spent, keeping its last error.
 func TestCopierRetryBacksOffWithinABudget(t *testing.T) {
-	cp := &Copier{opts: CopierOptions{CallTimeout: time.Second, RetryBudget: time.Second}}
+	cp := &Copier{txnClient: txnClient{callTimeout: time.Second, retryBudget: time.Second}}
 	var calls []time.Time
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -1,0 +1,241 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// queuePollWait is how long a test queue's poll waits for records.
+const queuePollWait = 20 * time.Millisecond
+
+// txnQueue opens a queue over every key of the rig (keys 0-3 of topics
+// "in" and "out"), changed by edit.
+func (r *copyRig) txnQueue(id string, edit func(*TxnQueueOptions)) *TxnQueue {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	opts := TxnQueueOptions{Bootstrap: r.e.Bootstrap(), Keys: r.keys, TransactionalID: id, Seed: 3,
+		Recorder: r.rec, Process: r.procs.Next()}
+	edit(&opts)
+	q, err := NewTxnQueue(ctx, opts)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(q.Close)
+	return q
+}
+
+// planner draws transactions as Jepsen's queue workload does: one to four
+// mops, each a poll or a send of a fresh value to a key no other send of
+// the transaction writes.
+type planner struct {
+	rng  *rand.Rand
+	next int64
+}
+
+func (p *planner) plan() []histories.Mop {
+	keys := p.rng.Perm(4)
+	var plan []histories.Mop
+	for range 1 + p.rng.Intn(4) {
+		if p.rng.Intn(2) == 0 || len(keys) == 0 {
+			plan = append(plan, histories.Mop{F: histories.MPoll})
+			continue
+		}
+		p.next++
+		plan = append(plan, histories.Send(histories.Key(keys[0]), p.next))
+		keys = keys[1:]
+	}
+	return plan
+}
+
+// txnValues returns the values sent by txn ops of type typ, and the values
+// ok txn ops read.
+func txnValues(ops []histories.Op, typ histories.Type) (sent, readOK map[int64]bool) {
+	sent, readOK = map[int64]bool{}, map[int64]bool{}
+	for _, o := range ops {
+		if o.F != histories.FTxn {
+			continue
+		}
+		for _, m := range o.Mops {
+			if m.F == histories.MSend && o.Type == typ {
+				sent[m.Value] = true
+			}
+			for _, recs := range m.Records {
+				for _, rec := range recs {
+					if o.Type == histories.OK {
+						readOK[rec.Value] = true
+					}
+				}
+			}
+		}
+	}
+	return sent, readOK
+}
+
+// finalValues returns every value the final reads returned.
+func finalValues(ops []histories.Op) map[int64]bool {
+	out := map[int64]bool{}
+	for _, o := range ops {
+		if _, final := o.Extra[FinalExtra]; !final || o.Type != histories.OK {
+			continue
+		}
+		for _, m := range o.Mops {
+			for _, recs := range m.Records {
+				for _, rec := range recs {
+					out[rec.Value] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestTxnQueueReadsOnlyCommitted: two queues' transactions mix sends and
+// polls over four keys and a third of them abort. Each txn op completes
+// ok or fail; the committed ones read each other's values; no committed
+// transaction read an aborted value; the read_committed final reads hold
+// every committed value and no aborted one; and the checker finds nothing.
+func TestTxnQueueReadsOnlyCommitted(t *testing.T) {
+	r := newCopyRig(t)
+	queues := []*TxnQueue{
+		r.txnQueue("qa", func(o *TxnQueueOptions) { o.AbortProbability = 0.3 }),
+		r.txnQueue("qb", func(o *TxnQueueOptions) { o.AbortProbability, o.Seed = 0.3, 4 }),
+	}
+	p := &planner{rng: rand.New(rand.NewSource(1))}
+	for i := range 60 {
+		if _, err := queues[i%2].Step(context.Background(), p.plan(), 20, queuePollWait); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	ops := r.rec.Ops()
+	committed, readOK := txnValues(ops, histories.OK)
+	aborted, _ := txnValues(ops, histories.Fail)
+	if len(committed) == 0 || len(aborted) == 0 || countOps(ops, histories.FTxn, histories.Info) != 0 {
+		t.Fatalf("%d values committed, %d aborted, %d info txns: want both outcomes and no unknown one",
+			len(committed), len(aborted), countOps(ops, histories.FTxn, histories.Info))
+	}
+	readCommitted := 0
+	for v := range readOK {
+		switch {
+		case aborted[v]:
+			t.Errorf("a committed transaction read value %d of an aborted one", v)
+		case committed[v]:
+			readCommitted++
+		}
+	}
+	if readCommitted == 0 {
+		t.Fatal("no committed transaction read a committed value: the polls proved nothing")
+	}
+	res, _ := r.finish()
+	final := finalValues(r.rec.Ops())
+	for v := range committed {
+		if !final[v] {
+			t.Errorf("committed value %d is not in the final reads", v)
+		}
+	}
+	for v := range aborted {
+		if final[v] {
+			t.Errorf("aborted value %d is in the read_committed final reads", v)
+		}
+	}
+	expectClean(t, res)
+	t.Logf("%d values committed, %d aborted; committed txns read %d committed values", len(committed), len(aborted), readCommitted)
+}
+
+// TestTxnQueueCrashTakeover: a queue crashes after its transaction's sends
+// and polls, before the commit; its txn op is info and a crash op follows.
+// A successor with the same transactional.id fences it, so the crashed
+// transaction's records, which landed, are never visible; the checker
+// finds nothing.
+func TestTxnQueueCrashTakeover(t *testing.T) {
+	r := newCopyRig(t)
+	a := r.txnQueue("q", func(*TxnQueueOptions) {})
+	p := &planner{rng: rand.New(rand.NewSource(2))}
+	for range 5 {
+		if _, err := a.Step(context.Background(), p.plan(), 20, queuePollWait); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Crash()
+	crashed := []histories.Mop{histories.Send(0, 1000), {F: histories.MPoll}, histories.Send(2, 1001)}
+	if typ, err := a.Step(context.Background(), crashed, 20, queuePollWait); !errors.Is(err, ErrCrashed) || typ != histories.Info || !a.Crashed() {
+		t.Fatalf("step: %s %v; want an info txn and a crash", typ, err)
+	}
+	aOps := opsOf(r.rec.Ops(), a.Process())
+	last, txn := aOps[len(aOps)-1], aOps[len(aOps)-2]
+	if last.F != histories.FCrash || txn.F != histories.FTxn || txn.Type != histories.Info {
+		t.Fatalf("crashed queue ended with %+v then %+v; want an info txn, then its crash op", txn, last)
+	}
+	for _, m := range txn.Mops {
+		if m.F == histories.MSend && m.Offset < 0 {
+			t.Fatalf("the crashed txn's send %+v has no offset: nothing landed to be hidden", m)
+		}
+	}
+	b := r.txnQueue("q", func(*TxnQueueOptions) {})
+	for range 5 {
+		if typ, err := b.Step(context.Background(), p.plan(), 20, queuePollWait); err != nil || typ != histories.OK {
+			t.Fatalf("successor step: %s %v", typ, err)
+		}
+	}
+	res, _ := r.finish()
+	if final := finalValues(r.rec.Ops()); final[1000] || final[1001] {
+		t.Fatal("the crashed transaction's records are visible to read_committed final reads")
+	}
+	expectClean(t, res)
+}
+
+// TestTxnQueueHangIsAFinding: a CommitTransaction that ignores its timeout
+// does not hang the queue: its txn op completes info (the commit may have
+// been applied), a client-hang op follows, and the queue stops.
+func TestTxnQueueHangIsAFinding(t *testing.T) {
+	const callTimeout = time.Second
+	r := newCopyRig(t)
+	q := r.txnQueue("q", func(o *TxnQueueOptions) { o.CallTimeout = callTimeout })
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	q.kp = &hangingProducer{txnProducer: q.kp, call: "CommitTransaction", release: release}
+	start := time.Now()
+	_, err := q.Step(context.Background(), []histories.Mop{histories.Send(1, 1)}, 20, queuePollWait)
+	took := time.Since(start)
+	if !errors.Is(err, ErrClientHang) || !errors.Is(err, ErrTxnQueueStopped) {
+		t.Fatalf("step: %v; want a hang that stops the queue", err)
+	}
+	if limit := callTimeout + HangGrace(callTimeout) + 2*time.Second; took > limit {
+		t.Fatalf("the hung step took %v, want at most %v", took, limit)
+	}
+	expectHangRecorded(t, opsOf(r.rec.Ops(), q.Process()), "CommitTransaction", histories.Info, callTimeout)
+	if _, err := q.Step(context.Background(), []histories.Mop{{F: histories.MPoll}}, 20, 0); !errors.Is(err, ErrTxnQueueStopped) || !q.NeedsFencing() {
+		t.Fatalf("a hung queue stepped again (%v) or does not ask to be fenced", err)
+	}
+}
+
+// TestTxnQueueRefusesABadPlan: a plan Step cannot run is refused, naming
+// the mop, and nothing is recorded for it.
+func TestTxnQueueRefusesABadPlan(t *testing.T) {
+	r := newCopyRig(t)
+	q := r.txnQueue("q", func(*TxnQueueOptions) {})
+	before := len(r.rec.Ops())
+	for _, c := range []struct {
+		plan []histories.Mop
+		want string
+	}{
+		{nil, "empty plan"},
+		{[]histories.Mop{{F: histories.MPoll}, histories.Send(9, 1)}, "plan[1]: key 9 is not in the key map"},
+		{[]histories.Mop{{F: histories.MSend, Key: 1, Value: 1, Offset: 3}}, "plan[0]"},
+		{[]histories.Mop{{F: histories.MCommit, Offsets: map[histories.Key]int64{0: 1}}}, "plan[0]"},
+	} {
+		_, err := q.Step(context.Background(), c.plan, 20, 0)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("plan %+v: %v, want an error naming %q", c.plan, err, c.want)
+		}
+	}
+	if n := len(r.rec.Ops()); n != before {
+		t.Fatalf("refused plans recorded %d ops", n-before)
+	}
+}

@@ -88,7 +88,10 @@ type ConsumerConfig struct {
 	// timeout: how long a rebalance waits for a member that went silent.
 	MaxPollInterval time.Duration
 	AutoCommitEach  time.Duration // auto.commit.interval.ms
-	Extra           map[string]any
+	// GroupProtocol is group.protocol for a group member: "" or
+	// GroupClassic, or GroupConsumer (KIP-848; group_protocol.go).
+	GroupProtocol string
+	Extra         map[string]any
 }
 
 // ConfigMap returns the librdkafka configuration for bootstrap.
@@ -137,6 +140,9 @@ func (c ConsumerConfig) ConfigMap(bootstrap string) (*kafka.ConfigMap, error) {
 	setMillis(m, "heartbeat.interval.ms", c.SessionTimeout/3)
 	setMillis(m, "auto.commit.interval.ms", c.AutoCommitEach)
 	setMillis(m, "max.poll.interval.ms", c.MaxPollInterval)
+	if err := c.setGroupProtocol(m); err != nil {
+		return nil, err
+	}
 	for k, v := range c.Extra {
 		m[k] = v
 	}

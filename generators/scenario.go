@@ -68,6 +68,9 @@ type Consumer struct {
 	model.ConsumerConfig
 	SessionTimeout     Duration `json:"session.timeout,omitempty"`
 	AutoCommitInterval Duration `json:"auto.commit.interval,omitempty"`
+	// GroupProtocol is the group consumers' group.protocol: classic
+	// ("" too) or consumer (KIP-848); see group_protocol.go.
+	GroupProtocol string `json:"group-protocol,omitempty"`
 }
 
 // Consumer modes: join a group, or assign keys directly.

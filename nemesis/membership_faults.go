@@ -35,8 +35,9 @@ type reassignFault struct {
 	detail map[string]any
 }
 
-func (f *reassignFault) Name() string                 { return "reassign" }
-func (f *reassignFault) Events() (start, stop string) { return "reassign", "reassign-back" }
+// Name is also the history's start and stop: reassign-start and
+// reassign-stop, which the report and the liveness checker pair as a window.
+func (f *reassignFault) Name() string { return "reassign" }
 
 func (f *reassignFault) Detail() any {
 	f.mu.Lock()

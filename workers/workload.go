@@ -327,6 +327,7 @@ func (w *Workload) consumerConfig() client.ConsumerConfig {
 	if w.s.Workload.Mode == generators.ModeGroup && c.CommitStrategy != model.CommitTransactional {
 		cfg.Group = w.s.Workload.Group
 		cfg.Commit = client.CommitStrategy(c.CommitStrategy)
+		cfg.GroupProtocol = c.GroupProtocol
 	}
 	return cfg
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/cluster/docker"
 	"github.com/kafkachaos/kafkachaos/cluster/local"
+	"github.com/kafkachaos/kafkachaos/workers/proc"
 )
 
 // cleanCmd removes what crashed runs left behind: brokers, namespaces,
@@ -31,6 +32,9 @@ func cleanCmd(args []string, stdout, stderr io.Writer) int {
 		derr = nil
 	}
 	removed, err = append(removed, inDocker...), errors.Join(err, derr)
+	if n := proc.Sweep(); n > 0 {
+		removed = append(removed, fmt.Sprintf("%d worker processes of dead harnesses", n))
+	}
 	for _, r := range removed {
 		fmt.Fprintln(stdout, "removed", r)
 	}

@@ -33,6 +33,7 @@ type runFlags struct {
 	consumers                              int
 	rate, faultProbability                 float64
 	idempotence, transactional             bool
+	clientProcesses                        bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -54,6 +55,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.producers, "producers", 2, "producers")
 	fs.IntVar(&f.consumers, "consumers", 2, "consumers of the group (workload consume)")
 	fs.Float64Var(&f.rate, "rate", 500, "ops per second over all workers; 0 = as fast as they go")
+	fs.BoolVar(&f.clientProcesses, "client-processes", false, "run every client in a worker process of its own: crashes are SIGKILL, pause-client SIGSTOPs one")
 }
 
 func runWith(args []string, stdout, stderr io.Writer) int {
@@ -190,7 +192,7 @@ func fromFlags(rf runFlags, set map[string]bool) (generators.Scenario, error) {
 			CommitStrategy: model.CommitStrategy(rf.commit)}, SessionTimeout: generators.Duration(time.Second),
 			AutoCommitInterval: generators.Duration(100 * time.Millisecond)},
 		Workload: generators.Workload{Producers: rf.producers, Lanes: 4, Mode: generators.ModeGroup, Group: "kafkachaos",
-			Mix: generators.Mix{Send: 1, Poll: 1}, Rate: rf.rate, PollBatch: 50},
+			Mix: generators.Mix{Send: 1, Poll: 1}, Rate: rf.rate, PollBatch: 50, ClientProcesses: rf.clientProcesses},
 		TimeLimit: generators.Duration(rf.timeLimit),
 	}
 	switch rf.workload {

@@ -22,6 +22,9 @@ func Available(s Scenario, i int) error {
 	if err := n.timing(f, s.TimeLimit.D(), field); err != nil {
 		return err
 	}
+	if err := proxyAvailable(s, i, field); err != nil {
+		return err
+	}
 	if n.takesDown {
 		return majorityUp(s, i, field)
 	}
@@ -41,6 +44,8 @@ func (f Fault) need(s Scenario) need {
 	if f.Kind == KindPauseClient {
 		n = f.pauseNeed()
 	}
+	// a latency toxic is put once its probes are back (see probeTime)
+	n.effect = max(n.effect, f.probeTime(s.Cluster.Brokers))
 	if s.Workload.ClientProcesses && KindCapability(f.Kind) == "" {
 		n.warmup = max(n.warmup, processStart) // the client's process is up first
 	}

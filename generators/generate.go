@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/model"
@@ -223,7 +224,7 @@ func drawPackages(d drawer, sp Space, s Scenario, kinds []string) []Fault {
 func keepIfAvailable(s Scenario, f Fault) []Fault {
 	with := s
 	with.Nemesis = append(s.Nemesis, f)
-	if !allAvailable(with) || clientFaultsQueue(with) {
+	if !allAvailable(with) || clientFaultsQueue(with) || waitsOnProbes(with) {
 		return s.Nemesis
 	}
 	return with.Nemesis
@@ -314,6 +315,26 @@ func clientFaultsQueue(s Scenario) bool {
 	return false
 }
 
+// waitsOnProbes reports whether a fault of s steps while a latency fault's
+// probes are out (probeTime): the runner would play that step only once
+// they are back, late, and a draw's short run may end first.
+func waitsOnProbes(s Scenario) bool {
+	for i, a := range s.Nemesis {
+		busy := a.probeTime(s.Cluster.Brokers)
+		if busy == 0 {
+			continue
+		}
+		for j, b := range s.Nemesis {
+			if j != i && slices.ContainsFunc(Steps(b), func(at time.Duration) bool {
+				return at >= a.Start.D() && at < a.Start.D()+busy
+			}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // clientRole is the clients a client fault acts on; "" for other faults.
 func clientRole(kind string) string {
 	switch kind {
@@ -346,6 +367,9 @@ func drawnPoints(s Scenario) []string {
 
 func drawParams(d drawer, label func(string) string, s Scenario, kind string) FaultParams {
 	var p FaultParams
+	if isProxyKind(kind) {
+		return drawProxyParams(d, label, s, kind)
+	}
 	switch kind {
 	case KindLostAck, KindDrop, KindDelay:
 		p.Probability = float64(d.intRange(label("percent"), 10, 100)) / 100
@@ -364,6 +388,28 @@ func drawParams(d drawer, label func(string) string, s Scenario, kind string) Fa
 		p.Every = Duration(time.Duration(d.intRange(label("every-ms"), lo, max(lo, 2000))) * time.Millisecond)
 	}
 	return p
+}
+
+// drawProxyParams draws a proxy fault on every broker's proxy: 50-300 ms
+// of latency with up to 50 ms of jitter (Kafka's own degraded-network
+// tests use 100 ms), or produce and EndTxn requests held (the late
+// arrivals of KAFKA-17754; EndTxn only where transactional copiers send
+// it) for 100 ms up to a quarter of the run (at most DefaultHold), every
+// one of them or the first few.
+func drawProxyParams(d drawer, label func(string) string, s Scenario, kind string) FaultParams {
+	ms := func(name string, lo, hi int) Duration {
+		return Duration(time.Duration(d.intRange(label(name), lo, hi)) * time.Millisecond)
+	}
+	if kind == KindLatency {
+		return FaultParams{Delay: ms("latency-ms", 50, 300), Jitter: ms("jitter-ms", 0, 50)}
+	}
+	held := []string{"produce"}
+	if s.Workload.Copiers > 0 && s.Workload.CopyMode() == CopyTransactional {
+		held = []string{"produce", "end-txn", "produce+end-txn"}
+	}
+	longest := int(min(DefaultHold, s.TimeLimit.D()/4) / time.Millisecond)
+	return FaultParams{Requests: strings.Split(d.pick(label("requests"), held), "+"),
+		Delay: ms("hold-ms", 100, max(100, longest)), Count: d.intRange(label("hold-count"), 0, 5)}
 }
 
 // CrashPoints is the consumer crash points s's consumers reach: a crash

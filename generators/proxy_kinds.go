@@ -3,6 +3,8 @@ package generators
 import (
 	"slices"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // Fault kinds on the proxies between the clients and the brokers (real
@@ -39,6 +41,120 @@ const (
 // DefaultHoldRequests are the requests a delayed-requests fault holds
 // when it names none: the late arrivals of KAFKA-17754.
 func DefaultHoldRequests() []string { return []string{"produce", "end-txn"} }
+
+// proxyKinds are drawn on every provider that starts its own brokers: each
+// fronts them with a proxy per broker when a scenario has one of these
+// (Scenario.Proxied; the embedded cluster through kfake's listeners).
+var proxyKinds = []string{KindLatency, KindDelayedRequests}
+
+// Latency is the latency toxic's latency and jitter: Params.Delay and
+// Params.Jitter, or DefaultLatency ± DefaultJitter when both are left out.
+func (p FaultParams) Latency() (latency, jitter time.Duration) {
+	if p.Delay == 0 && p.Jitter == 0 {
+		return DefaultLatency, DefaultJitter
+	}
+	return p.Delay.D(), p.Jitter.D()
+}
+
+// HeldRequests is what a delayed-requests fault holds: Params.Requests, or
+// DefaultHoldRequests when it names none.
+func (p FaultParams) HeldRequests() []string {
+	if len(p.Requests) == 0 {
+		return DefaultHoldRequests()
+	}
+	return p.Requests
+}
+
+// HoldFor is how long a delayed-requests fault holds each request:
+// Params.Delay, or DefaultHold.
+func (p FaultParams) HoldFor() time.Duration {
+	if p.Delay == 0 {
+		return DefaultHold
+	}
+	return p.Delay.D()
+}
+
+// probeSlack is what one latency probe costs beyond the latency: a new
+// connection and an ApiVersions round trip on two loaded cores.
+const probeSlack = 50 * time.Millisecond
+
+// probeTime is how long a latency fault's start takes on a cluster of
+// brokers: its toxic counts as put once a probe through each of its
+// proxies, one after another, came back late (nemesis.Toxic). The runner
+// plays the next step only after it, and the probes must be back before
+// the run ends. Other faults, the other toxics included, take no probe.
+func (f Fault) probeTime(brokers int) time.Duration {
+	if f.Kind != KindLatency || (f.Params.Toxic != "" && f.Params.Toxic != "latency") {
+		return 0
+	}
+	latency, jitter := f.Params.Latency()
+	return time.Duration(proxiedNodes(f, brokers)) * (latency + jitter + probeSlack)
+}
+
+// proxiedNodes is how many brokers' proxies a proxy fault acts on: every
+// one unless Params.Target names fewer.
+func proxiedNodes(f Fault, brokers int) int {
+	if f.Params.Target == "" {
+		return brokers
+	}
+	return min(brokers, nodesTaken(f, brokers))
+}
+
+// proxyAvailable checks what proxy fault i needs of the other faults and of
+// the clients: one proxy fault at a time (each heal removes every toxic);
+// no node down or cut when a latency toxic's probes go out; and a hold on
+// requests that some client of the workload sends.
+func proxyAvailable(s Scenario, i int, field string) error {
+	f := s.Nemesis[i]
+	if !isProxyKind(f.Kind) {
+		return nil
+	}
+	for j, o := range s.Nemesis {
+		switch {
+		case j == i:
+		case isProxyKind(o.Kind) && f.Start < o.End() && o.Start < f.End():
+			return bad(field+".start", "%s (%v-%v) overlaps nemesis[%d] %s (%v-%v): one proxy fault at a time, as each heal removes every toxic",
+				f.Kind, f.Start, f.End(), j, o.Kind, o.Start, o.End())
+		case f.probeTime(s.Cluster.Brokers) > 0 && cutsNodes(o.Kind) && o.Start <= f.Start && f.Start < o.End():
+			return bad(field+".start", "%s starts at %v inside nemesis[%d] %s (%v-%v): its toxic is verified by a probe through each proxy, which a node down or cut off cannot answer",
+				f.Kind, f.Start, j, o.Kind, o.Start, o.End())
+		}
+	}
+	if f.Kind == KindDelayedRequests {
+		return holdWorkload(s, f, field)
+	}
+	return nil
+}
+
+// cutsNodes reports whether a fault of kind takes brokers down, freezes
+// them or cuts them off the network.
+func cutsNodes(kind string) bool {
+	switch KindCapability(kind) {
+	case "kill", "pause", "partition":
+		return true
+	}
+	return false
+}
+
+// holdWorkload checks that some client of s sends a request f holds:
+// producers and copiers produce; group consumers that commit themselves and
+// at-least-once copiers send OffsetCommit; transactional copiers send the
+// transaction's requests.
+func holdWorkload(s Scenario, f Fault, field string) error {
+	w := s.Workload
+	txnCopiers := w.Copiers > 0 && w.CopyMode() == CopyTransactional
+	committers := (w.Consumers > 0 && w.Mode == ModeGroup && s.Consumer.CommitStrategy != model.CommitTransactional) ||
+		(w.Copiers > 0 && !txnCopiers)
+	for _, r := range f.Params.HeldRequests() {
+		switch {
+		case r == "produce" && w.Producers+w.Copiers > 0, r == "commit" && committers,
+			r != "produce" && r != "commit" && txnCopiers:
+			return nil
+		}
+	}
+	return bad(field+".params.requests", "%s holds %v, which no client of the workload sends (%d producers, %d copiers in mode %s, %d consumers in mode %s committing %s)",
+		f.Kind, f.Params.HeldRequests(), w.Producers, w.Copiers, w.CopyMode(), w.Consumers, w.Mode, s.Consumer.CommitStrategy)
+}
 
 // isProxyKind reports whether kind acts on the clients' proxies.
 func isProxyKind(kind string) bool { return kind == KindLatency || kind == KindDelayedRequests }

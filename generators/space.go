@@ -32,9 +32,11 @@ type Space struct {
 	Period time.Duration
 }
 
-// embeddedKinds are the kinds the embedded cluster supports (it has no
-// network partitions and no pauses that hold connections open).
-var embeddedKinds = []string{KindLostAck, KindCrashConsumer, KindCrashProducer, KindDelay, KindDrop,
+// kfakeKinds are the kinds kfake itself injects, on the embedded cluster
+// and in the simulation (no network partitions, no pauses that hold
+// connections open); the embedded cluster adds the proxy kinds, which the
+// simulation's in-memory network has no place for.
+var kfakeKinds = []string{KindLostAck, KindCrashConsumer, KindCrashProducer, KindDelay, KindDrop,
 	KindLeaderShuffle, KindKill, KindChurn}
 
 // realKinds are the kinds drawn for real brokers (local, docker): the
@@ -49,14 +51,17 @@ var realKinds = []string{KindKill, KindPause, KindPartition, KindCrashConsumer, 
 var clientKinds = []string{KindCrashConsumer, KindCrashProducer, KindChurn}
 
 // KindsFor is the fault kinds a random scenario on provider draws from:
-// the embedded cluster's own, the real brokers' (local, docker), and for
-// any other provider (external) only client faults.
+// kfake's own and the proxies' on the embedded cluster, kfake's alone in
+// the simulation, the real brokers' and the proxies' on local and docker,
+// and for any other provider (external) only client faults.
 func KindsFor(provider string) []string {
 	switch provider {
-	case "embedded", "sim": // the simulation runs kfake too
-		return slices.Clone(embeddedKinds)
+	case "embedded":
+		return slices.Concat(kfakeKinds, proxyKinds)
+	case "sim":
+		return slices.Clone(kfakeKinds)
 	case "local", "docker":
-		return slices.Clone(realKinds)
+		return slices.Concat(realKinds, proxyKinds)
 	}
 	return slices.Clone(clientKinds)
 }

@@ -67,25 +67,21 @@ func (c ClusterFaults) proxyFault(f generators.Fault) (nemesis.Fault, error) {
 	return nemesis.Toxic(px, tg, target, toxicOf(f.Params)), nil
 }
 
-// toxicOf is the latency fault's toxic: its latency, jitter, timeout or
-// delay from Params.Delay and Params.Jitter (100 ms ± 10 ms when both are
-// left out), its rate from Params.BitsPerSecond.
+// toxicOf is the latency fault's toxic: its latency and jitter
+// (Params.Latency), timeout or delay from Params.Delay, its rate from
+// Params.BitsPerSecond.
 func toxicOf(p generators.FaultParams) kproxy.Toxic {
 	t := kproxy.Toxic{Kind: p.Toxic, Stream: "upstream"}
 	if t.Kind == "" {
 		t.Kind = kproxy.Latency
 	}
-	d, jitter := p.Delay.D(), p.Jitter.D()
-	if d == 0 && jitter == 0 && t.Kind == kproxy.Latency {
-		d, jitter = generators.DefaultLatency, generators.DefaultJitter
-	}
 	switch t.Kind {
 	case kproxy.Latency:
-		t.Latency, t.Jitter = d, jitter
+		t.Latency, t.Jitter = p.Latency()
 	case kproxy.Timeout, kproxy.ResetPeer:
-		t.Timeout = d
+		t.Timeout = p.Delay.D()
 	case kproxy.SlowClose, kproxy.Slicer:
-		t.Delay = d
+		t.Delay = p.Delay.D()
 	case kproxy.Bandwidth:
 		t.RateKBps = p.BitsPerSecond / 8192
 	}
@@ -107,15 +103,8 @@ var holdRequests = map[string][]int16{
 
 // holdOf is the delayed-requests fault's hold.
 func holdOf(p generators.FaultParams) kproxy.Hold {
-	h := kproxy.Hold{ClientID: p.Client, For: p.Delay.D(), Count: int64(p.Count)}
-	if h.For == 0 {
-		h.For = generators.DefaultHold
-	}
-	reqs := p.Requests
-	if len(reqs) == 0 {
-		reqs = generators.DefaultHoldRequests()
-	}
-	for _, r := range reqs {
+	h := kproxy.Hold{ClientID: p.Client, For: p.HoldFor(), Count: int64(p.Count)}
+	for _, r := range p.HeldRequests() {
 		h.APIKeys = append(h.APIKeys, holdRequests[r]...)
 	}
 	return h

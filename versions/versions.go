@@ -35,14 +35,13 @@ type Options struct {
 type Row struct {
 	Version, Scenario  string
 	Expected, Observed string
-	Held, Live         bool
+	Held               bool
 	Counts             map[checkers.Anomaly]int64
-	// SendOutage is the longest window without an ok send; Recovery the
-	// time from the last heal to the first ok send after it (-1: none).
-	SendOutage, Recovery time.Duration
-	Stalls               int
-	FaultsFired          int64
-	Dir                  string
+	// Liveness is the run's liveness headline: live, the longest send
+	// outage, recovery after the last heal, stalls, the worst lag.
+	Liveness    checkers.Headline
+	FaultsFired int64
+	Dir         string
 	// Err is a harness error: the row has no verdict.
 	Err string
 }
@@ -109,27 +108,13 @@ func Run(ctx context.Context, versionList []string, o Options) ([]Row, error) {
 }
 
 func rowOf(version, scenario string, out runner.Outcome, err error) Row {
-	r := Row{Version: version, Scenario: scenario, Dir: out.Dir, Recovery: -1}
+	r := Row{Version: version, Scenario: scenario, Dir: out.Dir}
 	if err != nil {
 		r.Err = err.Error()
 		return r
 	}
 	r.Expected, r.Observed, r.Held = out.Expected.EndToEnd.String(), out.Observed.EndToEnd.String(), out.Held
-	r.Counts, r.FaultsFired, r.Live = out.Result.Counts, out.Stats.FaultsFired, true
-	if l := out.Result.Liveness; l != nil {
-		r.Live, r.Stalls = l.Live, len(l.Stalls)
-		for _, k := range l.Kinds {
-			if k.Kind != "send" {
-				continue
-			}
-			if k.MaxUnavailable != nil {
-				r.SendOutage = time.Duration(k.MaxUnavailable.Ns)
-			}
-			if k.RecoveryNs != nil {
-				r.Recovery = time.Duration(*k.RecoveryNs)
-			}
-		}
-	}
+	r.Counts, r.FaultsFired, r.Liveness = out.Result.Counts, out.Stats.FaultsFired, out.Result.Liveness.Headline()
 	return r
 }
 
@@ -138,7 +123,7 @@ func (r Row) summary() string {
 		return "HARNESS ERROR " + r.Err
 	}
 	return fmt.Sprintf("expected %s, observed %s, held %v, live %v, anomalies %s, run dir %s",
-		r.Expected, r.Observed, r.Held, r.Live, counts(r.Counts), r.Dir)
+		r.Expected, r.Observed, r.Held, !r.Liveness.NotLive, counts(r.Counts), r.Dir)
 }
 
 func counts(c map[checkers.Anomaly]int64) string {
@@ -162,37 +147,40 @@ func WriteMarkdown(w io.Writer, rows []Row, generated string) error {
 	b.WriteString("Each row is one run of the scenario on that Kafka release (KRaft, 3 brokers), written by `make versions`.\n" +
 		"held: the observed guarantee satisfies the one the model expects, hop by hop; live: every op kind made\n" +
 		"progress again after the last heal; send outage: the longest time without an acknowledged send; recovery: from the\n" +
-		"last heal to the first acknowledged send; stalls: fault windows of >= 1 s in which an op kind stopped completing.\n")
+		"last heal to the first acknowledged send; stalls: fault windows of >= 1 s in which an op kind stopped completing;\n" +
+		"worst lag: the longest time from a send's acknowledgement to the first read of its value.\n")
 	var order []string
 	for _, r := range rows {
 		if !slices.Contains(order, r.Scenario) {
 			order = append(order, r.Scenario)
 		}
 	}
+	cols := append(append([]string{"version", "expected", "observed", "held", "live", "anomalies"}, checkers.HeadlineColumns()...),
+		"faults fired", "run dir")
 	for _, sc := range order {
-		fmt.Fprintf(&b, "\n## %s\n\n| version | expected | observed | held | live | anomalies | send outage | recovery | stalls | faults fired | run dir |\n|---|---|---|---|---|---|---|---|---|---|---|\n", sc)
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n|%s\n", sc, tableRow(cols), strings.Repeat("---|", len(cols)))
 		for _, r := range rows {
 			if r.Scenario != sc {
 				continue
 			}
-			if r.Err != "" {
-				fmt.Fprintf(&b, "| %s | harness error: %s | | | | | | | | | %s |\n", r.Version, oneLine(r.Err), r.Dir)
-				continue
+			cells := []string{r.Version, "harness error: " + oneLine(r.Err)}
+			if r.Err == "" {
+				cells = append([]string{r.Version, r.Expected, r.Observed, yes(r.Held), yes(!r.Liveness.NotLive), counts(r.Counts)},
+					r.Liveness.Cells()...)
+				cells = append(cells, fmt.Sprint(r.FaultsFired))
 			}
-			rec := "-"
-			switch {
-			case r.Recovery >= 0:
-				rec = r.Recovery.Round(time.Millisecond).String()
-			case !r.Live:
-				rec = "never"
+			for len(cells) < len(cols)-1 {
+				cells = append(cells, "")
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %s |\n", r.Version, r.Expected, r.Observed,
-				yes(r.Held), yes(r.Live), counts(r.Counts), r.SendOutage.Round(time.Millisecond), rec, r.Stalls, r.FaultsFired, r.Dir)
+			b.WriteString(tableRow(append(cells, r.Dir)) + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// tableRow is one Markdown table line of cells.
+func tableRow(cells []string) string { return "| " + strings.Join(cells, " | ") + " |" }
 
 func yes(b bool) string {
 	if b {

@@ -75,7 +75,7 @@ func versionsCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for _, r := range rows {
-		if !r.Held || !r.Live {
+		if !r.Held || r.Liveness.NotLive {
 			return exitInvalid
 		}
 	}

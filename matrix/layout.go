@@ -1,6 +1,8 @@
 package matrix
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
@@ -111,7 +113,10 @@ func copier(s *generators.Scenario) {
 // (aimed at the leader on real brokers), cut off or frozen, an
 // acknowledgement lost after the write, the leader moving, and the
 // harness's own clients crashing (a consumer at the point its commit
-// strategy makes dangerous).
+// strategy makes dangerous); then requests arriving late: every client
+// connection slowed (Kafka's own degraded-network figure), and produce and
+// EndTxn requests held while the clients' other connections go on (the
+// late arrivals of KAFKA-17754), each for a sixth of the run at most.
 func Columns(provider string) []Column {
 	real := provider != "embedded"
 	target := func(kind string) func(generators.Scenario) generators.Fault {
@@ -151,6 +156,14 @@ func Columns(provider string) []Column {
 			return f
 		}},
 		{ID: generators.KindCrashProducer, Name: "producer crash", Fault: every(generators.KindCrashProducer, 700*time.Millisecond)},
+		{ID: generators.KindLatency, Name: fmt.Sprintf("latency (%v ± %v)", generators.DefaultLatency, generators.DefaultJitter),
+			Fault: func(s generators.Scenario) generators.Fault { return window(s, generators.KindLatency) }},
+		{ID: generators.KindDelayedRequests, Name: "delayed " + strings.Join(generators.DefaultHoldRequests(), " and ") + " requests",
+			Fault: func(s generators.Scenario) generators.Fault {
+				f := window(s, generators.KindDelayedRequests)
+				f.Params.Delay = generators.Duration(min(generators.DefaultHold, s.TimeLimit.D()/6))
+				return f
+			}},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/model"
 )
@@ -78,6 +79,9 @@ type RunResult struct {
 	// Counts are the anomalies found, by name.
 	Counts      map[string]int64
 	FaultsFired int64
+	// Liveness is the run's liveness headline (live, send outage,
+	// recovery, stalls, worst lag).
+	Liveness checkers.Headline
 	// Err is the harness error of a run that reached no verdict; NA says
 	// the cluster turned out, once started, not to inject the fault.
 	Err, NA string
@@ -111,7 +115,7 @@ func (r RunResult) summary(h Hop) string {
 	if !r.Held {
 		verdict = "NOT HELD"
 	}
-	return fmt.Sprintf("%s observed %s, %s; %s", h, r.observedHop(h), verdict, countsText(r.Counts))
+	return fmt.Sprintf("%s observed %s, %s; %s; %s", h, r.observedHop(h), verdict, countsText(r.Counts), r.Liveness)
 }
 
 // settle turns a cell whose every run found the fault uninjectable into an
@@ -181,6 +185,40 @@ func (c Cell) Finding(row RowInfo) bool {
 		}
 	}
 	return false
+}
+
+// Liveness is the worst of the judged runs' liveness headlines: not live
+// when one was not, the longest send outage, recovery and lag, the stalls
+// added up.
+func (c Cell) Liveness() checkers.Headline {
+	var h checkers.Headline
+	for _, r := range c.Runs {
+		if !r.Judged {
+			continue
+		}
+		l := r.Liveness
+		h.NotLive = h.NotLive || l.NotLive
+		h.SendOutage, h.WorstLag, h.Stalls = max(h.SendOutage, l.SendOutage), max(h.WorstLag, l.WorstLag), h.Stalls+l.Stalls
+		if l.Recovered {
+			h.Recovery, h.Recovered = max(h.Recovery, l.Recovery), true
+		}
+	}
+	return h
+}
+
+// NotLive are the cells in which a run's cluster never came back after
+// the last heal, row by row: findings of liveness, beside the safety
+// findings (Findings).
+func (m Matrix) NotLive() []FindingAt {
+	var out []FindingAt
+	for i, row := range m.Cells {
+		for j, c := range row {
+			if c.Liveness().NotLive {
+				out = append(out, FindingAt{i, j})
+			}
+		}
+	}
+	return out
 }
 
 // Anomalies adds up the anomalies of the cell's runs.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/matrix"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -178,10 +179,100 @@ func TestMatrixRefusesBadOptions(t *testing.T) {
 	}{
 		{matrix.Options{Cluster: "embedded"}, "Options.Out is empty"},
 		{matrix.Options{Cluster: "nosuch", Out: t.TempDir()}, `cluster provider "nosuch" is not registered`},
-		{matrix.Options{Cluster: "embedded", Out: t.TempDir(), Rows: []matrix.Row{}}, "0 rows and 7 columns"},
+		{matrix.Options{Cluster: "embedded", Out: t.TempDir(), Rows: []matrix.Row{}}, "0 rows and 9 columns"},
 	} {
 		if _, err := matrix.Run(context.Background(), tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one saying %q", tc.o, err, tc.want)
 		}
+	}
+}
+
+// The proxy columns apply to every row the embedded cluster can show: each
+// cell's scenario routes the clients through the proxies, and the hold is
+// a sixth of the run.
+func TestMatrixProxyColumnsApplyToEveryRow(t *testing.T) {
+	var seen []generators.Scenario
+	keep := func(ctx context.Context, s generators.Scenario, o runner.Options) (runner.Outcome, error) {
+		seen = append(seen, s)
+		return runner.Outcome{}, fmt.Errorf("%s not run", s.Name)
+	}
+	limit := 3 * time.Second
+	m, err := matrix.Run(context.Background(), matrix.Options{Cluster: "embedded", Out: t.TempDir(), TimeLimit: limit, Workers: 1,
+		Rows: matrix.Rows("embedded"), Columns: columns(t, generators.KindLatency, generators.KindDelayedRequests), Run: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range m.Cells {
+		for _, c := range row {
+			if (c.NA != "") != (m.Rows[i].NA != "") {
+				t.Errorf("%s x %s: n/a %q", c.Row, c.Column, c.NA)
+			}
+		}
+	}
+	if want := 2 * (len(m.Rows) - 1); len(seen) != want {
+		t.Fatalf("%d cells run, want %d", len(seen), want)
+	}
+	for _, s := range seen {
+		f := s.Nemesis[0]
+		if !s.Proxied() || s.Validate() != nil {
+			t.Errorf("%s: proxied %v, %v", s.Name, s.Proxied(), s.Validate())
+		}
+		if f.Kind == generators.KindDelayedRequests && f.Params.Delay.D() != limit/6 {
+			t.Errorf("%s: holds %v, want %v", s.Name, f.Params.Delay, limit/6)
+		}
+	}
+}
+
+// A cell whose run never came back after its heal is NOT LIVE on both
+// pages and listed apart from the findings; a live cell is not; both say
+// their liveness figures.
+func TestMatrixMarksCellsNotLive(t *testing.T) {
+	dead := func(ctx context.Context, s generators.Scenario, o runner.Options) (runner.Outcome, error) {
+		out := runner.Outcome{Held: true, Observed: model.Observation{Producer: model.ExactlyOnce, Consumer: model.ExactlyOnce, EndToEnd: model.ExactlyOnce}}
+		rec := int64(30e6)
+		send := checkers.KindLiveness{Kind: "send", MaxUnavailable: &checkers.Window{Ns: 2e9}, RecoveryNs: &rec}
+		out.Result.Liveness = &checkers.Liveness{Live: true, Kinds: []checkers.KindLiveness{send}}
+		if strings.HasSuffix(s.Name, "-kill") {
+			send.RecoveryNs, send.NeverRecovered = nil, true
+			out.Result.Liveness = &checkers.Liveness{Live: false, Kinds: []checkers.KindLiveness{send}}
+		}
+		return out, nil
+	}
+	out := t.TempDir()
+	m, err := matrix.Run(context.Background(), matrix.Options{Cluster: "embedded", Out: out, TimeLimit: time.Second,
+		Rows: rows(t, "retries-idempotence"), Columns: columns(t, generators.KindLostAck, generators.KindKill), Run: dead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.NotLive(); len(got) != 1 || got[0] != (matrix.FindingAt{Row: 0, Col: 1}) || len(m.Findings()) != 0 {
+		t.Fatalf("not live %v, findings %v; want only the kill cell not live", got, m.Findings())
+	}
+	if err := matrix.Write(out, m); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, matrix.MarkdownFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	line := rowLine(t, md, "retries + idempotence")
+	for _, want := range []string{"live, send outage 2s, recovery 30ms, stalls 0, worst lag -",
+		"held **NOT LIVE**: observed exactly-once", "NOT LIVE, send outage 2s, recovery never"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the row does not say %q: %s", want, line)
+		}
+	}
+	if strings.Count(line, "NOT LIVE") != 2 { // the kill cell's mark and headline
+		t.Errorf("the lost-ack cell is marked NOT LIVE too: %s", line)
+	}
+	if !strings.Contains(md, "## Not live") || !strings.Contains(md, "- **retries + idempotence × kill (one broker)**") || !strings.Contains(md, "0 finding(s), 1 not live") {
+		t.Errorf("the not-live cell is not listed apart:\n%s", md)
+	}
+	page, err := os.ReadFile(filepath.Join(out, matrix.HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `data-not-live="1"`) || !strings.Contains(string(page), `class="verdict bad"`) {
+		t.Error("matrix.html does not show the not-live cell in its verdict")
 	}
 }

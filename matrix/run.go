@@ -261,7 +261,7 @@ func runOne(ctx context.Context, o Options, j job) RunResult {
 		res.Err = err.Error()
 	default:
 		res.Judged, res.Held, res.Observed = true, out.Held, out.Observed
-		res.Counts, res.FaultsFired = map[string]int64{}, out.Stats.FaultsFired
+		res.Counts, res.FaultsFired, res.Liveness = map[string]int64{}, out.Stats.FaultsFired, out.Result.Liveness.Headline()
 		for a, n := range out.Result.Counts {
 			res.Counts[string(a)] = n
 		}

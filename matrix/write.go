@@ -40,9 +40,11 @@ func Write(dir string, m Matrix) error {
 type view struct {
 	Title, Summary string
 	Findings       []findingView
-	Columns        []ColumnInfo
-	Rows           []rowView
-	Notes          []string // n/a reasons, numbered from 1
+	// NotLive are the cells whose cluster never came back after a heal.
+	NotLive []findingView
+	Columns []ColumnInfo
+	Rows    []rowView
+	Notes   []string // n/a reasons, numbered from 1
 }
 
 type rowView struct {
@@ -59,6 +61,7 @@ type findingView struct {
 type cellView struct {
 	Status    string // finding, held, na, error, notrun
 	Mark      string // what the cell says first
+	NotLive   bool   // a run's cluster never came back after the last heal
 	Observed  string
 	Detail    string
 	NA        string
@@ -71,10 +74,10 @@ type link struct{ Text, Href string }
 
 func viewOf(m Matrix) view {
 	ran, na, harness := m.Counts()
-	fs := m.Findings()
+	fs, dead := m.Findings(), m.NotLive()
 	v := view{Title: "Semantics matrix: " + m.Cluster + " cluster", Columns: m.Columns,
-		Summary: fmt.Sprintf("%d cells run (%d run(s) each, time limit %v), %d n/a, %d with a harness error, %d finding(s); took %v.",
-			ran, m.Runs, m.TimeLimit, na, harness, len(fs), m.Elapsed.Round(time.Second))}
+		Summary: fmt.Sprintf("%d cells run (%d run(s) each, time limit %v), %d n/a, %d with a harness error, %d finding(s), %d not live; took %v.",
+			ran, m.Runs, m.TimeLimit, na, harness, len(fs), len(dead), m.Elapsed.Round(time.Second))}
 	notes := map[string]int{}
 	for i, r := range m.Rows {
 		rv := rowView{RowInfo: r, Predicted: r.Predicted().String()}
@@ -91,10 +94,16 @@ func viewOf(m Matrix) view {
 		}
 		v.Rows = append(v.Rows, rv)
 	}
+	listed := func(at FindingAt) findingView {
+		cv := v.Rows[at.Row].Cells[at.Col]
+		return findingView{Row: m.Rows[at.Row].Name, Column: m.Columns[at.Col].Name,
+			Predicted: string(m.Rows[at.Row].Hop) + " " + cv.Predicted, Observed: cv.Observed, Detail: cv.Detail, Links: cv.Links}
+	}
 	for _, f := range fs {
-		cv := v.Rows[f.Row].Cells[f.Col]
-		v.Findings = append(v.Findings, findingView{Row: m.Rows[f.Row].Name, Column: m.Columns[f.Col].Name,
-			Predicted: string(m.Rows[f.Row].Hop) + " " + cv.Predicted, Observed: cv.Observed, Detail: cv.Detail, Links: cv.Links})
+		v.Findings = append(v.Findings, listed(f))
+	}
+	for _, f := range dead {
+		v.NotLive = append(v.NotLive, listed(f))
 	}
 	return v
 }
@@ -113,6 +122,10 @@ func cellOf(c Cell, r RowInfo) cellView {
 	obs, judged := c.Observed(r.Hop)
 	cv.Observed = obs.String()
 	cv.Detail = fmt.Sprintf("%d/%d held; %s", c.Held(), len(c.Runs), countsText(c.Anomalies()))
+	if judged {
+		cv.Detail += "; " + c.Liveness().String()
+		cv.NotLive = c.Liveness().NotLive
+	}
 	if n := c.errors(); n > 0 {
 		cv.Detail += fmt.Sprintf("; %d harness error(s): %s", n, firstErr(c))
 	}
@@ -162,6 +175,13 @@ func writeMarkdown(b *bytes.Buffer, v view) {
 	if len(v.Findings) > 0 {
 		b.WriteString("\n")
 	}
+	if len(v.NotLive) > 0 {
+		b.WriteString("## Not live\n\nA kind of op never came back after the last heal in these cells:\n\n")
+		for _, f := range v.NotLive {
+			fmt.Fprintf(b, "- **%s × %s**: %s %s\n", f.Row, f.Column, f.Detail, mdLinks(f.Links))
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("## Matrix\n\n| configuration | hop | predicted |")
 	for _, c := range v.Columns {
 		fmt.Fprintf(b, " %s |", c.Name)
@@ -187,13 +207,17 @@ func writeMarkdown(b *bytes.Buffer, v view) {
 }
 
 func mdCell(c cellView) string {
+	mark := c.Mark
 	switch c.Status {
 	case "na":
 		return fmt.Sprintf("n/a [%d]", c.Note)
 	case "finding":
-		return fmt.Sprintf("**FINDING**: observed %s, predicted %s; %s %s", c.Observed, c.Predicted, mdEscape(c.Detail), mdLinks(c.Links))
+		mark = "**FINDING**"
 	}
-	return fmt.Sprintf("%s: observed %s, predicted %s; %s %s", c.Mark, c.Observed, c.Predicted, mdEscape(c.Detail), mdLinks(c.Links))
+	if c.NotLive {
+		mark += " **NOT LIVE**"
+	}
+	return fmt.Sprintf("%s: observed %s, predicted %s; %s %s", mark, c.Observed, c.Predicted, mdEscape(c.Detail), mdLinks(c.Links))
 }
 
 func mdLinks(ls []link) string {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -25,11 +26,14 @@ import (
 // anomalies its expected guarantee allows (a weak configuration showing its
 // weakness) is held here, where CI asks whether guarantees held, and
 // INVALID in the viewer, which is green only when the checker found nothing.
+// A held run whose cluster never came back after the last heal is NOT LIVE,
+// as on its page: a finding, not a pass.
 const (
 	statusUnreadable = "UNREADABLE"  // results.json (or scenario.json) could not be read
 	statusNotChecked = "NOT CHECKED" // a history but no results.json: the harness stopped before judging
 	statusNotTrusted = "NOT TRUSTED" // harness-error set: the verdict cannot be trusted
 	statusNotHeld    = "NOT HELD"    // observed weaker than expected
+	statusNotLive    = "NOT LIVE"    // held, but a kind of op never came back after the last heal
 	statusHeld       = "held"
 )
 
@@ -49,14 +53,23 @@ type runSummary struct {
 	// FaultsFired is stats.faults-fired. HealFailures counts the faults'
 	// "heal: " errors; the runner keeps at most five errors per fault, so
 	// it is a lower bound (any failed heal also sets the harness error).
-	FaultsFired  int64  `json:"faults-fired"`
-	HealFailures int    `json:"heal-failures"`
-	ClientHangs  int    `json:"client-hangs"`
+	FaultsFired  int64 `json:"faults-fired"`
+	HealFailures int   `json:"heal-failures"`
+	ClientHangs  int   `json:"client-hangs"`
+	// Live is results.json's liveness (checkers.Headline): null when
+	// there is none; the figures are 0 (null for recovery) where nothing
+	// was measured.
+	Live         *bool  `json:"live"`
+	SendOutageNs int64  `json:"send-outage-ns"`
+	RecoveryNs   *int64 `json:"recovery-ns"`
+	Stalls       int    `json:"stalls"`
+	WorstLagNs   int64  `json:"worst-lag-ns"`
 	HarnessError string `json:"harness-error"`
 	// Error says why the run could not be summarized in full.
 	Error string `json:"error"`
 
-	types []checkers.Anomaly // Counts' keys in results.json's order
+	types    []checkers.Anomaly // Counts' keys in results.json's order
+	liveness checkers.Headline
 }
 
 func (s runSummary) passed() bool { return s.Status == statusHeld }
@@ -176,6 +189,8 @@ func summarize(dir string) runSummary {
 		s.Status = statusNotTrusted
 	case !*s.Held:
 		s.Status = statusNotHeld
+	case s.liveness.NotLive:
+		s.Status = statusNotLive
 	default:
 		s.Status = statusHeld
 	}
@@ -194,6 +209,14 @@ func (s *runSummary) fill(res runner.Results) {
 	}
 	if res.Liveness != nil {
 		s.ClientHangs = len(res.Liveness.ClientHangs)
+	}
+	h := res.Liveness.Headline()
+	live := !h.NotLive
+	s.liveness, s.Live, s.Stalls = h, &live, h.Stalls
+	s.SendOutageNs, s.WorstLagNs = int64(h.SendOutage), int64(h.WorstLag)
+	if h.Recovered {
+		rec := int64(h.Recovery)
+		s.RecoveryNs = &rec
 	}
 	for _, a := range res.AnomalyTypes {
 		s.Counts[a], s.types = res.Counts[a], append(s.types, a)
@@ -299,11 +322,9 @@ func writeSummaryText(w io.Writer, runs []runSummary, roots []string) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATUS\tTEST\tRUN\tCLUSTER\tEXPECTED\tOBSERVED\tHELD\tANOMALIES\tFAULTS\tHANGS\tERROR")
+	fmt.Fprintln(tw, strings.ToUpper(strings.Join(summaryColumns(), "\t")))
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Status, r.Test, r.Run, dash(r.Cluster),
-			dash(r.Expected), dash(r.Observed), heldWord(r.Held), anomalyCounts(r), faults(r), r.ClientHangs,
-			dash(truncate(oneLine(r.problem()), textErrorWidth)))
+		fmt.Fprintln(tw, strings.Join(r.cells(dash(truncate(oneLine(r.problem()), textErrorWidth))), "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -330,21 +351,37 @@ func writeSummaryMarkdown(w io.Writer, runs []runSummary, roots []string) error 
 		return 1
 	})
 	fmt.Fprintf(w, "**kafkachaos**: %s\n\n", totals(runs))
-	fmt.Fprintln(w, "| status | test | run | cluster | expected | observed | held | anomalies | faults | hangs | error |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	cols := summaryColumns()
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 	for _, r := range sorted {
-		status := r.Status
+		cells := r.cells(mdCell(dash(oneLine(r.problem()))))
 		if !r.passed() {
-			status = "**" + status + "**"
+			cells[0] = "**" + cells[0] + "**"
 		}
-		_, err := fmt.Fprintf(w, "| %s | `%s` | `%s` | %s | %s | %s | %s | %s | %s | %d | %s |\n", status,
-			r.Test, r.Run, dash(r.Cluster), dash(r.Expected), dash(r.Observed), heldWord(r.Held),
-			anomalyCounts(r), faults(r), r.ClientHangs, mdCell(dash(oneLine(r.problem()))))
-		if err != nil {
+		cells[1], cells[2] = "`"+cells[1]+"`", "`"+cells[2]+"`"
+		if _, err := fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | ")); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// summaryColumns names a summary table's columns, in cells' order.
+func summaryColumns() []string {
+	cols := []string{"status", "test", "run", "cluster", "expected", "observed", "held", "anomalies", "faults", "hangs", "live"}
+	return append(append(cols, checkers.HeadlineColumns()...), "error")
+}
+
+// cells is the run's table line, problem its error cell as the format
+// writes it.
+func (s runSummary) cells(problem string) []string {
+	live := []string{"-", "-", "-", "-", "-"} // no results.json: nothing measured
+	if s.Live != nil {
+		live = append([]string{heldWord(s.Live)}, s.liveness.Cells()...)
+	}
+	cells := []string{s.Status, s.Test, s.Run, dash(s.Cluster), dash(s.Expected), dash(s.Observed), heldWord(s.Held),
+		anomalyCounts(s), faults(s), strconv.Itoa(s.ClientHangs)}
+	return append(append(cells, live...), problem)
 }
 
 // problem is what went wrong with the run itself, if anything.
@@ -362,7 +399,7 @@ func totals(runs []runSummary) string {
 		n[r.Status]++
 	}
 	parts := []string{}
-	for _, st := range []string{statusHeld, statusNotHeld, statusNotTrusted, statusNotChecked, statusUnreadable} {
+	for _, st := range []string{statusHeld, statusNotLive, statusNotHeld, statusNotTrusted, statusNotChecked, statusUnreadable} {
 		if n[st] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
 		}

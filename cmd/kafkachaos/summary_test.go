@@ -62,7 +62,19 @@ func violatedResults() *runner.Results {
 	r.AnomalyTypes = []checkers.Anomaly{"lost-write", "unseen"}
 	r.Counts = map[checkers.Anomaly]int64{"lost-write": 2, "unseen": 5}
 	r.Stats.FaultsFired = 3
-	r.Liveness = &checkers.Liveness{ClientHangs: make([]checkers.ClientHang, 1)}
+	r.Liveness = &checkers.Liveness{Live: true, ClientHangs: make([]checkers.ClientHang, 1),
+		Kinds: []checkers.KindLiveness{{Kind: "send", MaxUnavailable: &checkers.Window{Ns: 1.5e9}}}}
+	return r
+}
+
+// notLiveResults is a run that held, whose sends never came back after the
+// last heal.
+func notLiveResults() *runner.Results {
+	r := heldResults()
+	heal := int64(2e9)
+	r.Liveness = &checkers.Liveness{Live: false, LastHealNs: &heal, Stalls: make([]checkers.Stall, 2),
+		Kinds:            []checkers.KindLiveness{{Kind: "send", MaxUnavailable: &checkers.Window{Ns: 3e9}, NeverRecovered: true}},
+		WorstRealtimeLag: &checkers.RealtimeLag{Ns: 250e6}}
 	return r
 }
 
@@ -149,7 +161,8 @@ func TestSummaryJSONFieldNamesAreStable(t *testing.T) {
 	}
 	slices.Sort(names)
 	want := []string{"client-hangs", "cluster", "counts", "dir", "error", "expected-guarantee", "faults-fired",
-		"guarantee-held", "harness-error", "heal-failures", "observed-guarantee", "run", "status", "test"}
+		"guarantee-held", "harness-error", "heal-failures", "live", "observed-guarantee", "recovery-ns", "run",
+		"send-outage-ns", "stalls", "status", "test", "worst-lag-ns"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("fields %v, want %v", names, want)
 	}
@@ -168,12 +181,42 @@ func TestSummaryAllHeldExitsZero(t *testing.T) {
 // Each failing kind alone makes the exit status 1.
 func TestSummaryAnyFailureExitsOne(t *testing.T) {
 	for name, res := range map[string]*runner.Results{"violated": violatedResults(),
-		"harness error": harnessErrorResults(), "crashed": nil} {
+		"harness error": harnessErrorResults(), "crashed": nil, "not live": notLiveResults()} {
 		root := t.TempDir()
 		writeRun(t, root, "TestChaosOK", "1", heldResults())
 		writeRun(t, root, "TestChaosBad", "2", res)
 		if code, out, errs := cli(t, "summary", root); code != exitInvalid {
 			t.Errorf("%s: exit %d, want 1; stdout %q stderr %q", name, code, out, errs)
+		}
+	}
+}
+
+// A run that held but whose sends never came back is NOT LIVE, with its
+// liveness figures; a live run says its own; a run without results.json
+// has none.
+func TestSummaryLiveness(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, root, "TestChaosDead", "1", notLiveResults())
+	writeRun(t, root, "TestChaosLost", "2", violatedResults())
+	writeRun(t, root, "TestChaosCrashed", "3", nil)
+	_, runs, _ := summaryJSON(t, root)
+	got := byTest(runs)
+	dead, lost, crashed := got["TestChaosDead"], got["TestChaosLost"], got["TestChaosCrashed"]
+	if dead.Status != statusNotLive || dead.Live == nil || *dead.Live || dead.SendOutageNs != 3e9 || dead.RecoveryNs != nil ||
+		dead.Stalls != 2 || dead.WorstLagNs != 250e6 {
+		t.Errorf("not-live run: %+v", dead)
+	}
+	if lost.Live == nil || !*lost.Live || lost.SendOutageNs != 1.5e9 || lost.RecoveryNs != nil || lost.Stalls != 0 {
+		t.Errorf("live run: %+v", lost)
+	}
+	if crashed.Live != nil || crashed.RecoveryNs != nil || crashed.SendOutageNs != 0 {
+		t.Errorf("run without results: %+v", crashed)
+	}
+	_, out, _ := cli(t, "summary", root)
+	for _, want := range []string{"LIVE  SEND OUTAGE  RECOVERY  STALLS  WORST LAG", "NO    3s           never     2       250ms",
+		"3 runs: 1 NOT LIVE, 1 NOT HELD, 1 NOT CHECKED"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
 		}
 	}
 }
@@ -252,8 +295,8 @@ func TestSummaryMarkdownListsFailuresFirst(t *testing.T) {
 		}
 	}
 	for _, r := range rows {
-		if n := strings.Count(strings.ReplaceAll(r, `\|`, ""), "|"); n != 12 {
-			t.Errorf("row has %d cell borders, want 12 (an unescaped | in a cell?): %q", n, r)
+		if n := strings.Count(strings.ReplaceAll(r, `\|`, ""), "|"); n != 17 {
+			t.Errorf("row has %d cell borders, want 17 (an unescaped | in a cell?): %q", n, r)
 		}
 	}
 	if !strings.Contains(out, "|---|") || !strings.Contains(out, `broker 2 \| not back`) {
@@ -344,9 +387,9 @@ func Example_summary() {
 	code := dispatch([]string{"summary", root}, os.Stdout, os.Stderr)
 	fmt.Println("exit", code)
 	// Output:
-	// STATUS    TEST           RUN                   CLUSTER   EXPECTED       OBSERVED      HELD  ANOMALIES              FAULTS  HANGS  ERROR
-	// held      TestChaosHeld  20260101T000001.000Z  embedded  at-least-once  exactly-once  yes   -                      4       0      -
-	// NOT HELD  TestChaosLost  20260101T000002.000Z  embedded  exactly-once   at-most-once  NO    lost-write=2 unseen=5  3       1      -
+	// STATUS    TEST           RUN                   CLUSTER   EXPECTED       OBSERVED      HELD  ANOMALIES              FAULTS  HANGS  LIVE  SEND OUTAGE  RECOVERY  STALLS  WORST LAG  ERROR
+	// held      TestChaosHeld  20260101T000001.000Z  embedded  at-least-once  exactly-once  yes   -                      4       0      yes   -            -         0       -          -
+	// NOT HELD  TestChaosLost  20260101T000002.000Z  embedded  exactly-once   at-most-once  NO    lost-write=2 unseen=5  3       1      yes   1.5s         -         0       -          -
 	// 2 runs: 1 held, 1 NOT HELD
 	// exit 1
 }

@@ -101,10 +101,16 @@ type Workload struct {
 	MaxValues int `json:"max-values"`
 	// PollBatch is the most records one poll op returns.
 	PollBatch int `json:"poll-batch"`
-	// TxnSize is how many input records a copier transaction carries.
+	// TxnSize is how many input records a copier transaction carries,
+	// and the most sends and polls a txn-queue transaction mixes.
 	TxnSize int `json:"txn-size,omitempty"`
-	// AbortRatio is the share of copier transactions aborted on purpose.
+	// AbortRatio is the share of copier and txn-queue transactions
+	// aborted on purpose.
 	AbortRatio float64 `json:"abort-ratio,omitempty"`
+	// TxnQueues is how many workers run Jepsen's queue workload with
+	// transactions: each transaction mixes sends to the input keys with
+	// read_committed polls of them, committed or aborted as a unit.
+	TxnQueues int `json:"txn-queues,omitempty"`
 	// CopierMode is how copiers make their consume and produce hops one:
 	// CopyTransactional ("" too) or CopyAtLeastOnce.
 	CopierMode string `json:"copier-mode,omitempty"`

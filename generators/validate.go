@@ -181,6 +181,7 @@ func (w Workload) validate(s *Scenario) error {
 	if w.Copiers > 0 {
 		errs = append(errs, w.validateCopiers(s)...)
 	}
+	errs = append(errs, w.validateTxnQueues(s)...)
 	if w.Mix.Send < 0 || w.Mix.Poll < 0 || w.Mix.Txn < 0 || w.Mix.Send+w.Mix.Poll+w.Mix.Txn == 0 {
 		add("mix", "%+v: weights must be >= 0 and not all 0", w.Mix)
 	}

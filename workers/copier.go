@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -77,57 +76,23 @@ func (s *CopierSlot) open(ctx context.Context) (*client.Copier, error) {
 	return cp, nil
 }
 
-// run keeps a copier stepping in the slot until ctx ends. A copier that
-// crashed, stopped or hung is replaced by a successor, whose
-// InitTransactions fences it; so is one whose NewCopier hung (that is a
-// finding in the history, not a harness error).
+// run keeps a copier stepping in the slot until ctx ends (keepRunning).
 func (s *CopierSlot) run(ctx context.Context, every time.Duration) {
-	for ctx.Err() == nil {
-		cp, err := s.open(ctx)
-		switch {
-		case err == nil:
-		case ctx.Err() != nil:
-			return
-		case errors.Is(err, client.ErrClientHang):
-			continue
-		case errors.Is(err, client.ErrRetriesExhausted):
-			s.w.fail(err) // the cluster may come back: keep trying
-			continue
-		default:
-			s.w.fail(err)
-			return
-		}
-		s.step(ctx, cp, every)
-		if ctx.Err() != nil && !cp.Ended() {
-			cp.Close()
-		}
-	}
+	keepRunning(ctx, s.w, s.open, func(cp *client.Copier) { s.step(ctx, cp, every) })
 }
 
 // step runs cp until ctx ends or cp can step no more.
 func (s *CopierSlot) step(ctx context.Context, cp *client.Copier, every time.Duration) {
-	for pace(ctx, every) {
+	stepUntilEnd(ctx, s.w, every, fmt.Sprintf("copier %d", s.index), client.ErrCopierStopped, func() error {
 		_, err := cp.Step(ctx, s.w.s.Workload.TxnSize, 100*time.Millisecond)
-		if errors.Is(err, client.ErrRetriesExhausted) {
-			s.w.fail(fmt.Errorf("workload: copier %d: %w", s.index, err))
-		}
-		if errors.Is(err, client.ErrCrashed) || errors.Is(err, client.ErrCopierStopped) {
-			return // a successor takes over
-		}
-	}
+		return err
+	})
 }
 
 // Crash asks the copier to crash at its next transaction's (or cycle's)
 // worst moment and returns it, so the caller can tell when it has
 // (Copier.Crashed); ErrNothingToCrash when there is none to ask.
-func (s *CopierSlot) Crash() (*client.Copier, error) {
-	cp := s.Current()
-	if cp == nil || cp.Ended() || cp.NeedsFencing() {
-		return nil, ErrNothingToCrash // none yet, or being replaced
-	}
-	cp.Crash()
-	return cp, nil
-}
+func (s *CopierSlot) Crash() (*client.Copier, error) { return requestCrash(s.Current()) }
 
 // settle makes sure no transaction is left open at the end: a copier that
 // crashed, stopped or hung, or whose worker never returned, may have one,
@@ -136,7 +101,7 @@ func (s *CopierSlot) Crash() (*client.Copier, error) {
 // within settleBound. An at-least-once copier has no transaction to leave.
 func (s *CopierSlot) settle(ctx context.Context) {
 	cp := s.Current()
-	if cp == nil || copyMode(s.w.s.Workload) != client.CopyTransactional || (!cp.NeedsFencing() && s.returned()) {
+	if copyMode(s.w.s.Workload) != client.CopyTransactional || !needsSettling(cp, s.done) {
 		return
 	}
 	s.fence(ctx, fmt.Sprintf("the last copier %d", cp.Process()))
@@ -144,16 +109,7 @@ func (s *CopierSlot) settle(ctx context.Context) {
 
 // fence opens a successor only to fence what its predecessor left open,
 // and closes it, within settleBound; last names the predecessor.
-func (s *CopierSlot) fence(ctx context.Context, last string) {
-	ctx, cancel := context.WithTimeout(ctx, settleBound)
-	defer cancel()
-	next, err := s.open(ctx)
-	if err != nil {
-		s.w.fail(fmt.Errorf("fencing %s: %w", last, err))
-		return
-	}
-	next.Close()
-}
+func (s *CopierSlot) fence(ctx context.Context, last string) { fenceWith(ctx, s.w, s.open, last) }
 
 // FenceCopiers fences what transactional copiers outside this workload
 // left open: a copier's worker process killed mid-transaction (see
@@ -171,13 +127,3 @@ func (w *Workload) FenceCopiers(ctx context.Context) {
 // StopBound is how long a workload's Stop may take at most: its workers'
 // return, the producers' close (10s) and the copiers' settling.
 func StopBound() time.Duration { return workerStopBound() + 10*time.Second + settleBound }
-
-// returned reports whether the slot's worker has returned.
-func (s *CopierSlot) returned() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}

@@ -61,6 +61,7 @@ type Workload struct {
 	producers []*ProducerSlot
 	consumers []*ConsumerSlot
 	copiers   []*CopierSlot
+	txnQueues []*TxnQueueSlot
 	running   []worker
 	// stopBound is how long Stop waits for the workers after the run's
 	// end (workerStopBound; tests shorten it).
@@ -109,6 +110,7 @@ func New(s generators.Scenario, opts Options) (*Workload, error) {
 			w.copiers = append(w.copiers, &CopierSlot{w: w, index: i})
 		}
 	}
+	w.txnQueues = newTxnQueueSlots(w)
 	return w, nil
 }
 
@@ -181,7 +183,7 @@ func (w *Workload) interval(weight, workers int) time.Duration {
 	if wl.Consumers > 0 {
 		total += wl.Mix.Poll
 	}
-	if wl.Copiers > 0 {
+	if wl.Copiers+wl.TxnQueues > 0 {
 		total += wl.Mix.Txn
 	}
 	if wl.Rate <= 0 || weight <= 0 || total == 0 {
@@ -212,6 +214,7 @@ func (w *Workload) Start(ctx context.Context) error {
 		every := w.interval(max(wl.Mix.Txn, 1), wl.Copiers)
 		c.done = w.spawn(fmt.Sprintf("copier %d", c.index), func() { c.run(ctx, every) })
 	}
+	w.startTxnQueues(ctx)
 	return nil
 }
 
@@ -259,6 +262,7 @@ func (w *Workload) Stop(ctx context.Context) {
 	for _, c := range w.copiers {
 		c.settle(ctx)
 	}
+	w.settleTxnQueues(ctx)
 }
 
 // wait waits for every worker up to bound in all and returns the names of

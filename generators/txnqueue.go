@@ -1,0 +1,33 @@
+package generators
+
+// RoleTxnQueue is the role of a txn-queue worker (Workload.TxnQueues).
+const RoleTxnQueue = "txn-queue"
+
+// validateTxnQueues checks what transactional queues need: a producer
+// transactional.id, from which each queue's own is derived; a txn-size,
+// the most sends and polls one of their transactions mixes; and the
+// harness's process, since client processes run producers, consumers and
+// copiers only.
+func (w Workload) validateTxnQueues(s *Scenario) []error {
+	var errs []error
+	add := func(field, format string, args ...any) {
+		errs = append(errs, bad("workload."+field, format, args...))
+	}
+	switch {
+	case w.TxnQueues < 0:
+		add("txn-queues", "%d, want >= 0", w.TxnQueues)
+		return errs
+	case w.TxnQueues == 0:
+		return nil
+	}
+	if !s.Producer.Transactional() {
+		add("txn-queues", "txn queues need a producer transactional.id (queue i's is <id>-queue-i)")
+	}
+	if w.TxnSize < 1 {
+		add("txn-size", "%d, want >= 1 with txn queues (the most sends and polls of one transaction)", w.TxnSize)
+	}
+	if w.ClientProcesses {
+		add("txn-queues", "client-processes runs producers, consumers and copiers only: want txn-queues 0, or no client-processes")
+	}
+	return errs
+}

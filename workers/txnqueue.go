@@ -1,0 +1,143 @@
+package workers
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// TxnQueueSlot is one position of Jepsen's queue workload with
+// transactions: a client.TxnQueue runs in it, each of its transactions
+// mixing sends of fresh values to the input keys with read_committed polls
+// of them, until it crashes or stops; a successor with the same
+// transactional.id (and a new process id) then takes over, fencing it.
+type TxnQueueSlot struct {
+	Slot[*client.TxnQueue]
+	w     *Workload
+	index int
+	done  chan struct{} // closed when the slot's worker returned
+}
+
+// txnQueuePollWait is how long a queue's poll waits for its first record
+// when none is fetched yet. A transaction's polls that find nothing cost
+// this much each (see client.BenchmarkTxnQueue).
+const txnQueuePollWait = 20 * time.Millisecond
+
+// txnQueueSeed sets the queues' abort dice apart from the copiers'.
+const txnQueueSeed = 1 << 20
+
+// newTxnQueueSlots makes the workload's queue slots.
+func newTxnQueueSlots(w *Workload) []*TxnQueueSlot {
+	var out []*TxnQueueSlot
+	for i := range w.s.Workload.TxnQueues {
+		if w.has(generators.RoleTxnQueue, i) {
+			out = append(out, &TxnQueueSlot{w: w, index: i})
+		}
+	}
+	return out
+}
+
+// TxnQueues are the workload's queue slots, for the faults that act on
+// clients.
+func (w *Workload) TxnQueues() []*TxnQueueSlot { return w.txnQueues }
+
+// startTxnQueues launches a worker per queue slot; their transactions
+// share the mix's txn weight with the copiers.
+func (w *Workload) startTxnQueues(ctx context.Context) {
+	wl := w.s.Workload
+	every := w.interval(max(wl.Mix.Txn, 1), wl.Copiers+wl.TxnQueues)
+	for _, q := range w.txnQueues {
+		q.done = w.spawn(fmt.Sprintf("txn queue %d", q.index), func() {
+			keepRunning(ctx, w, q.open, func(tq *client.TxnQueue) { q.step(ctx, tq, every) })
+		})
+	}
+}
+
+// settleTxnQueues fences what the last queue of each slot may have left
+// open (see CopierSlot.settle).
+func (w *Workload) settleTxnQueues(ctx context.Context) {
+	for _, q := range w.txnQueues {
+		if tq := q.Current(); needsSettling(tq, q.done) {
+			fenceWith(ctx, w, q.open, fmt.Sprintf("the last txn queue %d", tq.Process()))
+		}
+	}
+}
+
+// options: each queue has a transactional.id of its own, derived from the
+// producer's; it sends to and polls the input keys.
+func (s *TxnQueueSlot) options() client.TxnQueueOptions {
+	w, sc := s.w, s.w.s
+	pc := w.producerConfig()
+	// A backstop (successors abort sooner); librdkafka wants it no
+	// shorter than the delivery timeout.
+	pc.TransactionTimeout = max(10*time.Second, pc.DeliveryTimeout)
+	return client.TxnQueueOptions{
+		Bootstrap: w.opts.Bootstrap, Keys: w.input,
+		TransactionalID:  sc.Producer.TransactionalID + "-queue-" + strconv.Itoa(s.index),
+		Producer:         pc,
+		AbortProbability: sc.Workload.AbortRatio, Seed: sc.Seed + txnQueueSeed + int64(s.index),
+		CallTimeout: copierCallTimeout,
+		Recorder:    w.opts.Recorder, Process: w.procs.Next(), Logs: w.opts.Logs,
+	}
+}
+
+func (s *TxnQueueSlot) open(ctx context.Context) (*client.TxnQueue, error) {
+	q, err := client.NewTxnQueue(ctx, s.options())
+	if err != nil {
+		return nil, fmt.Errorf("workload: txn queue %d: %w", s.index, err)
+	}
+	s.Put(q)
+	return q, nil
+}
+
+// step runs q's transactions until ctx ends or q can step no more.
+func (s *TxnQueueSlot) step(ctx context.Context, q *client.TxnQueue, every time.Duration) {
+	stepUntilEnd(ctx, s.w, every, fmt.Sprintf("txn queue %d", s.index), client.ErrTxnQueueStopped, func() error {
+		_, err := q.Step(ctx, s.plan(), s.w.s.Workload.PollBatch, txnQueuePollWait)
+		return err
+	})
+}
+
+// plan draws one transaction as Jepsen's queue workload does: one to
+// txn-size mops, each a poll or, with even odds, a send of a fresh value.
+// A transaction's sends go to distinct keys: two sends of one transaction
+// to one key may have other writers' records between them, which Kafka
+// allows and the checkers would report (int-send-skip). Once the
+// workload's values run out (max-values), transactions only poll.
+func (s *TxnQueueSlot) plan() []histories.Mop {
+	w := s.w
+	keys := make([]histories.Key, w.s.Keys.Count)
+	for i := range keys {
+		keys[i] = histories.Key(i)
+	}
+	limit := int64(w.s.Workload.MaxValues)
+	n := 1 + w.intN(max(w.s.Workload.TxnSize, 1))
+	plan := make([]histories.Mop, 0, n)
+	for range n {
+		if len(keys) == 0 || w.intN(2) == 0 {
+			plan = append(plan, histories.Mop{F: histories.MPoll})
+			continue
+		}
+		v := w.nextValue()
+		if limit > 0 && v > limit {
+			plan = append(plan, histories.Mop{F: histories.MPoll})
+			continue
+		}
+		i := w.intN(len(keys))
+		plan = append(plan, histories.Send(keys[i], v))
+		keys[i] = keys[len(keys)-1]
+		keys = keys[:len(keys)-1]
+	}
+	return plan
+}
+
+// Crash asks the queue to crash at its next transaction's worst moment,
+// after its sends and polls and before its commit, and returns it, so the
+// caller can tell when it has (TxnQueue.Crashed); ErrNothingToCrash when
+// there is none to ask.
+func (s *TxnQueueSlot) Crash() (*client.TxnQueue, error) { return requestCrash(s.Current()) }

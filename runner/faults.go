@@ -29,6 +29,7 @@ type schedule struct {
 	producers []*workers.ProducerSlot
 	consumers []*workers.ConsumerSlot
 	copiers   []*workers.CopierSlot
+	txnQueues []*workers.TxnQueueSlot
 	// pool is the worker processes the client faults act on instead,
 	// when the clients run in their own
 	pool  *proc.Pool
@@ -56,7 +57,7 @@ func newSchedule(prov cluster.Provider, cl clients, s generators.Scenario) (*sch
 	sc := &schedule{prov: prov, rng: rand.New(rand.NewPCG(uint64(s.Seed), 2)), awaiting: map[int64]bool{}}
 	switch w := cl.(type) {
 	case *workers.Workload:
-		sc.producers, sc.consumers, sc.copiers = w.Producers(), w.Consumers(), w.Copiers()
+		sc.producers, sc.consumers, sc.copiers, sc.txnQueues = w.Producers(), w.Consumers(), w.Copiers(), w.TxnQueues()
 	case *proc.Pool:
 		sc.pool = w
 	}
@@ -186,13 +187,8 @@ func (sc *schedule) fault(f generators.Fault) (nemesis.Fault, error) {
 	return nil, fmt.Errorf("fault kind %q has no nemesis in this build", f.Kind)
 }
 
-// crashProducer crashes a producer or a copier (a transactional producer),
-// chosen among those it can act on now. A copier still opening (its
-// transactional producer waits for a coordinator while a broker is down),
-// being replaced, or with a crash requested already is passed over: a step
-// must not be spent on it while a producer runs. A copier only takes the
-// request (its crash happens mid-transaction), so it counts once the
-// copier has crashed.
+// crashProducer crashes a producer, a copier or a txn queue (both
+// transactional producers), chosen among those it can act on now.
 func (sc *schedule) crashProducer(ctx context.Context) (any, error) {
 	var crash []func() (any, error)
 	for _, slot := range sc.producers {
@@ -206,22 +202,50 @@ func (sc *schedule) crashProducer(ctx context.Context) (any, error) {
 			})
 		}
 	}
-	for _, slot := range sc.copiers {
-		if cp := slot.Current(); cp != nil && !cp.Ended() && !cp.NeedsFencing() && !sc.isAwaited(cp.Process()) {
-			crash = append(crash, func() (any, error) {
-				cp, err := slot.Crash()
-				if err != nil {
-					return nil, err
-				}
-				return map[string]any{"copier": cp.Process(), "effect": "requested: counted when its crash op is recorded"},
-					sc.await(ctx, cp.Process(), cp.Crashed)
-			})
-		}
-	}
+	crash = append(crash, txnCrashes[*client.Copier](ctx, sc, sc.copiers, "copier")...)
+	crash = append(crash, txnCrashes[*client.TxnQueue](ctx, sc, sc.txnQueues, "txn-queue")...)
 	if len(crash) == 0 {
 		return nil, workers.ErrNothingToCrash
 	}
 	return crash[sc.intN(len(crash))]()
+}
+
+// txnCrashable is a transactional worker crashProducer can ask to crash:
+// a copier or a txn queue.
+type txnCrashable interface {
+	comparable
+	Ended() bool
+	NeedsFencing() bool
+	Crashed() bool
+	Process() int64
+}
+
+// txnCrashes are the crashes crashProducer may choose among the
+// transactional workers of slots (role names them in the fault's detail).
+// One still opening (its transactional producer waits for a coordinator
+// while a broker is down), being replaced, or with a crash requested
+// already is passed over: a step must not be spent on it while a producer
+// runs. A worker only takes the request (its crash happens
+// mid-transaction), so it counts once it has crashed.
+func txnCrashes[T txnCrashable, S interface {
+	Current() T
+	Crash() (T, error)
+}](ctx context.Context, sc *schedule, slots []S, role string) []func() (any, error) {
+	var out []func() (any, error)
+	var none T
+	for _, slot := range slots {
+		if t := slot.Current(); t != none && !t.Ended() && !t.NeedsFencing() && !sc.isAwaited(t.Process()) {
+			out = append(out, func() (any, error) {
+				t, err := slot.Crash()
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{role: t.Process(), "effect": "requested: counted when its crash op is recorded"},
+					sc.await(ctx, t.Process(), t.Crashed)
+			})
+		}
+	}
+	return out
 }
 
 // crashConsumer asks a consumer to crash at point and counts once it has:

@@ -1,13 +1,15 @@
 // Package workers runs a scenario's clients for one run: producers,
-// consumers and copiers, each in a slot that holds its current client. A
+// consumers, copiers and txn queues, each in a slot that holds its current
+// client. A
 // client that crashed (a fault asked it to, or it hung) is replaced in its
 // slot by a new one with new process ids, as a supervisor restarts a crashed
 // service; the history sees a crashed process never come back.
 //
 // It turns the scenario's workload (counts, rate and mix, lanes, batch
 // sizes, copier mode) and client configuration into client options, paces
-// the ops, and ends every worker within a bound once the run is over,
-// fencing what a copier may have left open.
+// the ops, draws the txn queues' transactions, and ends every worker
+// within a bound once the run is over, fencing what a copier or a txn queue
+// may have left open.
 //
 // It must not know the cluster provider (it is given a bootstrap address and
 // at most a client.MemberFencer), the nemesis schedule (faults reach a

@@ -1,9 +1,9 @@
 // Package workers runs a scenario's clients for one run: producers,
 // consumers, copiers and txn queues, each in a slot that holds its current
-// client. A
-// client that crashed (a fault asked it to, or it hung) is replaced in its
-// slot by a new one with new process ids, as a supervisor restarts a crashed
-// service; the history sees a crashed process never come back.
+// client. A client that crashed (a fault asked it to, or it hung) is
+// replaced in its slot by a new one with new process ids, as a supervisor
+// restarts a crashed service; the history sees a crashed process never
+// come back.
 //
 // It turns the scenario's workload (counts, rate and mix, lanes, batch
 // sizes, copier mode) and client configuration into client options, paces

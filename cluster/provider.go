@@ -66,9 +66,9 @@ const (
 // broker's advertised listener at one (the real brokers), whatever the
 // machine. Kill, pause and
 // partition depend on what Start finds (root, nftables, a container engine).
-// Reassignments exist only where brokers replicate (the real brokers).
+// Reassignments and unregistrations exist only on the real brokers.
 func KnownBeforeStart(c Capability) bool {
-	return c == CapRequestFaults || c == CapLeaderMove || c == CapProxy || c == CapReassign
+	return c == CapRequestFaults || c == CapLeaderMove || c == CapProxy || c == CapReassign || c == CapUnregister
 }
 
 // Supports reports whether p lists capability c.

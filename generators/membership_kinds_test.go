@@ -39,3 +39,35 @@ func TestReassignNeedsAFreeBroker(t *testing.T) {
 		t.Error("reassign holds a window: moved for it, moved back at its end")
 	}
 }
+
+// remove-broker takes one broker (one, leader or controller), needs the
+// unregister capability, and takes a node down: it must leave a majority
+// up beside the other node faults.
+func TestRemoveBrokerIsValidated(t *testing.T) {
+	ok := func(target string) Scenario {
+		s := Baseline("remove", "local", 20*time.Second)
+		s.Nemesis = []Fault{{Kind: KindRemoveBroker, Start: Duration(time.Second), Duration: Duration(5 * time.Second),
+			Params: FaultParams{Target: target}}}
+		return s
+	}
+	for _, target := range []string{"", "one", "leader", "controller"} {
+		if s := ok(target); s.Validate() != nil {
+			t.Errorf("target %q: %v, want valid", target, s.Validate())
+		}
+	}
+	for _, target := range []string{"majority", "all", "minority"} {
+		s := ok(target)
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "remove-broker takes one broker") {
+			t.Errorf("target %q: %v, want refused", target, err)
+		}
+	}
+	both := ok("leader")
+	both.Nemesis[0].Start = Duration(2 * time.Second)
+	both.Nemesis = append(both.Nemesis, Fault{Kind: KindKill, Start: Duration(time.Second), Duration: Duration(5 * time.Second), Params: FaultParams{Target: "majority"}})
+	if err := both.Validate(); err == nil || !strings.Contains(err.Error(), "nemesis[0].start: remove-broker starts at 2s while nemesis[1] hold 2 of 3 brokers down") {
+		t.Errorf("remove-broker while a majority is killed: %v, want no majority named", err)
+	}
+	if c := KindCapability(KindRemoveBroker); c != "unregister" {
+		t.Errorf("KindCapability(remove-broker) = %q", c)
+	}
+}

@@ -42,6 +42,8 @@ func realCapability(kind string) string {
 		return "proxy"
 	case KindReassign:
 		return "reassign"
+	case KindRemoveBroker:
+		return "unregister"
 	}
 	return ""
 }

@@ -119,3 +119,20 @@ func moveOne(replicas, up []int32, intN func(int) int) ([]int32, error) {
 	to[intN(len(to))] = free[intN(len(free))]
 	return to, nil
 }
+
+// RemoveBrokerTarget takes the target's broker out of the cluster for the
+// window, as an operator decommissions one: a clean stop (SIGTERM), then
+// its registration removed (UnregisterBroker) once the controller fenced
+// it; Stop starts it again, and it registers anew. Its replicas stay in
+// the partitions' assignments, out of sync until it is back.
+func RemoveBrokerTarget(h cluster.BrokerRemover, tg Targeting, target Target) Fault {
+	remove := func(ctx context.Context, n int32) error {
+		if err := h.StopNode(ctx, n); err != nil {
+			return err
+		}
+		return h.Unregister(ctx, n)
+	}
+	return &targetFault{name: "remove-broker", startF: "remove-broker-start", stopF: "remove-broker-stop", tg: tg,
+		pick: tg.Pick(target), target: string(target), mechanism: map[string]any{"signal": "SIGTERM", "request": "UnregisterBroker"},
+		apply: eachNode(remove), heal: allNodes(h.StartNode), effects: [2]cluster.Effect{cluster.EffectUnregister, cluster.EffectRestart}}
+}

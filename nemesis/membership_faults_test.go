@@ -98,3 +98,40 @@ func TestReassignNeedsAFreeBrokerUp(t *testing.T) {
 		t.Errorf("Stop = %v, moves %v: want nothing asked", err, m.moves)
 	}
 }
+
+// removingBrokers is fakeBrokers that can unregister a broker.
+type removingBrokers struct{ *fakeBrokers }
+
+func (r removingBrokers) Unregister(_ context.Context, n int32) error { return r.log("unregister %d", n) }
+
+// remove-broker stops the target cleanly and then unregisters it, in that
+// order (a running broker would register again); the heal starts it. A
+// failed unregistration still leaves the broker to be started.
+func TestRemoveBrokerStopsUnregistersAndStarts(t *testing.T) {
+	for _, tc := range []struct {
+		failOn string
+		want   []string
+	}{
+		{"", []string{"stop 2", "unregister 2", "start 2"}},
+		{"unregister 2", []string{"stop 2", "unregister 2", "start 2"}},
+	} {
+		f := newFakeBrokers()
+		f.failOn = tc.failOn
+		r := removingBrokers{f}
+		fault := RemoveBrokerTarget(r, Targeting{Provider: r, Topic: "in", IntN: seq}, TargetLeader)
+		err := fault.Start(t.Context())
+		if (err != nil) != (tc.failOn != "") {
+			t.Errorf("fail on %q: Start = %v", tc.failOn, err)
+		}
+		if err := fault.Stop(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Calls(); !slices.Equal(got[len(got)-3:], tc.want) {
+			t.Errorf("fail on %q: calls %v, want them to end %v", tc.failOn, got, tc.want)
+		}
+		d := fault.(Detailer).Detail().(map[string]any)
+		if tc.failOn == "" && (d["verified"] != "fake unregister checked" || d["heal-verified"] != "fake restart checked") {
+			t.Errorf("detail %v: want the unregistration's and the restart's checks named", d)
+		}
+	}
+}

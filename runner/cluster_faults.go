@@ -55,6 +55,8 @@ func (c ClusterFaults) Fault(f generators.Fault) (nemesis.Fault, error) {
 		return nemesis.ShuffleLeaders(c.Provider.(cluster.LeaderMover)), nil
 	case generators.KindReassign:
 		return c.reassignFault()
+	case generators.KindRemoveBroker:
+		return c.removeBrokerFault(f)
 	}
 	return nil, nil
 }

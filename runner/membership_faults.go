@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/nemesis"
 )
 
@@ -20,4 +21,22 @@ func (c ClusterFaults) reassignFault() (nemesis.Fault, error) {
 		return nil, fmt.Errorf("reassign: the scenario has no key 0 whose partition it could move")
 	}
 	return nemesis.Reassign(h, nemesis.Targeting{Provider: c.Provider, Topic: tp.Topic, Partition: tp.Partition, IntN: c.IntN}), nil
+}
+
+// removeBrokerFault makes the remove-broker fault on f's target (one
+// broker by default); targets resolve against key 0's partition.
+func (c ClusterFaults) removeBrokerFault(f generators.Fault) (nemesis.Fault, error) {
+	h, ok := c.Provider.(cluster.BrokerRemover)
+	if !ok {
+		return nil, fmt.Errorf("remove-broker needs the BrokerRemover hook, which cluster provider %q lacks", c.Provider.Name())
+	}
+	tg := nemesis.Targeting{Provider: c.Provider, IntN: c.IntN}
+	if tp, ok := c.Scenario.Keys.Map["0"]; ok {
+		tg.Topic, tg.Partition = tp.Topic, tp.Partition
+	}
+	target := nemesis.Target(f.Params.Target)
+	if target == "" {
+		target = nemesis.TargetOne
+	}
+	return nemesis.RemoveBrokerTarget(h, tg, target), nil
 }

@@ -42,3 +42,26 @@ func TestReassignRefusedOnTheEmbeddedCluster(t *testing.T) {
 		}
 	}
 }
+
+// remove-broker is the local provider's: the embedded cluster refuses it
+// before it starts, and so does docker, whose unregistration has not been
+// run on real containers yet.
+func TestRemoveBrokerOnlyOnTheLocalProvider(t *testing.T) {
+	for name, want := range map[string]bool{"embedded": false, "docker": false, "local": true} {
+		prov, err := DefaultProviders().New(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := smallScenario()
+		s.Cluster.Provider = name
+		s = withFault(s, generators.KindRemoveBroker)
+		err = Injectable(prov, s)
+		var u *UnsupportedFault
+		if want != (err == nil) || (!want && (!errors.As(err, &u) || u.Capability != cluster.CapUnregister)) {
+			t.Errorf("%s: Injectable = %v, want supported %v", name, err, want)
+		}
+		if _, ok := prov.(cluster.BrokerRemover); want && !ok {
+			t.Errorf("%s lists %s and is no cluster.BrokerRemover", name, cluster.CapUnregister)
+		}
+	}
+}

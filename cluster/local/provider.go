@@ -326,10 +326,10 @@ func (p *Provider) Nodes() []cluster.Node {
 	return out
 }
 
-// Capabilities: kill, pause and reassignments always; partitions with
-// namespaces and nft.
+// Capabilities: kill, pause, reassignments and unregistrations always;
+// partitions with namespaces and nft.
 func (p *Provider) Capabilities() []cluster.Capability {
-	caps := []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapProxy, cluster.CapReassign}
+	caps := []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapProxy, cluster.CapReassign, cluster.CapUnregister}
 	if p.net != nil && p.nft {
 		caps = append(caps, cluster.CapPartition)
 	}

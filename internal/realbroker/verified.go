@@ -44,6 +44,8 @@ func (c *Cluster) VerifiedEffect(effect string) string {
 		return kproxy.VerifiedHeal
 	case "reassign":
 		return ReassignVerified
+	case "unregister":
+		return own.Stop + "; then " + UnregisterVerified
 	}
 	return ""
 }

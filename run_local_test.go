@@ -52,7 +52,7 @@ func profileOf(provider string) realProfile {
 // requireReal skips unless provider (local or docker) is the selected
 // cluster, and when this machine cannot run it — except under CI=true,
 // where that is a failure.
-func requireReal(t *testing.T, provider string) realProfile {
+func requireReal(t testing.TB, provider string) realProfile {
 	t.Helper()
 	if *flagCluster != provider {
 		t.Skipf("real-Kafka experiment on %s: select it with KAFKACHAOS_CLUSTER=%s (make chaos-%s)", provider, provider, provider)

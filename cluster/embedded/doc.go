@@ -59,6 +59,12 @@
 //     the fenced member's group requests before the coordinator acts.
 //   - Health has no ISR to wait for: every node up and listening and every
 //     partition led is the whole cluster.
+//   - Reassignments: kfake answers AlterPartitionReassignments with no
+//     error and moves nothing (ListPartitionReassignments is always empty),
+//     so the provider does not list cluster.CapReassign, and a scenario
+//     with a reassign fault is refused before the run. KIP-848's
+//     ConsumerGroupHeartbeat is served (group.protocol=consumer works here),
+//     its heartbeat and session from group.consumer.* broker configs.
 //
 // Version notes:
 //   - Written against kfake v0.0.0-20260918054303-01f206a7e32c (go.mod).

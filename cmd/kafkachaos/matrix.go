@@ -75,14 +75,17 @@ func runMatrix(opts matrix.Options, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	ran, na, harness := m.Counts()
-	findings := m.Findings()
-	fmt.Fprintf(stdout, "%s: %d cells run, %d n/a, %d harness error(s), %d finding(s) in %v\n",
-		filepath.Join(opts.Out, matrix.MarkdownFile), ran, na, harness, len(findings), m.Elapsed.Round(time.Second))
+	findings, dead := m.Findings(), m.NotLive()
+	fmt.Fprintf(stdout, "%s: %d cells run, %d n/a, %d harness error(s), %d finding(s), %d not live in %v\n",
+		filepath.Join(opts.Out, matrix.MarkdownFile), ran, na, harness, len(findings), len(dead), m.Elapsed.Round(time.Second))
 	for _, f := range findings {
 		fmt.Fprintf(stdout, "  FINDING %s x %s\n", m.Rows[f.Row].Name, m.Columns[f.Col].Name)
 	}
+	for _, f := range dead {
+		fmt.Fprintf(stdout, "  NOT LIVE %s x %s\n", m.Rows[f.Row].Name, m.Columns[f.Col].Name)
+	}
 	switch {
-	case len(findings) > 0:
+	case len(findings) > 0 || len(dead) > 0:
 		return exitInvalid
 	case err != nil || harness > 0:
 		if err != nil {

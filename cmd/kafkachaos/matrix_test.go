@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/model"
 	"github.com/kafkachaos/kafkachaos/runner"
@@ -50,8 +51,9 @@ func TestMatrixNACellExitsZero(t *testing.T) {
 	}
 }
 
-// A cell observed weaker than predicted makes the command exit 1 and name
-// it; a harness error alone exits 2.
+// A cell observed weaker than predicted, or whose cluster never came back
+// after a heal, makes the command exit 1 and name it; a harness error alone
+// exits 2.
 func TestMatrixExitStatus(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -62,6 +64,11 @@ func TestMatrixExitStatus(t *testing.T) {
 		{"finding", func(context.Context, generators.Scenario, runner.Options) (runner.Outcome, error) {
 			return runner.Outcome{Observed: model.Observation{Producer: model.None, EndToEnd: model.None}}, nil
 		}, exitInvalid, "FINDING acks=0 x lost acks"},
+		{"not live", func(context.Context, generators.Scenario, runner.Options) (runner.Outcome, error) {
+			out := runner.Outcome{Held: true, Observed: model.Observation{Producer: model.AtMostOnce, EndToEnd: model.AtMostOnce}}
+			out.Result.Liveness = &checkers.Liveness{Live: false, Kinds: []checkers.KindLiveness{{Kind: "send", NeverRecovered: true}}}
+			return out, nil
+		}, exitInvalid, "0 finding(s), 1 not live"},
 		{"harness error", func(context.Context, generators.Scenario, runner.Options) (runner.Outcome, error) {
 			return runner.Outcome{}, io.ErrUnexpectedEOF
 		}, exitError, "1 harness error(s), 0 finding(s)"},

@@ -22,6 +22,7 @@ packages=(
 	nftables:nft
 	iptables:iptables
 	debootstrap:debootstrap
+	fuse3:fusermount3
 )
 
 # on_path reports whether one of the |-separated commands is on PATH.

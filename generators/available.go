@@ -81,6 +81,8 @@ func (n need) workload(s Scenario, kind, field string) error {
 		return bad(field+".kind", "%s acts on producers or their produce requests, and the workload has neither producers nor copiers", kind)
 	case n.copiers && w.Copiers == 0:
 		return bad(field+".kind", "%s acts on a copier, and the workload has none", kind)
+	case n.txnQueues && w.TxnQueues == 0:
+		return bad(field+".kind", "%s acts on a txn queue, and the workload has none", kind)
 	case n.consumers && w.Consumers == 0:
 		return bad(field+".kind", "%s acts on a consumer, and the workload has none", kind)
 	case n.group && w.Mode != ModeGroup:

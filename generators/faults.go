@@ -83,6 +83,7 @@ func Instantaneous(kind string) bool {
 type need struct {
 	senders   bool // acts on produce requests or on a producer: producers or copiers must run
 	copiers   bool // acts on a copier
+	txnQueues bool // acts on a txn queue
 	consumers bool // acts on a consumer
 	group     bool // acts on a group member, which only group-mode consumers are
 	brokers   int  // fewest brokers on which it has an effect

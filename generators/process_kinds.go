@@ -38,8 +38,8 @@ func (f Fault) validateProcess(field string, s *Scenario) error {
 		switch {
 		case !s.Workload.ClientProcesses:
 			return bad(field+".kind", "pause-client needs workload.client-processes: an in-process client cannot be stopped alone")
-		case f.Params.Role != "" && f.Params.Role != RoleProducer && f.Params.Role != RoleConsumer && f.Params.Role != RoleCopier:
-			return bad(field+".params.role", "%q, want producer, consumer or copier", f.Params.Role)
+		case f.Params.Role != "" && f.Params.Role != RoleProducer && f.Params.Role != RoleConsumer && f.Params.Role != RoleCopier && f.Params.Role != RoleTxnQueue:
+			return bad(field+".params.role", "%q, want producer, consumer, copier or txn-queue", f.Params.Role)
 		}
 	}
 	if s.Workload.ClientProcesses && f.Kind == KindCrashConsumer && f.Params.Point != "" && f.Params.Point != CrashAnywhere {
@@ -70,6 +70,8 @@ func (f Fault) pauseNeed() need {
 		return need{consumers: true, warmup: processStart}
 	case RoleCopier:
 		return need{copiers: true, warmup: processStart}
+	case RoleTxnQueue:
+		return need{txnQueues: true, warmup: processStart}
 	}
 	return need{warmup: processStart}
 }

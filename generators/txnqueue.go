@@ -4,10 +4,8 @@ package generators
 const RoleTxnQueue = "txn-queue"
 
 // validateTxnQueues checks what transactional queues need: a producer
-// transactional.id, from which each queue's own is derived; a txn-size,
-// the most sends and polls one of their transactions mixes; and the
-// harness's process, since client processes run producers, consumers and
-// copiers only.
+// transactional.id, from which each queue's own is derived; and a
+// txn-size, the most sends and polls one of their transactions mixes.
 func (w Workload) validateTxnQueues(s *Scenario) []error {
 	var errs []error
 	add := func(field, format string, args ...any) {
@@ -25,9 +23,6 @@ func (w Workload) validateTxnQueues(s *Scenario) []error {
 	}
 	if w.TxnSize < 1 {
 		add("txn-size", "%d, want >= 1 with txn queues (the most sends and polls of one transaction)", w.TxnSize)
-	}
-	if w.ClientProcesses {
-		add("txn-queues", "client-processes runs producers, consumers and copiers only: want txn-queues 0, or no client-processes")
 	}
 	return errs
 }

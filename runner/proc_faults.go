@@ -19,8 +19,8 @@ func procFault(pool *proc.Pool, f generators.Fault) (nemesis.Fault, error) {
 	}
 	switch f.Kind {
 	case generators.KindCrashProducer:
-		// a copier is a transactional producer
-		return &clientFault{name: f.Kind, do: kill(generators.RoleProducer, generators.RoleCopier)}, nil
+		// copiers and txn queues are transactional producers
+		return &clientFault{name: f.Kind, do: kill(generators.RoleProducer, generators.RoleCopier, generators.RoleTxnQueue)}, nil
 	case generators.KindCrashConsumer:
 		return &clientFault{name: f.Kind, do: kill(generators.RoleConsumer)}, nil
 	case generators.KindChurn:

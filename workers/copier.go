@@ -111,16 +111,18 @@ func (s *CopierSlot) settle(ctx context.Context) {
 // and closes it, within settleBound; last names the predecessor.
 func (s *CopierSlot) fence(ctx context.Context, last string) { fenceWith(ctx, s.w, s.open, last) }
 
-// FenceCopiers fences what transactional copiers outside this workload
-// left open: a copier's worker process killed mid-transaction (see
-// workers/proc), with no successor. It opens a successor in each copier
-// position and closes it.
-func (w *Workload) FenceCopiers(ctx context.Context) {
-	if copyMode(w.s.Workload) != client.CopyTransactional {
-		return
+// FenceTransactions fences what transactional workers outside this
+// workload left open: a copier's or txn queue's worker process killed
+// mid-transaction (see workers/proc), with no successor. It opens a
+// successor in each such position and closes it.
+func (w *Workload) FenceTransactions(ctx context.Context) {
+	if copyMode(w.s.Workload) == client.CopyTransactional {
+		for _, c := range w.copiers {
+			c.fence(ctx, fmt.Sprintf("the copier %d of a killed process", c.index))
+		}
 	}
-	for _, c := range w.copiers {
-		c.fence(ctx, fmt.Sprintf("the copier %d of a killed process", c.index))
+	for _, q := range w.txnQueues {
+		fenceWith(ctx, w, q.open, fmt.Sprintf("the txn queue %d of a killed process", q.index))
 	}
 }
 

@@ -67,7 +67,7 @@ func serve(in io.Reader, out, stderr io.Writer) int {
 		return 1
 	}
 	if st.Fence {
-		wl.FenceCopiers(ctx)
+		wl.FenceTransactions(ctx)
 		return w.finish(wl)
 	}
 	if err := wl.Start(ctx); err != nil {

@@ -72,6 +72,7 @@ func New(s generators.Scenario, opts Options) (*Pool, error) {
 	add(generators.RoleProducer, s.Workload.Producers)
 	add(generators.RoleConsumer, s.Workload.Consumers)
 	add(generators.RoleCopier, s.Workload.Copiers)
+	add(generators.RoleTxnQueue, s.Workload.TxnQueues)
 	return p, nil
 }
 
@@ -111,10 +112,16 @@ func (p *Pool) Stop(ctx context.Context) {
 		p.waitAll(killBound)
 	}
 	for _, ps := range p.positions {
-		if ps.at.Role == generators.RoleCopier && ps.unfenced.Load() {
+		if transactional(ps.at.Role) && ps.unfenced.Load() {
 			p.fence(ctx, ps.at)
 		}
 	}
+}
+
+// transactional reports whether a worker of role may leave a transaction
+// open when killed.
+func transactional(role string) bool {
+	return role == generators.RoleCopier || role == generators.RoleTxnQueue
 }
 
 // killBound bounds the wait for a killed worker process to be reaped and
@@ -135,9 +142,9 @@ func (p *Pool) waitAll(bound time.Duration) bool {
 	return true
 }
 
-// fence runs a worker process that only fences copier at's transactional
-// id, which a killed worker process left open, so the final reads do not
-// wait for its transaction to time out.
+// fence runs a worker process that only fences the transactional id of
+// position at (a copier or txn queue), which a killed worker process left
+// open, so the final reads do not wait for its transaction to time out.
 func (p *Pool) fence(ctx context.Context, at workers.Position) {
 	ch, err := p.spawn(at, true)
 	if err != nil {

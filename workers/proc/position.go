@@ -22,8 +22,9 @@ type position struct {
 	ready    bool   // live has started its clients
 	stopping bool   // the run is over: no successor, and live is told to stop
 
-	// unfenced: the last worker process of a copier position died
-	// without a clean end, and may have left a transaction open
+	// unfenced: the last worker process of the position died without a
+	// clean end, and (a copier or txn queue) may have left a transaction
+	// open
 	unfenced atomic.Bool
 }
 

@@ -23,16 +23,17 @@ func TestMain(m *testing.M) {
 }
 
 // procScenario: a producer with two lanes, a group consumer committing
-// after processing, and a transactional copier, on an embedded cluster.
+// after processing, a transactional copier and a txn queue, on an embedded
+// cluster.
 func procScenario() generators.Scenario {
 	return generators.Scenario{
 		Name: "proc", Seed: 1,
 		Cluster:  generators.Cluster{Provider: "embedded", Brokers: 3},
 		Keys:     generators.SequentialKeys(2, "in", "out"),
 		Topic:    model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2},
-		Producer: generators.Producer{ProducerConfig: model.DefaultProducer(), DeliveryTimeout: generators.Duration(10 * time.Second), RequestTimeout: generators.Duration(2 * time.Second)},
+		Producer: generators.Producer{ProducerConfig: model.ProducerConfig{Acks: model.AcksAll, Retries: 1 << 30, EnableIdempotence: true, MaxInFlight: 5, TransactionalID: "t"}, DeliveryTimeout: generators.Duration(10 * time.Second), RequestTimeout: generators.Duration(2 * time.Second)},
 		Consumer: generators.Consumer{ConsumerConfig: model.ConsumerConfig{IsolationLevel: model.ReadCommitted, CommitStrategy: model.CommitAfterProcessing}, SessionTimeout: generators.Duration(time.Second)},
-		Workload: generators.Workload{Producers: 1, Lanes: 2, Consumers: 1, Copiers: 1, Mode: generators.ModeGroup, Group: "g",
+		Workload: generators.Workload{Producers: 1, Lanes: 2, Consumers: 1, Copiers: 1, TxnQueues: 1, Mode: generators.ModeGroup, Group: "g",
 			Mix: generators.Mix{Send: 2, Poll: 1, Txn: 1}, Rate: 300, TxnSize: 5, PollBatch: 50, ClientProcesses: true},
 		TimeLimit: generators.Duration(5 * time.Second),
 	}
@@ -77,7 +78,7 @@ func TestKillPauseAndChurnWorkerProcesses(t *testing.T) {
 	}
 	time.Sleep(time.Second)
 	var killed []Event
-	for _, role := range []string{generators.RoleProducer, generators.RoleCopier} {
+	for _, role := range []string{generators.RoleProducer, generators.RoleCopier, generators.RoleTxnQueue} {
 		ev, err := pool.Kill(ctx, role)
 		if err != nil {
 			t.Fatalf("kill %s: %v", role, err)
@@ -165,8 +166,8 @@ func checkHistory(t *testing.T, ops []histories.Op, killed []Event) {
 	if !after(sends, killed[0].Ended) {
 		t.Errorf("no acknowledged send by a producer process other than the killed %v", killed[0].Ended)
 	}
-	if !after(txns, killed[1].Ended) {
-		t.Errorf("no committed txn by a copier process other than the killed %v", killed[1].Ended)
+	if !after(txns, slices.Concat(killed[1].Ended, killed[2].Ended)) {
+		t.Errorf("no committed txn by a copier or queue process other than the killed %v, %v", killed[1].Ended, killed[2].Ended)
 	}
 }
 
@@ -174,7 +175,7 @@ func checkHistory(t *testing.T, ops []histories.Op, killed []Event) {
 // it started is an error naming the fix, within the start bound.
 func TestABinaryThatDoesNotServeIsRefused(t *testing.T) {
 	s := procScenario()
-	s.Workload.Consumers, s.Workload.Copiers = 0, 0
+	s.Workload.Consumers, s.Workload.Copiers, s.Workload.TxnQueues = 0, 0, 0
 	pool, err := New(s, Options{Bootstrap: "127.0.0.1:1", Recorder: client.NewMemRecorder(), Executable: "/bin/true"})
 	if err != nil {
 		t.Fatal(err)

@@ -34,8 +34,8 @@ type start struct {
 	Scenario  generators.Scenario `json:"scenario"`
 	Position  workers.Position    `json:"position"`
 	Bootstrap string              `json:"bootstrap"`
-	// Fence makes the process open a copier only to fence what a killed
-	// predecessor left open, and exit.
+	// Fence makes the process open a transactional worker (copier or txn
+	// queue) only to fence what a killed predecessor left open, and exit.
 	Fence bool `json:"fence,omitempty"`
 }
 

@@ -17,6 +17,10 @@ type Spec struct {
 	// that faults can act on their connections: latency, delayed requests.
 	// The brokers' own traffic and the harness's checks stay direct.
 	Proxied bool
+	// ReplicationProxied routes the brokers' own traffic (the inter-broker
+	// listener: follower fetches) through a proxy per broker in the
+	// harness (ReplicationProxier); a provider that cannot refuses it.
+	ReplicationProxied bool
 	// Log receives broker logs when set; otherwise they go to RunDir or
 	// nowhere. Never stdout unless the caller asks.
 	Log io.Writer

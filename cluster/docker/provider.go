@@ -102,6 +102,9 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 	if spec.Brokers > 200 {
 		return fmt.Errorf("cluster/docker: %d brokers, at most 200 fit a run's /24", spec.Brokers)
 	}
+	if spec.ReplicationProxied {
+		return errReplicationProxies
+	}
 	if p.cli, err = connect(ctx, p.opts.Logf); err != nil {
 		return err
 	}

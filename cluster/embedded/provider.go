@@ -76,6 +76,9 @@ func (e *Provider) Start(ctx context.Context, spec cluster.Spec) error {
 		return err
 	}
 	spec = spec.WithDefaults()
+	if spec.ReplicationProxied {
+		return errors.New("embedded cluster: no replication proxies: kfake's brokers share one in-memory log and send each other nothing to delay")
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.fake != nil {

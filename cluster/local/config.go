@@ -12,7 +12,7 @@ func serverProperties(n *node, all []*node, dataDir string, overrides map[string
 	nodes := make([]realbroker.Node, len(all))
 	for i, o := range all {
 		nodes[i] = realbroker.Node{ID: o.id, Host: o.ip, Port: o.port, ControllerPort: o.ctrlPort,
-			ProxyPort: o.proxyPort, ProxyAddr: o.proxyAddr}
+			ProxyPort: o.proxyPort, ProxyAddr: o.proxyAddr, ReplicationPort: o.replPort, ReplicationAddr: o.replAddr}
 	}
 	return realbroker.RenderProperties("written by kafkachaos cluster/local",
 		realbroker.Properties(nodes[slices.Index(all, n)], nodes, dataDir, overrides))

@@ -28,7 +28,11 @@ type node struct {
 	// that proxy's address ("" when the run has no proxies)
 	proxyPort int
 	proxyAddr string
-	dir       string
+	// replPort is the inter-broker listener a replication proxy at
+	// replAddr fronts ("" when the brokers replicate directly)
+	replPort int
+	replAddr string
+	dir      string
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd

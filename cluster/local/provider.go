@@ -151,6 +151,11 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 			return err
 		}
 	}
+	if spec.ReplicationProxied {
+		if err := p.startReplicationProxies(); err != nil {
+			return err
+		}
+	}
 	began := time.Now()
 	if err := p.launch(ctx, spec); err != nil {
 		return err

@@ -17,6 +17,9 @@ func (p *Provider) CutReplication(ctx context.Context, links [][2]int32) error {
 	if err := realbroker.CheckBrokerLinks(links, p.IDs()); err != nil {
 		return fmt.Errorf("cluster/local: %w", err)
 	}
+	if err := p.RefuseCutsThroughProxies(links); err != nil {
+		return err
+	}
 	p.replMu.Lock()
 	all := append(slices.Clone(p.replCuts), links...)
 	p.replMu.Unlock()

@@ -28,6 +28,7 @@ type Cluster struct {
 
 	proxies    *kproxy.Set      // the clients' proxies, when the run has them
 	proxyAddrs map[int32]string // their addresses by node
+	repl       *kproxy.Set      // the brokers' replication proxies, when the run has them
 
 	applyMu sync.Mutex // serialises rewrites of the cuts
 	mu      sync.Mutex // guards cuts
@@ -130,6 +131,7 @@ func (c *Cluster) Serve(ctx context.Context, limit time.Duration, tag string, ex
 // Close releases the admin client and the proxies; it is idempotent.
 func (c *Cluster) Close() {
 	c.StopProxies()
+	c.StopReplicationProxies()
 	if c.admin != nil {
 		c.admin.Close()
 		c.admin = nil
@@ -297,6 +299,9 @@ func (c *Cluster) changeCuts(ctx context.Context, next func(cur [][2]int32) ([][
 	}
 	if err != nil {
 		return c.wrap(err)
+	}
+	if err := c.RefuseCutsThroughProxies(links); err != nil {
+		return err
 	}
 	if err := c.net.NoCuts(); err != nil {
 		return err

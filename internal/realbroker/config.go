@@ -13,14 +13,18 @@ import (
 // Node is where one KRaft node (broker and controller) listens: clients
 // and brokers on Port, the metadata quorum on ControllerPort; with
 // ProxyAddr set, clients on ProxyPort too, through the proxy at ProxyAddr
-// that the listener advertises (see Cluster.StartProxies).
+// that the listener advertises (see Cluster.StartProxies); with
+// ReplicationAddr set, the brokers replicate over ReplicationPort, through
+// the proxy at ReplicationAddr (see Cluster.StartReplicationProxies).
 type Node struct {
-	ID             int32
-	Host           string
-	Port           int
-	ControllerPort int
-	ProxyPort      int
-	ProxyAddr      string
+	ID              int32
+	Host            string
+	Port            int
+	ControllerPort  int
+	ProxyPort       int
+	ProxyAddr       string
+	ReplicationPort int
+	ReplicationAddr string
 }
 
 // BrokerDefaults are settings for a small, fast-failing test cluster: short
@@ -72,6 +76,15 @@ func Properties(self Node, all []Node, dataDir string, overrides map[string]stri
 		advertised += fmt.Sprintf(",%s://%s", ProxiedListener, self.ProxyAddr)
 		protocols += "," + ProxiedListener + ":PLAINTEXT"
 	}
+	interBroker := "PLAINTEXT"
+	if self.ReplicationAddr != "" {
+		// a listener of its own too: the clients, the admin client and the
+		// harness's probes keep the direct one
+		listeners += fmt.Sprintf(",%s://%s:%d", ReplicationListener, self.Host, self.ReplicationPort)
+		advertised += fmt.Sprintf(",%s://%s", ReplicationListener, self.ReplicationAddr)
+		protocols += "," + ReplicationListener + ":PLAINTEXT"
+		interBroker = ReplicationListener
+	}
 	maps.Copy(props, map[string]string{
 		"process.roles":                  "broker,controller",
 		"node.id":                        strconv.Itoa(int(self.ID)),
@@ -79,7 +92,7 @@ func Properties(self Node, all []Node, dataDir string, overrides map[string]stri
 		"listeners":                      listeners,
 		"advertised.listeners":           advertised,
 		"controller.listener.names":      "CONTROLLER",
-		"inter.broker.listener.name":     "PLAINTEXT",
+		"inter.broker.listener.name":     interBroker,
 		"listener.security.protocol.map": protocols,
 		"log.dirs":                       dataDir,
 	})

@@ -3,6 +3,7 @@ package realbroker
 import (
 	"context"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/internal/kproxy"
@@ -26,23 +27,34 @@ func (c *Cluster) StartProxies(upstreams map[int32]string) (map[int32]string, er
 	if c.proxies != nil {
 		return nil, fmt.Errorf("%s: proxies already started", c.prefix)
 	}
+	set, addrs, err := c.startSet("127.0.0.1", upstreams, proxyName)
+	if err != nil {
+		return nil, err
+	}
+	c.proxies, c.proxyAddrs = set, addrs
+	return addrs, nil
+}
+
+// startSet puts a proxy called name(id) on host (port 0: a free one) in
+// front of each node's upstream, all in one new Set; on error it closes
+// the ones it started.
+func (c *Cluster) startSet(host string, upstreams map[int32]string, name func(int32) string) (*kproxy.Set, map[int32]string, error) {
 	set := kproxy.New()
 	addrs := make(map[int32]string, len(upstreams))
 	for _, id := range c.ids {
 		up, ok := upstreams[id]
 		if !ok {
 			set.Close()
-			return nil, fmt.Errorf("%s: no proxied listener for node %d", c.prefix, id)
+			return nil, nil, fmt.Errorf("%s: no proxied listener for node %d", c.prefix, id)
 		}
-		addr, err := set.Add(proxyName(id), "127.0.0.1:0", up)
+		addr, err := set.Add(name(id), net.JoinHostPort(host, "0"), up)
 		if err != nil {
 			set.Close()
-			return nil, c.wrap(err)
+			return nil, nil, c.wrap(err)
 		}
 		addrs[id] = addr
 	}
-	c.proxies, c.proxyAddrs = set, addrs
-	return addrs, nil
+	return set, addrs, nil
 }
 
 // StopProxies closes the proxies and their connections; idempotent.

@@ -25,6 +25,9 @@ func Available(s Scenario, i int) error {
 	if err := proxyAvailable(s, i, field); err != nil {
 		return err
 	}
+	if err := replicationAvailable(s, i, field); err != nil {
+		return err
+	}
 	if n.takesDown {
 		return majorityUp(s, i, field)
 	}

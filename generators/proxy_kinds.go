@@ -159,9 +159,10 @@ func holdWorkload(s Scenario, f Fault, field string) error {
 // isProxyKind reports whether kind acts on the clients' proxies.
 func isProxyKind(kind string) bool { return kind == KindLatency || kind == KindDelayedRequests }
 
-// Proxied reports whether s has a fault that needs the clients' proxies.
+// Proxied reports whether s has a fault that needs the clients' proxies
+// (a latency fault on the replication link needs the brokers' instead).
 func (s Scenario) Proxied() bool {
-	return slices.ContainsFunc(s.Nemesis, func(f Fault) bool { return isProxyKind(f.Kind) })
+	return slices.ContainsFunc(s.Nemesis, func(f Fault) bool { return isProxyKind(f.Kind) && !f.onReplication() })
 }
 
 // validateProxy checks the parameters proxy faults read, and that other

@@ -53,6 +53,9 @@ func (f Fault) validateReal(field string) error {
 	if err := f.validateMembership(field); err != nil {
 		return err
 	}
+	if err := f.validateLink(field); err != nil {
+		return err
+	}
 	if t := f.Params.Target; t != "" {
 		ok := false
 		for _, want := range targets {

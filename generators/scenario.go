@@ -27,6 +27,10 @@ type Cluster struct {
 	Provider      string            `json:"provider"` // "embedded", "local", "docker", "external"
 	Brokers       int               `json:"brokers"`
 	BrokerConfigs map[string]string `json:"broker-configs,omitempty"`
+	// ReplicationProxies routes the brokers' replication through a proxy
+	// per broker even when no fault acts on them (see LinkReplication): the
+	// same cluster as a run with a toxic on them, without the toxic.
+	ReplicationProxies bool `json:"replication-proxies,omitempty"`
 }
 
 // Keys are the logical keys of the run, each one topic-partition. Keys
@@ -185,6 +189,9 @@ type FaultParams struct {
 	Toxic string `json:"toxic,omitempty"`
 	// Jitter varies the latency toxic's delay by up to this much.
 	Jitter Duration `json:"jitter,omitempty"`
+	// Link is what a latency fault's toxic acts on: clients (default), the
+	// clients' proxies, or replication, the brokers' (LinkReplication).
+	Link string `json:"link,omitempty"`
 	// Requests a delayed-requests fault holds: produce, commit,
 	// txn-offset-commit, end-txn, add-partitions, add-offsets.
 	Requests []string `json:"requests,omitempty"`

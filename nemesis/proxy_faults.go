@@ -25,19 +25,27 @@ const toxicName = "kafkachaos"
 // "latency" kind: latency with jitter, timeout, reset_peer, slow_close,
 // bandwidth or slicer) and removes every toxic at heal.
 func Toxic(px cluster.Proxier, tg Targeting, target Target, t kproxy.Toxic) Fault {
+	return toxicFault(px.AddToxic, px.HealToxics, "the clients' proxies", tg, target, t)
+}
+
+// toxicFault is a latency fault whose toxic add puts on a node's proxy
+// among those where (for the op) and heal removes from all of them.
+func toxicFault(add func(context.Context, int32, string, kproxy.Toxic) error, heal func(context.Context) error,
+	where string, tg Targeting, target Target, t kproxy.Toxic) Fault {
 	if err := t.Validate(); err != nil {
 		return badFault("latency", err)
 	}
 	return &targetFault{name: "latency", startF: "latency", stopF: "latency-heal", tg: tg,
-		pick: tg.Pick(target), target: string(target), mechanism: toxicDetail(t),
+		pick: tg.Pick(target), target: string(target), mechanism: toxicDetail(t, where),
 		effects: [2]cluster.Effect{cluster.EffectToxic, cluster.EffectToxicHeal},
-		apply:   eachNode(func(ctx context.Context, n int32) error { return px.AddToxic(ctx, n, toxicName, t) }),
-		heal:    func(ctx context.Context, _ any) error { return px.HealToxics(ctx) }}
+		apply:   eachNode(func(ctx context.Context, n int32) error { return add(ctx, n, toxicName, t) }),
+		heal:    func(ctx context.Context, _ any) error { return heal(ctx) }}
 }
 
-// toxicDetail is what a proxy fault's op says of its toxic.
-func toxicDetail(t kproxy.Toxic) map[string]any {
-	d := map[string]any{"mechanism": "toxiproxy " + t.Kind + " toxic on the clients' proxies", "stream": t.Stream}
+// toxicDetail is what a proxy fault's op says of its toxic on the proxies
+// where.
+func toxicDetail(t kproxy.Toxic, where string) map[string]any {
+	d := map[string]any{"mechanism": "toxiproxy " + t.Kind + " toxic on " + where, "stream": t.Stream}
 	switch t.Kind {
 	case kproxy.Latency:
 		d["latency"], d["jitter"] = t.Latency.String(), t.Jitter.String()
@@ -69,7 +77,7 @@ func DelayedRequests(px cluster.Proxier, tg Targeting, target Target, h kproxy.H
 	}
 	f := &holdFault{px: px}
 	f.targetFault = &targetFault{name: "delayed-requests", startF: "delayed-requests", stopF: "delayed-requests-heal", tg: tg,
-		pick: tg.Pick(target), target: string(target), mechanism: toxicDetail(t),
+		pick: tg.Pick(target), target: string(target), mechanism: toxicDetail(t, "the clients' proxies"),
 		effects: [2]cluster.Effect{cluster.EffectToxic, cluster.EffectToxicHeal},
 		apply: func(ctx context.Context, nodes []int32) (any, error) {
 			f.mu.Lock()

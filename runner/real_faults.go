@@ -46,13 +46,10 @@ func (c ClusterFaults) realFault(f generators.Fault) (nemesis.Fault, error) {
 	return nemesis.Real(tg, spec)
 }
 
-// proxyFault makes a fault on the clients' proxies (cluster.Proxier) from
-// f's params, with the generators' defaults for what f leaves out.
+// proxyFault makes a fault on the clients' proxies (cluster.Proxier), or
+// on link replication the brokers' (replicationFault), from f's params,
+// with the generators' defaults for what f leaves out.
 func (c ClusterFaults) proxyFault(f generators.Fault) (nemesis.Fault, error) {
-	px, ok := c.Provider.(cluster.Proxier)
-	if !ok {
-		return nil, fmt.Errorf("fault %s needs the Proxier hook, which cluster provider %q lacks", f.Kind, c.Provider.Name())
-	}
 	tg := nemesis.Targeting{Provider: c.Provider, IntN: c.IntN}
 	if tp, ok := c.Scenario.Keys.Map["0"]; ok {
 		tg.Topic, tg.Partition = tp.Topic, tp.Partition
@@ -60,6 +57,13 @@ func (c ClusterFaults) proxyFault(f generators.Fault) (nemesis.Fault, error) {
 	target := nemesis.Target(f.Params.Target)
 	if target == "" {
 		target = nemesis.TargetAll
+	}
+	if f.Params.Link == generators.LinkReplication {
+		return c.replicationFault(f, tg, target)
+	}
+	px, ok := c.Provider.(cluster.Proxier)
+	if !ok {
+		return nil, fmt.Errorf("fault %s needs the Proxier hook, which cluster provider %q lacks", f.Kind, c.Provider.Name())
 	}
 	if f.Kind == generators.KindDelayedRequests {
 		return nemesis.DelayedRequests(px, tg, target, holdOf(f.Params)), nil

@@ -1,0 +1,63 @@
+package generators
+
+import (
+	"slices"
+)
+
+// Links a latency fault's toxic acts on (Params.Link).
+const (
+	// LinkClients (or "") is the clients' proxies: every request of the
+	// run's clients to the target's brokers.
+	LinkClients = "clients"
+	// LinkReplication is the brokers' replication proxies: what the
+	// target's peers send it on the inter-broker listener, above all a
+	// follower's fetches from a leader (local provider only). The run's
+	// brokers then replicate through a proxy each, and the clients and the
+	// controller quorum stay direct.
+	LinkReplication = "replication"
+)
+
+var latencyLinks = []string{LinkClients, LinkReplication}
+
+// onReplication reports whether f acts on the brokers' replication proxies.
+func (f Fault) onReplication() bool {
+	return f.Kind == KindLatency && f.Params.Link == LinkReplication
+}
+
+// ReplicationProxied reports whether s's brokers replicate through proxies:
+// its cluster asks for them (a baseline for a run with a toxic on them) or
+// a latency fault acts on them.
+func (s Scenario) ReplicationProxied() bool {
+	return s.Cluster.ReplicationProxies || slices.ContainsFunc(s.Nemesis, Fault.onReplication)
+}
+
+// validateLink checks Params.Link, which the latency kind alone reads.
+func (f Fault) validateLink(field string) error {
+	switch l := f.Params.Link; {
+	case l == "":
+	case f.Kind != KindLatency:
+		return bad(field+".params.link", "read by latency only (kind %s)", f.Kind)
+	case !slices.Contains(latencyLinks, l):
+		return bad(field+".params.link", "%q is not one of %v", l, latencyLinks)
+	}
+	return nil
+}
+
+// cutsByAddress are the kinds that cut links by a peer's address (or a
+// port) inside the nodes' namespaces. Brokers that replicate through the
+// harness's proxies reach each other at the harness's address, so such a
+// cut would leave their replication up (or, cutting the clients, cut it
+// too): the kinds are refused on such a run rather than half applied.
+// Packet loss and slow links act on every packet of a node and still hold.
+var cutsByAddress = []string{KindPartition, KindIsolateLeader, KindIsolateLeaderReplication, KindBridge, KindCutClients}
+
+// replicationAvailable refuses fault i of s when it cuts by address on a
+// run whose brokers replicate through proxies.
+func replicationAvailable(s Scenario, i int, field string) error {
+	f := s.Nemesis[i]
+	if !s.ReplicationProxied() || !slices.Contains(cutsByAddress, f.Kind) {
+		return nil
+	}
+	return bad(field+".kind", "%s cuts links by peer address, but this run's brokers replicate through the harness's proxies (a latency fault with link %s, or cluster.replication-proxies), where no such cut reaches: the two are refused together",
+		f.Kind, LinkReplication)
+}

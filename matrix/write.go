@@ -163,8 +163,9 @@ func clip(s string, n int) string {
 func writeMarkdown(b *bytes.Buffer, v view) {
 	fmt.Fprintf(b, "# %s\n\n%s\n\n", v.Title, v.Summary)
 	b.WriteString("Each cell: the guarantee observed on the row's hop against the one the model predicts for it, " +
-		"the runs that held the runner's verdict, the anomalies found, and the run directories. " +
-		"A cell observed weaker than predicted is a finding.\n\n## Findings\n\n")
+		"the runs that held the runner's verdict, the anomalies found, the runs' liveness (the worst of them) " +
+		"and the run directories. A cell observed weaker than predicted is a finding; " +
+		"a cell whose cluster never came back after a heal is NOT LIVE.\n\n## Findings\n\n")
 	if len(v.Findings) == 0 {
 		b.WriteString("None: every cell that ran showed at least the predicted guarantee.\n\n")
 	}

@@ -101,7 +101,8 @@ func proxiedNodes(f Fault, brokers int) int {
 }
 
 // proxyAvailable checks what proxy fault i needs of the other faults and of
-// the clients: one proxy fault at a time (each heal removes every toxic);
+// the clients: one proxy fault at a time on the same proxies (each heal
+// removes every toxic of its set: the clients' or the replication link's);
 // no node down or cut when a latency toxic's probes go out; and a hold on
 // requests that some client of the workload sends.
 func proxyAvailable(s Scenario, i int, field string) error {
@@ -112,8 +113,8 @@ func proxyAvailable(s Scenario, i int, field string) error {
 	for j, o := range s.Nemesis {
 		switch {
 		case j == i:
-		case isProxyKind(o.Kind) && f.Start < o.End() && o.Start < f.End():
-			return bad(field+".start", "%s (%v-%v) overlaps nemesis[%d] %s (%v-%v): one proxy fault at a time, as each heal removes every toxic",
+		case isProxyKind(o.Kind) && o.onReplication() == f.onReplication() && f.Start < o.End() && o.Start < f.End():
+			return bad(field+".start", "%s (%v-%v) overlaps nemesis[%d] %s (%v-%v): one proxy fault at a time on the same proxies, as each heal removes every toxic",
 				f.Kind, f.Start, f.End(), j, o.Kind, o.Start, o.End())
 		case f.probeTime(s.Cluster.Brokers) > 0 && cutsNodes(o.Kind) && o.Start <= f.Start && f.Start < o.End():
 			return bad(field+".start", "%s starts at %v inside nemesis[%d] %s (%v-%v): its toxic is verified by a probe through each proxy, which a node down or cut off cannot answer",

@@ -102,11 +102,12 @@ func benchProducer(b *testing.B, seeds []string) *kgo.Client {
 	return cl
 }
 
-// warmUp produces a few thousand records untimed, so that neither side
-// pays for the brokers' JIT or the client's first metadata and connections.
+// warmUp produces for a few seconds untimed, so that neither side pays
+// for the brokers' JIT or the client's first metadata and connections (a
+// first round without it ran at half the rate of the next).
 func warmUp(b *testing.B, cl *kgo.Client) {
 	recs := make([]*kgo.Record, 100)
-	for range 30 {
+	for began := time.Now(); time.Since(began) < warmUpFor; {
 		for i := range recs {
 			recs[i] = &kgo.Record{Value: benchValue()}
 		}
@@ -115,6 +116,8 @@ func warmUp(b *testing.B, cl *kgo.Client) {
 		}
 	}
 }
+
+const warmUpFor = 5 * time.Second
 
 func benchValue() []byte {
 	v := make([]byte, 1024)
@@ -191,7 +194,11 @@ func medianRate(rounds []produced) float64 {
 		return 0
 	}
 	slices.Sort(rates)
-	return rates[len(rates)/2]
+	mid := len(rates) / 2
+	if len(rates)%2 == 0 {
+		return (rates[mid-1] + rates[mid]) / 2
+	}
+	return rates[mid]
 }
 
 func pooled(rounds []produced) []time.Duration {

@@ -68,7 +68,7 @@ const (
 // partition depend on what Start finds (root, nftables, a container engine).
 // Reassignments and unregistrations exist only on the real brokers.
 func KnownBeforeStart(c Capability) bool {
-	return c == CapRequestFaults || c == CapLeaderMove || c == CapProxy || c == CapReassign || c == CapUnregister
+	return c == CapDisk || c == CapRequestFaults || c == CapLeaderMove || c == CapProxy || c == CapReassign || c == CapUnregister
 }
 
 // Supports reports whether p lists capability c.

@@ -17,6 +17,9 @@ type Spec struct {
 	// that faults can act on their connections: latency, delayed requests.
 	// The brokers' own traffic and the harness's checks stay direct.
 	Proxied bool
+	// LazyDisks puts each broker's data directory on lazyfs (DiskFaulter),
+	// for a run with power-loss or disk faults; other runs write directly.
+	LazyDisks bool
 	// ReplicationProxied routes the brokers' own traffic (the inter-broker
 	// listener: follower fetches) through a proxy per broker in the
 	// harness (ReplicationProxier); a provider that cannot refuses it.

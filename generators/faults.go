@@ -42,7 +42,7 @@ const (
 var kinds = []string{KindLostAck, KindDelay, KindDrop, KindLeaderShuffle, KindKill, KindPause,
 	KindPartition, KindCrashProducer, KindCrashConsumer, KindChurn,
 	KindCleanRestart, KindRollingRestart, KindIsolateLeader, KindBridge, KindCutClients, KindPacketLoss, KindSlowLink,
-	KindIsolateLeaderReplication, KindLatency, KindDelayedRequests, KindPauseClient, KindReassign, KindRemoveBroker}
+	KindIsolateLeaderReplication, KindLatency, KindDelayedRequests, KindPauseClient, KindReassign, KindRemoveBroker, KindPowerLoss, KindDiskFault}
 
 // Kinds returns every fault kind, in a fixed order.
 func Kinds() []string { return append([]string(nil), kinds...) }
@@ -116,7 +116,7 @@ func needOf(kind string) need {
 		return need{senders: true}
 	case KindLeaderShuffle:
 		return need{brokers: 2} // a new leader needs another broker
-	case KindKill, KindPause, KindCleanRestart, KindRemoveBroker:
+	case KindKill, KindPause, KindCleanRestart, KindRemoveBroker, KindPowerLoss, KindDiskFault:
 		return need{takesDown: true}
 	case KindPartition, KindBridge:
 		return need{brokers: 3} // a minority of one against the rest; a bridge and two sides

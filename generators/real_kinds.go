@@ -28,7 +28,7 @@ const (
 )
 
 // Fault targets (Params.Target), as nemesis.Target spells them.
-var targets = []string{"one", "leader", "controller", "minority", "majority", "all"}
+var targets = []string{"one", "leader", "controller", "minority", "majority", "all", TargetReplicas}
 
 // realCapability is the capability a real-broker kind needs; every network
 // kind needs what partitions need (namespaces and rules).
@@ -44,6 +44,8 @@ func realCapability(kind string) string {
 		return "reassign"
 	case KindRemoveBroker:
 		return "unregister"
+	case KindPowerLoss, KindDiskFault:
+		return "disk"
 	}
 	return ""
 }
@@ -51,6 +53,9 @@ func realCapability(kind string) string {
 // validateReal checks the parameters real-broker faults read.
 func (f Fault) validateReal(field string) error {
 	if err := f.validateMembership(field); err != nil {
+		return err
+	}
+	if err := f.validateDisk(field); err != nil {
 		return err
 	}
 	if err := f.validateLink(field); err != nil {

@@ -202,6 +202,9 @@ type FaultParams struct {
 	// Role is the kind of client pause-client stops: producer, consumer
 	// or copier ("" any).
 	Role string `json:"role,omitempty"`
+	// Disk is how disk-fault fails the disk: eio (default), enospc or
+	// read-eio.
+	Disk string `json:"disk,omitempty"`
 }
 
 // End is when the fault's window closes.

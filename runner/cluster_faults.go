@@ -47,6 +47,8 @@ func (c ClusterFaults) Fault(f generators.Fault) (nemesis.Fault, error) {
 	case generators.KindDrop:
 		sel.Keys = []int16{0, 1} // produce and fetch
 		return nemesis.DropConnections(c.Provider.(cluster.RequestFaulter), sel), nil
+	case generators.KindPowerLoss, generators.KindDiskFault:
+		return c.diskFault(f)
 	case generators.KindKill:
 		return nemesis.Kill(c.Provider.(cluster.NodeKiller), c.picker(f)), nil
 	case generators.KindPause:

@@ -350,7 +350,7 @@ func ClusterSpec(s generators.Scenario, dir string) cluster.Spec {
 			Configs: map[string]string{"unclean.leader.election.enable": strconv.FormatBool(s.Topic.UncleanLeaderElection)}}
 	}
 	spec := cluster.Spec{RunID: filepath.Base(dir), RunDir: dir, Brokers: s.Cluster.Brokers,
-		BrokerConfigs: s.Cluster.BrokerConfigs, Topics: []cluster.TopicSpec{topic(s.Keys.Topic)}, Proxied: s.Proxied(), Clocks: s.Clocked(),
+		BrokerConfigs: s.Cluster.BrokerConfigs, Topics: []cluster.TopicSpec{topic(s.Keys.Topic)}, Proxied: s.Proxied(), LazyDisks: s.LazyDisks(), Clocks: s.Clocked(),
 		ReplicationProxied: s.ReplicationProxied()}
 	if s.Keys.OutputTopic != "" {
 		spec.Topics = append(spec.Topics, topic(s.Keys.OutputTopic))

@@ -106,7 +106,7 @@ func removeRun(ctx context.Context, id string) ([]string, error) {
 }
 
 func remove(ctx context.Context, rs []resource) ([]string, error) {
-	order := map[string]int{"process": 0, "rule": 1, "netns": 2, "link": 3, "dir": 4, "owner": 5}
+	order := map[string]int{"process": 0, "mount": 0, "rule": 1, "netns": 2, "link": 3, "dir": 4, "owner": 5}
 	sort.SliceStable(rs, func(i, j int) bool { return order[rs[i].kind] < order[rs[j].kind] })
 	var names []string
 	var errs []error
@@ -127,7 +127,7 @@ func scan(ctx context.Context) (map[string][]resource, error) {
 	add := func(id string, r resource) { byRun[id] = append(byRun[id], r) }
 	var errs []error
 	for _, f := range []func(context.Context, func(string, resource)) error{
-		scanProcesses, scanOwners, scanNetns, scanLinks, scanIptables, scanNft, scanTempDirs,
+		scanProcesses, scanMounts, scanOwners, scanNetns, scanLinks, scanIptables, scanNft, scanTempDirs,
 	} {
 		if err := f(ctx, add); err != nil {
 			errs = append(errs, err)

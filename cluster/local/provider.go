@@ -48,6 +48,7 @@ type Provider struct {
 	scratch bool
 	jvm     jvm
 	nodes   []*node
+	disks   disks // lazyfs mounts of the nodes' data, when the spec asks
 
 	net *network // nil in loopback mode
 	nft bool     // namespaces have the kafkachaos nftables table
@@ -144,6 +145,9 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 		return err
 	}
 	if err := p.placeNodes(ctx, spec.Brokers); err != nil {
+		return err
+	}
+	if err := p.mountDisks(spec); err != nil {
 		return err
 	}
 	if spec.Proxied {
@@ -312,6 +316,7 @@ func (p *Provider) Stop(ctx context.Context) error {
 	for _, n := range p.nodes {
 		errs = append(errs, n.kill(ctx))
 	}
+	errs = append(errs, p.unmountDisks())
 	_, err := removeRun(ctx, p.id) // the scratch dir too
 	errs = append(errs, err)
 	p.net = nil
@@ -338,7 +343,7 @@ func (p *Provider) Capabilities() []cluster.Capability {
 	if p.net != nil && p.nft {
 		caps = append(caps, cluster.CapPartition)
 	}
-	return caps
+	return append(caps, diskCaps()...)
 }
 
 func (p *Provider) node(id int32) (*node, error) {

@@ -1,0 +1,116 @@
+package kafkachaos_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/runner"
+)
+
+// Power loss and disk faults on real brokers (cluster/local: each
+// broker's data directory on internal/lazyfs, which keeps the writes since
+// each file's last fsync apart). A power loss SIGKILLs the brokers and
+// discards those writes; a disk fault fails one broker's writes or reads.
+// Kafka does not fsync by default (log.flush.interval.messages is
+// unbounded): it relies on replication, which a correlated power loss
+// takes away.
+
+// diskScenario is an idempotent acks=all producer on three replicas with
+// min.insync.replicas 2 (realScenario's base) and a consumer.
+func diskScenario(name string, p realProfile) generators.Scenario {
+	s := realScenario(name, p)
+	s.Workload.Consumers = 1
+	return s
+}
+
+// requireFiredAndHealed fails unless every fault of the run fired once,
+// without errors, and results.json holds each one's evidence (what shows
+// it fired and healed) with every string of want in it.
+func requireFiredAndHealed(t *testing.T, a attempt, want ...string) {
+	t.Helper()
+	if a.err != nil {
+		t.Fatalf("harness error: %s", a)
+	}
+	for _, f := range a.out.Stats.Faults {
+		if f.Fired != 1 || len(f.Errors) > 0 {
+			t.Errorf("fault %s fired %d times with errors %v, want once without", f.Kind, f.Fired, f.Errors)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(a.out.Dir, report.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("results.json has no %q: %s", w, a)
+		}
+	}
+}
+
+// A power loss of one broker, then of every replica of the partition at
+// once: each fires (brokers down, unsynced writes discarded) and heals
+// (brokers restarted and registered, the cluster healthy again).
+func TestChaosLocalPowerLoss(t *testing.T) {
+	p := requireReal(t, "local")
+	p.limit = 40 * time.Second
+	s := diskScenario("local-power-loss", p)
+	s.Nemesis = []generators.Fault{
+		faultAt(s, generators.KindPowerLoss, "one", 0.15, 0.3),
+		faultAt(s, generators.KindPowerLoss, generators.TargetReplicas, 0.5, 0.6),
+	}
+	a := runReal(t, s, 0)
+	requireFiredAndHealed(t, a, "power loss of", "unsynced writes discarded", "restarted")
+	t.Logf("acknowledged writes lost (lost-write + unseen): %d; inconsistent offsets: %d", lost(a.out), a.out.Result.Counts[checkers.InconsistentOffsets])
+}
+
+// One broker's writes fail with EIO, later another's reads: the broker
+// meets the failing disk (its log shows a log directory offline or a
+// shutdown, or failed operations are counted), and the heal clears the
+// fault and starts a broker that shut down.
+func TestChaosLocalDiskFault(t *testing.T) {
+	p := requireReal(t, "local")
+	p.limit = 40 * time.Second
+	s := diskScenario("local-disk-fault", p)
+	eio := faultAt(s, generators.KindDiskFault, "leader", 0.15, 0.35)
+	eio.Params.Disk = generators.DiskEIO
+	reads := faultAt(s, generators.KindDiskFault, "one", 0.55, 0.75)
+	reads.Params.Disk = generators.DiskReadEIO
+	s.Nemesis = []generators.Fault{eio, reads}
+	a := runReal(t, s, 0)
+	requireFiredAndHealed(t, a, "disk eio", "disk read-eio", "disk healed")
+	if !a.out.Held {
+		t.Errorf("observed %s is weaker than expected %s (a disk fault on one broker must not lose acknowledged writes): %s",
+			a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+	}
+}
+
+// The experiment: a whole-cluster power loss under an idempotent
+// acks=all producer with min.insync.replicas 2. Predicted with Kafka's
+// default flush settings (no fsync of appends): acknowledged writes are
+// lost, as every replica loses its page cache at once.
+func TestChaosLocalPowerLossLosesUnflushed(t *testing.T) {
+	p := requireReal(t, "local")
+	p.limit = 30 * time.Second
+	s := diskScenario("local-power-loss-default-flush", p)
+	s.Nemesis = []generators.Fault{faultAt(s, generators.KindPowerLoss, "all", 0.4, 0.5)}
+	expectAnomaly(t, p, s, "whole-cluster power loss, default flush: acknowledged writes lost", func(o runner.Outcome) bool { return lost(o) > 0 })
+}
+
+// The same with log.flush.interval.messages=1: every append is fsynced on
+// the leader and on each follower before the high watermark passes it, so
+// predicted: no acknowledged write is lost.
+func TestChaosLocalPowerLossFlushEveryMessageSafe(t *testing.T) {
+	p := requireReal(t, "local")
+	p.limit = 30 * time.Second
+	s := diskScenario("local-power-loss-flush-1", p)
+	s.Cluster.BrokerConfigs = map[string]string{"log.flush.interval.messages": "1"}
+	s.Nemesis = []generators.Fault{faultAt(s, generators.KindPowerLoss, "all", 0.4, 0.5)}
+	expectSafe(t, p, s, "whole-cluster power loss, log.flush.interval.messages=1: no acknowledged write lost", 50,
+		checkers.LostWrite, checkers.Unseen)
+}

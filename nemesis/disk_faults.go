@@ -34,27 +34,33 @@ type powerLoss struct {
 	tg     Targeting
 	target Target
 
+	nodes []int32 // down, to start again
+	diskRecord
+}
+
+// diskRecord is what a disk fault's ops and results.json say of it: its
+// op detail and the evidence of each firing and heal.
+type diskRecord struct {
 	mu       sync.Mutex
-	nodes    []int32 // down, to start again
 	detail   map[string]any
 	evidence []string
 }
 
+func (r *diskRecord) Detail() any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.detail)
+}
+
+// Evidence is what showed each firing and heal, for results.json.
+func (r *diskRecord) Evidence() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.evidence)
+}
+
 func (f *powerLoss) Name() string                 { return "power-loss" }
 func (f *powerLoss) Events() (start, stop string) { return "power-loss", "power-restore" }
-
-func (f *powerLoss) Detail() any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return maps.Clone(f.detail)
-}
-
-// Evidence is what showed each power loss and restart, for results.json.
-func (f *powerLoss) Evidence() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.evidence)
-}
 
 func (f *powerLoss) Start(ctx context.Context) error {
 	f.mu.Lock()
@@ -152,28 +158,13 @@ type diskFault struct {
 	mode   string
 	wait   time.Duration // for the broker's reaction
 
-	mu       sync.Mutex
-	node     int32
-	active   bool
-	detail   map[string]any
-	evidence []string
+	node   int32
+	active bool
+	diskRecord
 }
 
 func (f *diskFault) Name() string                 { return "disk-fault" }
 func (f *diskFault) Events() (start, stop string) { return "disk-fault", "disk-heal" }
-
-func (f *diskFault) Detail() any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return maps.Clone(f.detail)
-}
-
-// Evidence is the broker's reaction to each fault and what healed it.
-func (f *diskFault) Evidence() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.evidence)
-}
 
 func (f *diskFault) Start(ctx context.Context) error {
 	f.mu.Lock()

@@ -102,7 +102,9 @@ func TestReassignNeedsAFreeBrokerUp(t *testing.T) {
 // removingBrokers is fakeBrokers that can unregister a broker.
 type removingBrokers struct{ *fakeBrokers }
 
-func (r removingBrokers) Unregister(_ context.Context, n int32) error { return r.log("unregister %d", n) }
+func (r removingBrokers) Unregister(_ context.Context, n int32) error {
+	return r.log("unregister %d", n)
+}
 
 // remove-broker stops the target cleanly and then unregisters it, in that
 // order (a running broker would register again); the heal starts it. A

@@ -1,0 +1,52 @@
+package generators
+
+import (
+	"strings"
+	"testing"
+)
+
+// Client processes: each rule refuses what it is about, naming the field,
+// and the same scenario without the thing refused is valid.
+func TestValidateClientProcesses(t *testing.T) {
+	pause := func(role string) Fault {
+		return Fault{Kind: KindPauseClient, Start: ms(1500), Duration: ms(1000), Params: FaultParams{Role: role}}
+	}
+	processes := func(s *Scenario) { s.Workload.ClientProcesses = true }
+	cases := []struct {
+		name string
+		edit func(*Scenario)
+		want string // "" when valid
+	}{
+		{"processes", processes, ""},
+		{"pause a consumer", func(s *Scenario) { processes(s); s.Nemesis = []Fault{pause(RoleConsumer)} }, ""},
+		{"pause anyone", func(s *Scenario) { processes(s); s.Nemesis = []Fault{pause("")} }, ""},
+		{"pause in process", func(s *Scenario) { s.Nemesis = []Fault{pause("")} }, "nemesis[0].kind: pause-client needs workload.client-processes"},
+		{"pause a stranger", func(s *Scenario) { processes(s); s.Nemesis = []Fault{pause("broker")} }, `nemesis[0].params.role: "broker", want producer, consumer, copier or txn-queue`},
+		{"pause a copier of none", func(s *Scenario) { processes(s); s.Nemesis = []Fault{pause(RoleCopier)} }, "nemesis[0].kind: pause-client acts on a copier, and the workload has none"},
+		{"pause too early", func(s *Scenario) {
+			processes(s)
+			s.Nemesis = []Fault{pause(RoleConsumer)}
+			s.Nemesis[0].Start = ms(500)
+		}, "nemesis[0].start: pause-client steps at [500ms], none between 1s (its clients up)"},
+		{"role on a kill", func(s *Scenario) {
+			s.Nemesis = []Fault{{Kind: KindKill, Start: ms(1000), Duration: ms(1000), Params: FaultParams{Role: RoleConsumer}}}
+		}, "nemesis[0].params.role: only pause-client reads it"},
+		{"a crash point", func(s *Scenario) {
+			processes(s)
+			s.Nemesis = []Fault{{Kind: KindCrashConsumer, Start: ms(1500), Duration: ms(1000), Params: FaultParams{Point: CrashBeforeCommit}}}
+		}, `nemesis[0].params.point: "before-commit": a client process is killed wherever it is`},
+		{"auto-commit", func(s *Scenario) { processes(s); s.Consumer.CommitStrategy = "auto" }, "workload.client-processes: consumer commit-strategy auto"},
+		{"auto-commit in process", func(s *Scenario) { s.Consumer.CommitStrategy = "auto" }, ""},
+	}
+	for _, c := range cases {
+		s := ruleScenario()
+		c.edit(&s)
+		err := s.Validate()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v, want valid", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

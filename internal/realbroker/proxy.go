@@ -21,7 +21,8 @@ func proxyName(id int32) string { return fmt.Sprintf("n%d", id) }
 // the proxies' addresses by node, for the nodes' advertised listeners.
 // From then on Bootstrap names the proxies: the run's clients connect
 // through them, while the admin client and the brokers' replication keep
-// the direct listener. A proxy dials its upstream only when a client
+// the direct listener (the latter has proxies of its own only through
+// StartReplicationProxies). A proxy dials its upstream only when a client
 // connects, so proxies start before their brokers.
 func (c *Cluster) StartProxies(upstreams map[int32]string) (map[int32]string, error) {
 	if c.proxies != nil {

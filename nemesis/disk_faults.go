@@ -106,18 +106,23 @@ func (f *powerLoss) pick(ctx context.Context) ([]int32, error) {
 	return rl.Replicas(ctx, f.tg.Topic, f.tg.Partition)
 }
 
-// Stop starts every node the power loss took down; Restart returns once
-// each is listening and registered again.
+// Stop starts every node the power loss took down, together; Restart
+// returns once each is listening and registered again.
 func (f *powerLoss) Stop(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.nodes == nil {
 		return nil
 	}
-	var errs []error
-	for _, n := range f.nodes {
-		errs = append(errs, f.k.Restart(ctx, n))
+	// All at once: after a correlated loss no node can register until a
+	// quorum of controllers is back, so one restart waited on alone would
+	// wait for the others.
+	errs := make([]error, len(f.nodes))
+	var wg sync.WaitGroup
+	for i, n := range f.nodes {
+		wg.Go(func() { errs[i] = f.k.Restart(ctx, n) })
 	}
+	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ type DiskLoss struct {
 	Node    int32 `json:"node"`
 	Files   int   `json:"files"`   // files cut back to their synced state
 	Dropped int   `json:"dropped"` // files created and never synced, removed
-	Bytes   int64 `json:"bytes"`   // unsynced bytes discarded
+	Bytes   int64 `json:"bytes"`   // unsynced bytes discarded (lazyfs.Loss.Bytes: preallocated index space included)
 }
 
 // Disk fault modes (DiskFaulter.FailDisk), as generators spells them.

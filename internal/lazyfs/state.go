@@ -116,9 +116,12 @@ func (f *file) save(fd int, off, end int64) error {
 
 // Loss is what a power loss discarded.
 type Loss struct {
-	Files   int   // files cut back or restored
-	Dropped int   // files created and never synced, removed
-	Bytes   int64 // unsynced bytes discarded (appended or overwritten)
+	Files   int // files cut back or restored
+	Dropped int // files created and never synced, removed
+	// Bytes is the unsynced length cut off files (space a file was
+	// extended by without writing, as Kafka preallocates its indexes,
+	// included) plus the synced bytes written back over unsynced ones.
+	Bytes int64
 }
 
 // restore applies a power loss to the backing directory root: every

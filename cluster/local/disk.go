@@ -218,8 +218,9 @@ func scanMounts(_ context.Context, add func(string, resource)) error {
 		if len(m.Tag) != idLen {
 			continue
 		}
-		path := m.Path
-		add(m.Tag, resource{"mount", path, func(context.Context) error { return lazyfs.ForceUnmount(path) }})
+		add(m.Tag, resource{"mount", m.Path, func(context.Context) error {
+			return errors.Join(lazyfs.Abort(m), lazyfs.ForceUnmount(m.Path))
+		}})
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -78,7 +79,9 @@ func (m *FS) mount() error {
 	root := &node{LoopbackNode: r.(*fs.LoopbackNode), m: m}
 	root.RootData.RootNode = root
 	opts := &fs.Options{MountOptions: fuse.MountOptions{
-		DirectMount: true, AllowOther: true, FsName: SourcePrefix + m.opts.Tag, Name: "lazyfs",
+		// Strict: no fusermount fallback, whose device fd would be passed
+		// to it and to every process started after (see closeFuseOnExec).
+		DirectMountStrict: true, AllowOther: true, FsName: SourcePrefix + m.opts.Tag, Name: "lazyfs",
 		MaxWrite: 1 << 20,
 	}}
 	type mounted struct {
@@ -95,6 +98,7 @@ func (m *FS) mount() error {
 		if r.err != nil {
 			return fmt.Errorf("lazyfs: mounting %s: %w", m.opts.Mountpoint, r.err)
 		}
+		closeFuseOnExec()
 		m.mu.Lock()
 		m.server, m.root = r.s, root
 		m.mu.Unlock()
@@ -211,4 +215,23 @@ func (m *FS) change(ino uint64, fd int, off, end int64) syscall.Errno {
 		end = f.synced
 	}
 	return fs.ToErrno(f.save(fd, off, end))
+}
+
+// closeFuseOnExec marks this process's /dev/fuse descriptors close-on-exec.
+// go-fuse opens the device without O_CLOEXEC, so a broker started after a
+// mount would hold the device of every mount: when this process dies the
+// kernel would not end those connections, and a broker exiting would wait
+// forever on a flush to a server that is gone (seen on a local run: a
+// zombie JVM holding its files' locks).
+func closeFuseOnExec() {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if target, _ := os.Readlink("/proc/self/fd/" + e.Name()); target == "/dev/fuse" {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }

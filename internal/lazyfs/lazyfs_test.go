@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -269,7 +270,7 @@ func TestMountsAreTaggedAndUnmountIsIdempotent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return slices.Contains(ms, Mounted{Path: mnt, Tag: tag})
+		return slices.ContainsFunc(ms, func(m Mounted) bool { return m.Path == mnt && m.Tag == tag && m.Dev != "" })
 	}
 	if !found() {
 		t.Fatalf("mount %s tagged %s not in Mounts()", mnt, tag)
@@ -302,4 +303,18 @@ func TestForceUnmountRemovesAMountWhoseServerIsBusy(t *testing.T) {
 		}
 	}
 	_ = m
+}
+
+// A process started after a mount does not hold the FUSE device: if it
+// did, the harness's death would leave the connection up and that process
+// stuck in its exit, flushing to a server that is gone.
+func TestProcessesStartedAfterAMountDoNotHoldTheDevice(t *testing.T) {
+	mountTemp(t)
+	out, err := exec.Command("sh", "-c", "ls -l /proc/$$/fd").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if strings.Contains(string(out), "/dev/fuse") {
+		t.Errorf("a child holds /dev/fuse:\n%s", out)
+	}
 }

@@ -14,6 +14,7 @@ import (
 type Mounted struct {
 	Path string
 	Tag  string
+	Dev  string // major:minor; the minor numbers the FUSE connection
 }
 
 // Mounts lists the lazyfs mounts of this mount namespace, whoever made
@@ -34,7 +35,7 @@ func Mounts() ([]Mounted, error) {
 			continue
 		}
 		if tag, ok := strings.CutPrefix(after[1], SourcePrefix); ok {
-			out = append(out, Mounted{Path: unescape(fields[4]), Tag: tag})
+			out = append(out, Mounted{Path: unescape(fields[4]), Tag: tag, Dev: fields[2]})
 		}
 	}
 	return out, sc.Err()
@@ -45,6 +46,21 @@ func Mounts() ([]Mounted, error) {
 func unescape(s string) string {
 	r := strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`)
 	return r.Replace(s)
+}
+
+// Abort ends the FUSE connection of mount m (through fusectl, when it is
+// mounted): every request waiting on it fails, so that no process stays
+// stuck on a mount whose server is gone. It is for what a crashed run left.
+func Abort(m Mounted) error {
+	_, minor, ok := strings.Cut(m.Dev, ":")
+	if !ok {
+		return nil
+	}
+	err := os.WriteFile("/sys/fs/fuse/connections/"+minor+"/abort", []byte("1"), 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // gone already, or no fusectl to ask
+	}
+	return err
 }
 
 // ForceUnmount detaches the mount at path at once (MNT_DETACH): what a

@@ -69,17 +69,18 @@ func TestChaosLocalPowerLoss(t *testing.T) {
 	t.Logf("acknowledged writes lost (lost-write + unseen): %d; inconsistent offsets: %d", lost(a.out), a.out.Result.Counts[checkers.InconsistentOffsets])
 }
 
-// One broker's writes fail with EIO, later another's reads: the broker
-// meets the failing disk (its log shows a log directory offline or a
-// shutdown, or failed operations are counted), and the heal clears the
-// fault and starts a broker that shut down.
+// The leader's writes fail with EIO, later the (new) leader's reads, which
+// consumers and followers make: the broker meets the failing disk (its log
+// shows a log directory offline or a shutdown, or failed operations are
+// counted), and the heal clears the fault and starts a broker that shut
+// down.
 func TestChaosLocalDiskFault(t *testing.T) {
 	p := requireReal(t, "local")
 	p.limit = 40 * time.Second
 	s := diskScenario("local-disk-fault", p)
 	eio := faultAt(s, generators.KindDiskFault, "leader", 0.15, 0.35)
 	eio.Params.Disk = generators.DiskEIO
-	reads := faultAt(s, generators.KindDiskFault, "one", 0.55, 0.75)
+	reads := faultAt(s, generators.KindDiskFault, "leader", 0.55, 0.75)
 	reads.Params.Disk = generators.DiskReadEIO
 	s.Nemesis = []generators.Fault{eio, reads}
 	a := runReal(t, s, 0)

@@ -23,6 +23,7 @@ packages=(
 	iptables:iptables
 	debootstrap:debootstrap
 	fuse3:fusermount3
+	faketime:faketime
 )
 
 # on_path reports whether one of the |-separated commands is on PATH.

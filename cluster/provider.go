@@ -67,8 +67,9 @@ const (
 // machine. Kill, pause and
 // partition depend on what Start finds (root, nftables, a container engine).
 // Reassignments and unregistrations exist only on the real brokers.
+// A movable clock is a preload library the provider has or lacks.
 func KnownBeforeStart(c Capability) bool {
-	return c == CapDisk || c == CapRequestFaults || c == CapLeaderMove || c == CapProxy || c == CapReassign || c == CapUnregister
+	return c == CapDisk || c == CapRequestFaults || c == CapLeaderMove || c == CapProxy || c == CapReassign || c == CapUnregister || c == CapClock
 }
 
 // Supports reports whether p lists capability c.

@@ -17,6 +17,9 @@ type Spec struct {
 	// that faults can act on their connections: latency, delayed requests.
 	// The brokers' own traffic and the harness's checks stay direct.
 	Proxied bool
+	// Clocks gives the brokers wall clocks the run can move (ClockSkewer),
+	// for a run with clock faults; other runs keep the real clock, free.
+	Clocks bool
 	// LazyDisks puts each broker's data directory on lazyfs (DiskFaulter),
 	// for a run with power-loss or disk faults; other runs write directly.
 	LazyDisks bool

@@ -44,6 +44,8 @@ func realCapability(kind string) string {
 		return "reassign"
 	case KindRemoveBroker:
 		return "unregister"
+	case KindClockSkew:
+		return "clock"
 	case KindPowerLoss, KindDiskFault:
 		return "disk"
 	}
@@ -53,6 +55,9 @@ func realCapability(kind string) string {
 // validateReal checks the parameters real-broker faults read.
 func (f Fault) validateReal(field string) error {
 	if err := f.validateMembership(field); err != nil {
+		return err
+	}
+	if err := f.validateClock(field); err != nil {
 		return err
 	}
 	if err := f.validateDisk(field); err != nil {

@@ -199,6 +199,10 @@ type FaultParams struct {
 	Client string `json:"client,omitempty"`
 	// Count bounds the requests held over the window; 0 holds every one.
 	Count int `json:"count,omitempty"`
+	// Offset moves a clock-skew fault's clocks ("+90s", "-30s"); 0 is
+	// DefaultClockOffset. Mode is bump (default) or strobe.
+	Offset Duration `json:"offset,omitempty"`
+	Mode   string   `json:"mode,omitempty"`
 	// Role is the kind of client pause-client stops: producer, consumer
 	// or copier ("" any).
 	Role string `json:"role,omitempty"`

@@ -165,7 +165,7 @@ func (r *Reuse) makeDir(runsDir string) (string, error) {
 // reuseKey is what a cluster must share with a run to serve it.
 func reuseKey(s generators.Scenario) string {
 	keys := slices.Sorted(maps.Keys(s.Cluster.BrokerConfigs))
-	parts := []string{s.Cluster.Provider, fmt.Sprint(s.Cluster.Brokers), fmt.Sprint("proxied=", s.Proxied()), fmt.Sprint("lazy-disks=", s.LazyDisks()),
+	parts := []string{s.Cluster.Provider, fmt.Sprint(s.Cluster.Brokers), fmt.Sprint("proxied=", s.Proxied()), fmt.Sprint("lazy-disks=", s.LazyDisks()), fmt.Sprint("clocks=", s.Clocked()),
 		fmt.Sprint("replication-proxied=", s.ReplicationProxied())}
 	for _, k := range keys {
 		parts = append(parts, k+"="+s.Cluster.BrokerConfigs[k])

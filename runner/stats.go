@@ -85,6 +85,9 @@ type FaultStat struct {
 	Hits int64 `json:"hits,omitempty"`
 	// Errors are activations that failed, with why.
 	Errors []string `json:"errors,omitempty"`
+	// Evidence is what verified its effects, where the fault keeps it
+	// (nemesis.Evidencer: a clock's readings).
+	Evidence []string `json:"evidence,omitempty"`
 }
 
 // Stats are results.json's stats: the checker's, plus what the run

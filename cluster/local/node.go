@@ -74,6 +74,7 @@ type jvm struct {
 	log4j1    bool   // a Kafka 3.x release: log4j 1 (reload4j), not log4j2
 	flags     []string
 	extraLog  io.Writer
+	clockLib  string // libfaketime, preloaded into brokers when the run skews clocks
 }
 
 // args is the java command line; the -Dkafkachaos.run marker is how
@@ -133,6 +134,9 @@ func (n *node) start(j jvm) error {
 		out = io.MultiWriter(f, j.extraLog)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
+	if j.clockLib != "" {
+		cmd.Env = clockEnv(j.clockLib, n.clockFile(j.runID))
+	}
 	// Own process group: a ^C to the test must not reach the brokers before
 	// Stop has run; the death signal kills them if the test process dies
 	// without running Stop at all.

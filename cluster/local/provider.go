@@ -155,6 +155,11 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 			return err
 		}
 	}
+	if spec.Clocks {
+		if err := p.startClocks(); err != nil {
+			return err
+		}
+	}
 	if spec.ReplicationProxied {
 		if err := p.startReplicationProxies(); err != nil {
 			return err
@@ -318,7 +323,7 @@ func (p *Provider) Stop(ctx context.Context) error {
 	}
 	errs = append(errs, p.unmountDisks())
 	_, err := removeRun(ctx, p.id) // the scratch dir too
-	errs = append(errs, err)
+	errs = append(errs, err, p.removeClocks())
 	p.net = nil
 	p.setNodes(nil)
 	if err := errors.Join(errs...); err != nil {
@@ -343,7 +348,7 @@ func (p *Provider) Capabilities() []cluster.Capability {
 	if p.net != nil && p.nft {
 		caps = append(caps, cluster.CapPartition)
 	}
-	return append(caps, diskCaps()...)
+	return append(append(caps, diskCaps()...), clockCaps()...)
 }
 
 func (p *Provider) node(id int32) (*node, error) {

@@ -38,6 +38,8 @@ func (c *Cluster) VerifiedEffect(effect string) string {
 		return TableListed
 	case "slow-link":
 		return QdiscListed
+	case "clock":
+		return ClockProbed
 	case "toxic":
 		return kproxy.VerifiedToxic
 	case "toxic-heal":

@@ -1,0 +1,123 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
+)
+
+// Clock skew: a run whose Spec asks for Clocks starts each broker JVM with
+// libfaketime preloaded (Debian's faketime package), reading its offset
+// from a control file in the node's directory that SkewClock rewrites.
+// Only such runs pay for it: every wall-clock read of a preloaded JVM goes
+// through the library (System.currentTimeMillis ~0.6-1 µs instead of
+// ~40 ns, measured here). The monotonic clock is left real
+// (DONT_FAKE_MONOTONIC): the JVM's timers, sleeps and Kafka's timeouts
+// measured with nanoTime keep working.
+var _ cluster.ClockSkewer = (*Provider)(nil) // libfaketime's control file, read back by a LogAppendTime probe
+
+// faketimeGlob is where Debian's libfaketime lives, whatever the arch.
+const faketimeGlob = "/usr/lib/*/faketime/libfaketime.so.1"
+
+// faketimeLib is the path of libfaketime, or "" when it is not installed.
+func faketimeLib() string {
+	m, _ := filepath.Glob(faketimeGlob)
+	if len(m) == 0 {
+		return ""
+	}
+	return m[0]
+}
+
+// clockCaps is CapClock where libfaketime is installed.
+func clockCaps() []cluster.Capability {
+	if faketimeLib() == "" {
+		return nil
+	}
+	return []cluster.Capability{cluster.CapClock}
+}
+
+// clockFile is node n's libfaketime control file, tagged with the run id.
+func (n *node) clockFile(runID string) string {
+	return filepath.Join(n.dir, "clock-"+runID+".faketime")
+}
+
+// clockEnv is the environment of a broker JVM whose wall clock follows
+// file: libfaketime rereads it at most once a second
+// (FAKETIME_CACHE_DURATION; with no cache it reads the file at every
+// clock read, ~18 µs each). FAKETIME_DONT_FAKE_MONOTONIC keeps nanoTime
+// real. FAKETIME_FORCE_MONOTONIC_FIX=0 undoes a workaround libfaketime
+// 0.9.10 turns on by itself for Debian 12's glibc: with it, Java 17's
+// timed waits on monotonic condition variables (LockSupport.parkNanos,
+// Object.wait(ms)) returned at once, every JVM thread that waits with a
+// timeout spun, and a KRaft quorum never formed (3 of 3 starts: "not
+// serving after 3m0s"; 3 brokers start in ~20 s without the library).
+func clockEnv(lib, file string) []string {
+	return append(os.Environ(), "LD_PRELOAD="+lib, "FAKETIME_TIMESTAMP_FILE="+file,
+		"FAKETIME_CACHE_DURATION=1", "FAKETIME_DONT_FAKE_MONOTONIC=1", "FAKETIME_FORCE_MONOTONIC_FIX=0")
+}
+
+// startClocks makes the run's JVMs start with libfaketime, each at real
+// time.
+func (p *Provider) startClocks() error {
+	lib := faketimeLib()
+	if lib == "" {
+		return fmt.Errorf("cluster/local: the run skews clocks, and libfaketime is not installed (Debian's faketime package: %s)", faketimeGlob)
+	}
+	for _, n := range p.nodes {
+		if err := writeClock(n.clockFile(p.id), 0); err != nil {
+			return err
+		}
+	}
+	p.jvm.clockLib = lib
+	return nil
+}
+
+// removeClocks removes the nodes' control files (Stop).
+func (p *Provider) removeClocks() error {
+	if p.jvm.clockLib == "" {
+		return nil
+	}
+	var errs []error
+	for _, n := range p.nodes {
+		if err := os.Remove(n.clockFile(p.id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeClock sets the offset libfaketime reads from file, replacing the
+// file whole (rename) so that a reread never sees half of it.
+func writeClock(file string, offset time.Duration) error {
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, fmt.Appendf(nil, "%+.3f\n", offset.Seconds()), 0o644); err != nil {
+		return fmt.Errorf("cluster/local: clock control file: %w", err)
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		return fmt.Errorf("cluster/local: clock control file: %w", err)
+	}
+	return nil
+}
+
+// SkewClock sets node id's wall clock to real time plus offset and returns
+// once a LogAppendTime probe of the broker reads it (realbroker.AwaitClock).
+func (p *Provider) SkewClock(ctx context.Context, id int32, offset time.Duration) (cluster.ClockReading, error) {
+	n, err := p.node(id)
+	if err != nil {
+		return cluster.ClockReading{}, err
+	}
+	if p.jvm.clockLib == "" {
+		return cluster.ClockReading{}, fmt.Errorf("cluster/local: run %s's brokers were started without a controllable clock (cluster.Spec.Clocks): node %d's cannot move", p.id, id)
+	}
+	if err := writeClock(n.clockFile(p.id), offset); err != nil {
+		return cluster.ClockReading{}, err
+	}
+	skew, rtt, err := p.AwaitClock(ctx, id, offset)
+	return cluster.ClockReading{Node: id, Skew: skew, RTT: rtt, How: realbroker.ClockProbed}, err
+}

@@ -1,0 +1,92 @@
+package generators
+
+import (
+	"slices"
+	"time"
+)
+
+// KindClockSkew moves the wall clock of Params.Target's brokers (or
+// Params.Nodes) by Params.Offset for the window and returns it to real time
+// at the window's end (real brokers with a movable clock: the local
+// provider's libfaketime). Params.Mode bump holds the offset for the whole
+// window; strobe flips between the offset and real time every Params.Every.
+// The brokers' monotonic clocks stay real.
+const KindClockSkew = "clock-skew"
+
+// Clock skew modes (Params.Mode).
+const (
+	ClockBump   = "bump"
+	ClockStrobe = "strobe"
+)
+
+// Clock skew defaults and bounds: a fault that names no offset moves the
+// clock 90 s ahead (past a default 60 s transaction timeout's worth, less
+// than anything measured in hours or days); a strobe flips every 4 s. A
+// skew must be at least 1 s either way, as the probe that verifies it is
+// good to about a quarter second, and a strobe's period at least 3 s, as a
+// move takes about 2 s to show (libfaketime rereads its offset about once
+// a second; 1.9-2.1 s measured on the local provider). Ten years bounds the
+// offset so that a typo (an extra digit) is not a clock in another century.
+const (
+	DefaultClockOffset = 90 * time.Second
+	DefaultStrobe      = 4 * time.Second
+	minClockOffset     = time.Second
+	maxClockOffset     = 10 * 365 * 24 * time.Hour
+	minStrobe          = 3 * time.Second
+)
+
+var clockModes = []string{ClockBump, ClockStrobe}
+
+// Clocked reports whether s has a fault that moves a broker's clock: the
+// run's brokers then start with a clock it can move.
+func (s Scenario) Clocked() bool {
+	return slices.ContainsFunc(s.Nemesis, func(f Fault) bool { return f.Kind == KindClockSkew })
+}
+
+// ClockOffset is f's offset, DefaultClockOffset when it names none.
+func (p FaultParams) ClockOffset() time.Duration {
+	if p.Offset == 0 {
+		return DefaultClockOffset
+	}
+	return p.Offset.D()
+}
+
+// StrobePeriod is how long a strobe holds each of its two clocks;
+// 0 for a bump.
+func (p FaultParams) StrobePeriod() time.Duration {
+	switch {
+	case p.Mode != ClockStrobe:
+		return 0
+	case p.Every == 0:
+		return DefaultStrobe
+	}
+	return p.Every.D()
+}
+
+// validateClock checks the parameters clock-skew reads, and that other
+// kinds leave them alone.
+func (f Fault) validateClock(field string) error {
+	p := f.Params
+	if f.Kind != KindClockSkew {
+		if p.Offset != 0 || p.Mode != "" {
+			return bad(field+".params", "offset and mode are read by clock-skew only (kind %s)", f.Kind)
+		}
+		return nil
+	}
+	off := p.Offset.D().Abs()
+	switch {
+	case p.Offset != 0 && off < minClockOffset:
+		return bad(field+".params.offset", "%s: want at least %s either way (the probe that verifies a skew is good to about 250ms)", p.Offset, minClockOffset)
+	case off > maxClockOffset:
+		return bad(field+".params.offset", "%s: want at most %s either way", p.Offset, maxClockOffset)
+	case p.Mode != "" && !slices.Contains(clockModes, p.Mode):
+		return bad(field+".params.mode", "%q is not one of %v", p.Mode, clockModes)
+	case p.Mode != ClockStrobe && p.Every != 0:
+		return bad(field+".params.every", "%s: only a strobe (mode %s) flips its clock every so often", p.Every, ClockStrobe)
+	case p.Mode == ClockStrobe && p.Every != 0 && p.Every.D() < minStrobe:
+		return bad(field+".params.every", "%s: a strobe's period must be at least %s (a move takes about 2s to show)", p.Every, minStrobe)
+	case p.Mode == ClockStrobe && f.Duration.D() < 2*p.StrobePeriod():
+		return bad(field+".duration", "%s: a strobe needs two periods of %s to flip back and forth at least once", f.Duration, p.StrobePeriod())
+	}
+	return nil
+}

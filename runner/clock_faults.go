@@ -16,10 +16,7 @@ func (c ClusterFaults) clockFault(f generators.Fault) (nemesis.Fault, error) {
 	if !ok {
 		return nil, fmt.Errorf("fault %s needs the ClockSkewer hook, which cluster provider %q lacks", f.Kind, c.Provider.Name())
 	}
-	tg := nemesis.Targeting{Provider: c.Provider, IntN: c.IntN}
-	if tp, ok := c.Scenario.Keys.Map["0"]; ok {
-		tg.Topic, tg.Partition = tp.Topic, tp.Partition
-	}
+	tg := c.keyTargeting()
 	spec := nemesis.ClockSpec{Offset: f.Params.ClockOffset(), Strobe: f.Params.StrobePeriod()}
 	if len(f.Params.Nodes) > 0 {
 		return nemesis.ClockSkew(cs, tg, nemesis.Nodes(f.Params.Nodes...), "nodes", spec), nil

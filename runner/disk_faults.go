@@ -16,10 +16,7 @@ func (c ClusterFaults) diskFault(f generators.Fault) (nemesis.Fault, error) {
 	if !ok {
 		return nil, fmt.Errorf("fault %s needs the DiskFaulter hook, which cluster provider %q lacks", f.Kind, c.Provider.Name())
 	}
-	tg := nemesis.Targeting{Provider: c.Provider, IntN: c.IntN}
-	if tp, ok := c.Scenario.Keys.Map["0"]; ok {
-		tg.Topic, tg.Partition = tp.Topic, tp.Partition
-	}
+	tg := c.keyTargeting()
 	target := nemesis.Target(f.Params.DiskTarget(f.Kind))
 	if f.Kind == generators.KindDiskFault {
 		return nemesis.DiskFault(df, tg, target, f.Params.DiskMode()), nil

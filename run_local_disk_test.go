@@ -1,6 +1,7 @@
 package kafkachaos_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +67,7 @@ func TestChaosLocalPowerLoss(t *testing.T) {
 	}
 	a := runReal(t, s, 0)
 	requireFiredAndHealed(t, a, "power loss of", "unsynced writes discarded", "restarted")
-	t.Logf("acknowledged writes lost (lost-write + unseen): %d; inconsistent offsets: %d", lost(a.out), a.out.Result.Counts[checkers.InconsistentOffsets])
+	t.Logf("acknowledged writes lost: %d; inconsistent offsets: %d", ackedLost(a.out), a.out.Result.Counts[checkers.InconsistentOffsets])
 }
 
 // The leader's writes fail with EIO, later the (new) leader's reads, which
@@ -91,21 +92,43 @@ func TestChaosLocalDiskFault(t *testing.T) {
 	}
 }
 
+// ackedLost counts the acknowledged writes a run lost: never read, read by
+// no ok op, or read and then gone from the final reads.
+func ackedLost(o runner.Outcome) int64 {
+	return lost(o) + o.Result.Counts[checkers.LostAfterRead]
+}
+
 // The experiment: a whole-cluster power loss under an idempotent
 // acks=all producer with min.insync.replicas 2. Predicted with Kafka's
-// default flush settings (no fsync of appends): acknowledged writes are
-// lost, as every replica loses its page cache at once.
+// default flush settings (no fsync of appends, replication instead):
+// acknowledged writes are lost, as every replica loses its page cache at
+// once. The guarantee the model expects of this configuration
+// (at-least-once) assumes failures are not correlated, so it is not held:
+// that is the claim, not a failure.
 func TestChaosLocalPowerLossLosesUnflushed(t *testing.T) {
 	p := requireReal(t, "local")
 	p.limit = 30 * time.Second
 	s := diskScenario("local-power-loss-default-flush", p)
 	s.Nemesis = []generators.Fault{faultAt(s, generators.KindPowerLoss, "all", 0.4, 0.5)}
-	expectAnomaly(t, p, s, "whole-cluster power loss, default flush: acknowledged writes lost", func(o runner.Outcome) bool { return lost(o) > 0 })
+	var seen []string
+	for i := range p.attempts {
+		a := runReal(t, s, i)
+		if why := worked(a, 50); why != "" {
+			seen = append(seen, fmt.Sprintf("attempt %d proves nothing: %s; %s", i+1, why, a))
+			continue
+		}
+		if n := ackedLost(a.out); n > 0 {
+			t.Logf("CLAIM OBSERVED (whole-cluster power loss, default flush: %d acknowledged writes lost) on attempt %d: evidence %s", n, i+1, a.out.Dir)
+			return
+		}
+		seen = append(seen, fmt.Sprintf("attempt %d: %s", i+1, a))
+	}
+	t.Errorf("CLAIM NOT OBSERVED (whole-cluster power loss, default flush: acknowledged writes lost) in %d attempts:\n  %s", p.attempts, strings.Join(seen, "\n  "))
 }
 
 // The same with log.flush.interval.messages=1: every append is fsynced on
 // the leader and on each follower before the high watermark passes it, so
-// predicted: no acknowledged write is lost.
+// predicted: no acknowledged write is lost, and the model's guarantee holds.
 func TestChaosLocalPowerLossFlushEveryMessageSafe(t *testing.T) {
 	p := requireReal(t, "local")
 	p.limit = 30 * time.Second
@@ -113,5 +136,5 @@ func TestChaosLocalPowerLossFlushEveryMessageSafe(t *testing.T) {
 	s.Cluster.BrokerConfigs = map[string]string{"log.flush.interval.messages": "1"}
 	s.Nemesis = []generators.Fault{faultAt(s, generators.KindPowerLoss, "all", 0.4, 0.5)}
 	expectSafe(t, p, s, "whole-cluster power loss, log.flush.interval.messages=1: no acknowledged write lost", 50,
-		checkers.LostWrite, checkers.Unseen)
+		checkers.LostWrite, checkers.Unseen, checkers.LostAfterRead)
 }

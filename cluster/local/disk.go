@@ -154,8 +154,10 @@ func (p *Provider) DiskFailures(id int32) int64 {
 }
 
 // diskReaction is how a broker's log says it met a failing disk: a log
-// directory marked offline, or the broker halting because none is left.
-var diskReaction = regexp.MustCompile(`(?i)(log ?dir\S* .*offline|offline log dir|all log dirs .* have failed|Shutdown broker because|Halting|KafkaStorageException|Error while (appending|writing|reading|flushing))`)
+// directory marked offline, the broker halting because none is left, or a
+// read of a memory-mapped index failing (the JVM's SIGBUS handler turns it
+// into an InternalError; in the raft IO thread it ends the process).
+var diskReaction = regexp.MustCompile(`(?i)(log ?dir\S* .*offline|offline log dir|all log dirs .* have failed|Shutdown broker because|Halting|KafkaStorageException|Error while (appending|writing|reading|flushing)|InternalError: a fault occurred|Encountered fatal fault)`)
 
 // DiskReaction is the first line of node's log since FailDisk showing it
 // met the fault.

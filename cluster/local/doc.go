@@ -18,6 +18,12 @@
 // and each node's command lines and output: format.log for the storage
 // format step, broker.log for the broker JVM.
 //
+// A run whose Spec asks for Clocks starts each JVM with libfaketime
+// preloaded (Debian's faketime), its offset in a control file in the
+// node's directory: SkewClock moves one broker's wall clock (nanoTime stays
+// real) and returns once the broker's own LogAppendTime reads the new
+// clock (clock.go).
+//
 // FenceClient removes a "crashed" consumer's group members at the
 // coordinator before the client closes its librdkafka handle, so that the
 // close commits and leaves nothing (the provider is a client.MemberFencer).

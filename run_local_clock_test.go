@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/cluster/local"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/runner"
@@ -24,6 +26,13 @@ import (
 // expiry act on hours to days, longer than the run).
 func TestChaosLocalClockSkew(t *testing.T) {
 	p := requireReal(t, "local")
+	if !cluster.Supports(local.New(local.Options{}), cluster.CapClock) {
+		msg := "clock skew on the local provider needs libfaketime (Debian's faketime)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + " (CI=true: not skipping)")
+		}
+		t.Skip(msg)
+	}
 	p.limit = 25 * time.Second
 	s := realScenario("local-clock-skew", p)
 	bump := faultAt(s, generators.KindClockSkew, "leader", 0.15, 0.4)

@@ -25,7 +25,7 @@ type ClockSpec struct {
 // under "clock", and Evidence lists them for results.json.
 func ClockSkew(cs cluster.ClockSkewer, tg Targeting, pick Picker, target string, spec ClockSpec) Fault {
 	f := &clockFault{cs: cs, spec: spec}
-	mech := map[string]any{"offset": fmt.Sprintf("%+v", spec.Offset), "mode": "bump", "monotonic-clock": "real"}
+	mech := map[string]any{"offset": spec.Offset.String(), "mode": "bump", "monotonic-clock": "real"}
 	if spec.Strobe > 0 {
 		mech["mode"], mech["period"] = "strobe", spec.Strobe.String()
 	}
@@ -103,9 +103,9 @@ func (f *clockFault) move(ctx context.Context, phase string, node int32, offset 
 	if err != nil && phase == "strobe" && ctx.Err() != nil {
 		return err // the heal stopped the strobe: no reading to note
 	}
-	read := ClockRead{Phase: phase, Node: node, Want: fmt.Sprintf("%+v", offset)}
+	read := ClockRead{Phase: phase, Node: node, Want: offset.String()}
 	if r.RTT > 0 {
-		read.Read, read.RTT = fmt.Sprintf("%+v", r.Skew.Round(time.Millisecond)), r.RTT.Round(100*time.Microsecond).String()
+		read.Read, read.RTT = r.Skew.Round(time.Millisecond).String(), r.RTT.Round(100*time.Microsecond).String()
 	}
 	if err != nil {
 		read.Error = err.Error()

@@ -138,3 +138,18 @@ func TestChaosLocalPowerLossFlushEveryMessageSafe(t *testing.T) {
 	expectSafe(t, p, s, "whole-cluster power loss, log.flush.interval.messages=1: no acknowledged write lost", 50,
 		checkers.LostWrite, checkers.Unseen, checkers.LostAfterRead)
 }
+
+// The control of the experiment: a power loss of the leader alone, then
+// ENOSPC under one broker's writes, default flush settings. Predicted: no
+// acknowledged write lost, as the followers' page caches hold what the
+// leader lost, and a full disk stops one broker, not its replicas.
+func TestChaosLocalPowerLossOfTheLeaderSafe(t *testing.T) {
+	p := requireReal(t, "local")
+	p.limit = 40 * time.Second
+	s := diskScenario("local-power-loss-leader", p)
+	full := faultAt(s, generators.KindDiskFault, "one", 0.6, 0.8)
+	full.Params.Disk = generators.DiskENOSPC
+	s.Nemesis = []generators.Fault{faultAt(s, generators.KindPowerLoss, "leader", 0.25, 0.4), full}
+	expectSafe(t, p, s, "power loss of the leader alone, then ENOSPC on one broker, default flush: no acknowledged write lost", 50,
+		checkers.LostWrite, checkers.Unseen, checkers.LostAfterRead)
+}

@@ -60,7 +60,7 @@ func (r *diskRecord) Evidence() []string {
 }
 
 func (f *powerLoss) Name() string                 { return "power-loss" }
-func (f *powerLoss) Events() (start, stop string) { return "power-loss", "power-restore" }
+func (f *powerLoss) Events() (start, stop string) { return "power-loss", "power-loss-heal" }
 
 func (f *powerLoss) Start(ctx context.Context) error {
 	f.mu.Lock()
@@ -169,7 +169,7 @@ type diskFault struct {
 }
 
 func (f *diskFault) Name() string                 { return "disk-fault" }
-func (f *diskFault) Events() (start, stop string) { return "disk-fault", "disk-heal" }
+func (f *diskFault) Events() (start, stop string) { return "disk-fault", "disk-fault-heal" }
 
 func (f *diskFault) Start(ctx context.Context) error {
 	f.mu.Lock()

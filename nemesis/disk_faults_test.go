@@ -114,3 +114,15 @@ func TestDiskFaultVerifiedByTheBrokersReactionOrFailedOps(t *testing.T) {
 		}
 	}
 }
+
+// The disk faults' ops pair as the report's timeline pairs a fault "x"
+// with its heal "x-heal", so their windows are drawn.
+func TestDiskFaultEventsPairAsWindows(t *testing.T) {
+	fd := &fakeDisks{fakeBrokers: newFakeBrokers()}
+	for _, f := range []Fault{PowerLoss(fd, fd, Targeting{Provider: fd}, TargetAll), DiskFault(fd, Targeting{Provider: fd}, TargetOne, cluster.DiskEIO)} {
+		start, stop := events(f)
+		if start != f.Name() || stop != f.Name()+"-heal" {
+			t.Errorf("%s: events %s, %s; want %s, %s-heal", f.Name(), start, stop, f.Name(), f.Name())
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/local"
 	"github.com/kafkachaos/kafkachaos/generators"
@@ -107,4 +108,32 @@ func checkReadings(t *testing.T, i int, evidence []string, offset time.Duration)
 	}
 	t.Logf("fault %d evidence:\n  %s", i, strings.Join(evidence, "\n  "))
 	return seen["strobe"]
+}
+
+// The leader's wall clock eight days ahead, past the topic's 7-day
+// retention, with the retention check every second (full profile only:
+// the check starts 30 s after a broker does, so the run is 45 s): the
+// leader deletes its segments by its own clock and the followers follow
+// its log start, so acknowledged writes are lost (lost-write) and the
+// idempotent acks=all producer's exactly-once does not hold. Kafka keeps
+// data by the leader's wall clock; this pins that the harness shows it.
+func TestChaosLocalClockSkewRetentionLoses(t *testing.T) {
+	p := requireReal(t, "local")
+	if p.name == "short" {
+		t.Skip("claim: full profile only (a 45 s run on a cluster of its own)")
+	}
+	p.limit = 45 * time.Second
+	s := realScenario("local-clock-retention", p)
+	s.Cluster.BrokerConfigs = map[string]string{"log.retention.check.interval.ms": "1000"}
+	skew := faultAt(s, generators.KindClockSkew, "leader", 0.5, 0.9)
+	skew.Params.Offset = d(8 * 24 * time.Hour)
+	s.Nemesis = []generators.Fault{skew}
+	a := runReal(t, s, 0)
+	if why := worked(a, 50); why != "" {
+		t.Fatalf("the run proves nothing: %s; %s", why, a)
+	}
+	if a.out.Held || a.out.Result.Counts[checkers.LostWrite] == 0 {
+		t.Errorf("CLAIM: 8 days of skew on the leader past 7 days of retention loses acknowledged writes; %s", a)
+	}
+	t.Logf("CLAIM retention by the leader's clock: %d lost writes; %s", a.out.Result.Counts[checkers.LostWrite], a)
 }

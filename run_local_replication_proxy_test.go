@@ -32,9 +32,17 @@ func TestChaosLocalReplicationLatency(t *testing.T) {
 	s.Producer.Acks, s.Topic.MinInsyncReplicas = model.AcksAll, 2
 	s.Cluster.ReplicationProxies = true
 
-	plain := runReal(t, s, 0)
-	if plain.err != nil || plain.out.Stats.OpsByType["send ok"] < 50 {
-		t.Fatalf("the baseline proves nothing: %s", plain)
+	// The full profile measures a baseline run without the toxic on the
+	// same cluster; the short one (CI) compares the toxic's window with
+	// the rest of its own run.
+	var base runner.Quantiles
+	if p.name != "short" {
+		plain := runReal(t, s, 0)
+		if plain.err != nil || plain.out.Stats.OpsByType["send ok"] < 50 {
+			t.Fatalf("the baseline proves nothing: %s", plain)
+		}
+		base = plain.out.Stats.Latency["send"]
+		t.Logf("send latency, baseline run without the toxic: %s", sendQ(base))
 	}
 	lat := faultAt(s, generators.KindLatency, "leader", 0.25, 0.75)
 	lat.Params.Link, lat.Params.Delay, lat.Params.Jitter = generators.LinkReplication, d(300*time.Millisecond), d(30*time.Millisecond)
@@ -46,18 +54,20 @@ func TestChaosLocalReplicationLatency(t *testing.T) {
 	if !a.out.Held {
 		t.Errorf("observed %s is weaker than expected %s: %s", a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
 	}
-	base, with := plain.out.Stats.Latency["send"], a.out.Stats.Latency["send"]
+	with := a.out.Stats.Latency["send"]
 	in, out := sendLatencies(t, a.out, "latency")
-	t.Logf("send latency, baseline run without the toxic: %s", sendQ(base))
+	if base.N == 0 {
+		base = out
+	}
 	t.Logf("send latency, run with 300 ms ± 30 ms on the leader's replication proxy for 5-15 s: %s", sendQ(with))
 	t.Logf("  of which sends invoked while the toxic was on: %s; the rest: %s", sendQ(in), sendQ(out))
-	t.Logf("p99 ratio with/without the toxic: whole runs %.1f, window/rest of the same run %.1f",
+	t.Logf("p99 ratio with/without the toxic: whole run/baseline %.1f, window/rest of the same run %.1f",
 		with.P99/max(base.P99, 1), in.P99/max(out.P99, 1))
 	if in.N < 20 || in.P50 < 270 {
 		t.Errorf("sends in the toxic's window: %s; want at least 20 with a p50 of at least 270 ms (acks=all waits for a follower fetch 300 ms ± 30 ms late)", sendQ(in))
 	}
 	if base.P99 >= 270 {
-		t.Errorf("the baseline's send p99 is %.1f ms: the proxies without a toxic are as slow as the toxic", base.P99)
+		t.Errorf("the send p99 without the toxic is %.1f ms: the proxies without a toxic are as slow as the toxic", base.P99)
 	}
 }
 

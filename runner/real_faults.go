@@ -50,32 +50,18 @@ func (c ClusterFaults) realFault(f generators.Fault) (nemesis.Fault, error) {
 // on link replication the brokers' (replicationFault), from f's params,
 // with the generators' defaults for what f leaves out.
 func (c ClusterFaults) proxyFault(f generators.Fault) (nemesis.Fault, error) {
-	tg := c.keyTargeting()
-	target := nemesis.Target(f.Params.Target)
-	if target == "" {
-		target = nemesis.TargetAll
-	}
+	tg, target := c.keyTargeting(), targetOf(f, nemesis.TargetAll)
 	if f.Params.Link == generators.LinkReplication {
 		return c.replicationFault(f, tg, target)
 	}
-	px, ok := c.Provider.(cluster.Proxier)
-	if !ok {
-		return nil, fmt.Errorf("fault %s needs the Proxier hook, which cluster provider %q lacks", f.Kind, c.Provider.Name())
+	px, err := hook[cluster.Proxier](c.Provider, f.Kind)
+	if err != nil {
+		return nil, err
 	}
 	if f.Kind == generators.KindDelayedRequests {
 		return nemesis.DelayedRequests(px, tg, target, holdOf(f.Params)), nil
 	}
 	return nemesis.Toxic(px, tg, target, toxicOf(f.Params)), nil
-}
-
-// keyTargeting aims faults at key 0's partition (its leader is
-// "leader"), or at no partition when the scenario has no key 0.
-func (c ClusterFaults) keyTargeting() nemesis.Targeting {
-	tg := nemesis.Targeting{Provider: c.Provider, IntN: c.IntN}
-	if tp, ok := c.Scenario.Keys.Map["0"]; ok {
-		tg.Topic, tg.Partition = tp.Topic, tp.Partition
-	}
-	return tg
 }
 
 // toxicOf is the latency fault's toxic: its latency and jitter

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -41,15 +40,8 @@ type powerLoss struct {
 // diskRecord is what a disk fault's ops and results.json say of it: its
 // op detail and the evidence of each firing and heal.
 type diskRecord struct {
-	mu       sync.Mutex
-	detail   map[string]any
+	record
 	evidence []string
-}
-
-func (r *diskRecord) Detail() any {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return maps.Clone(r.detail)
 }
 
 // Evidence is what showed each firing and heal, for results.json.
@@ -68,14 +60,11 @@ func (f *powerLoss) Start(ctx context.Context) error {
 	if f.nodes != nil {
 		return nil
 	}
-	d := f.tg.snapshot(ctx)
-	d["target"] = string(f.target)
+	d, nodes, err := f.tg.opening(ctx, string(f.target), f.pick)
 	f.detail = d
-	nodes, err := f.pick(ctx)
 	if err != nil {
-		return fmt.Errorf("picking %s: %w", f.target, err)
+		return err
 	}
-	d["nodes"] = nodes
 	f.nodes = nodes // even on error: Stop starts whatever went down
 	losses, err := f.df.PowerLoss(ctx, nodes)
 	d["losses"] = losses
@@ -177,12 +166,11 @@ func (f *diskFault) Start(ctx context.Context) error {
 	if f.active {
 		return nil
 	}
-	d := f.tg.snapshot(ctx)
-	d["target"], d["mode"] = string(f.target), f.mode
+	d, nodes, err := f.tg.opening(ctx, string(f.target), f.tg.Pick(f.target))
+	d["mode"] = f.mode
 	f.detail = d
-	nodes, err := f.tg.pick(ctx, f.target)
 	if err != nil {
-		return fmt.Errorf("picking %s: %w", f.target, err)
+		return err
 	}
 	f.node = nodes[0]
 	d["nodes"] = nodes[:1]

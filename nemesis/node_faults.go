@@ -33,20 +33,13 @@ type targetFault struct {
 	// hooks made of them (cluster.EffectVerifier), named in the detail.
 	effects [2]cluster.Effect
 
-	mu      sync.Mutex
+	record
 	active  bool
 	applied any
-	detail  map[string]any
 }
 
 func (f *targetFault) Name() string                 { return f.name }
 func (f *targetFault) Events() (start, stop string) { return f.startF, f.stopF }
-
-func (f *targetFault) Detail() any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return maps.Clone(f.detail)
-}
 
 func (f *targetFault) Start(ctx context.Context) error {
 	f.mu.Lock()
@@ -54,15 +47,12 @@ func (f *targetFault) Start(ctx context.Context) error {
 	if f.active {
 		return nil
 	}
-	d := f.tg.snapshot(ctx)
-	d["target"] = f.target
+	d, nodes, err := f.tg.opening(ctx, f.target, f.pick)
 	maps.Copy(d, f.mechanism)
 	f.detail = d
-	nodes, err := f.pick(ctx)
 	if err != nil {
-		return fmt.Errorf("picking %s: %w", f.target, err)
+		return err
 	}
-	d["nodes"] = nodes
 	if f.describe != nil {
 		maps.Copy(d, f.describe(nodes))
 	}

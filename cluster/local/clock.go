@@ -48,18 +48,9 @@ func (n *node) clockFile(runID string) string {
 }
 
 // clockEnv is the environment of a broker JVM whose wall clock follows
-// file: libfaketime rereads it at most once a second
-// (FAKETIME_CACHE_DURATION; with no cache it reads the file at every
-// clock read, ~18 µs each). FAKETIME_DONT_FAKE_MONOTONIC keeps nanoTime
-// real. FAKETIME_FORCE_MONOTONIC_FIX=0 undoes a workaround libfaketime
-// 0.9.10 turns on by itself for Debian 12's glibc: with it, Java 17's
-// timed waits on monotonic condition variables (LockSupport.parkNanos,
-// Object.wait(ms)) returned at once, every JVM thread that waits with a
-// timeout spun, and a KRaft quorum never formed (3 of 3 starts: "not
-// serving after 3m0s"; 3 brokers start in ~20 s without the library).
+// file (realbroker.FaketimeEnv says why each variable).
 func clockEnv(lib, file string) []string {
-	return append(os.Environ(), "LD_PRELOAD="+lib, "FAKETIME_TIMESTAMP_FILE="+file,
-		"FAKETIME_CACHE_DURATION=1", "FAKETIME_DONT_FAKE_MONOTONIC=1", "FAKETIME_FORCE_MONOTONIC_FIX=0")
+	return append(append(os.Environ(), "LD_PRELOAD="+lib), realbroker.FaketimeEnv(file)...)
 }
 
 // startClocks makes the run's JVMs start with libfaketime, each at real
@@ -92,15 +83,10 @@ func (p *Provider) removeClocks() error {
 	return errors.Join(errs...)
 }
 
-// writeClock sets the offset libfaketime reads from file, replacing the
-// file whole (rename) so that a reread never sees half of it.
+// writeClock sets the offset libfaketime reads from file.
 func writeClock(file string, offset time.Duration) error {
-	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, fmt.Appendf(nil, "%+.3f\n", offset.Seconds()), 0o644); err != nil {
-		return fmt.Errorf("cluster/local: clock control file: %w", err)
-	}
-	if err := os.Rename(tmp, file); err != nil {
-		return fmt.Errorf("cluster/local: clock control file: %w", err)
+	if err := realbroker.WriteClockFile(file, offset); err != nil {
+		return fmt.Errorf("cluster/local: %w", err)
 	}
 	return nil
 }

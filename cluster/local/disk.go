@@ -1,20 +1,18 @@
 package local
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/internal/lazyfs"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 var _ cluster.DiskFaulter = (*Provider)(nil) // lazyfs under each node's data directory
@@ -153,12 +151,6 @@ func (p *Provider) DiskFailures(id int32) int64 {
 	return m.Failed()
 }
 
-// diskReaction is how a broker's log says it met a failing disk: a log
-// directory marked offline, the broker halting because none is left, or a
-// read of a memory-mapped index failing (the JVM's SIGBUS handler turns it
-// into an InternalError; in the raft IO thread it ends the process).
-var diskReaction = regexp.MustCompile(`(?i)(log ?dir\S* .*offline|offline log dir|all log dirs .* have failed|Shutdown broker because|Halting|KafkaStorageException|Error while (appending|writing|reading|flushing)|InternalError: a fault occurred|Encountered fatal fault)`)
-
 // DiskReaction is the first line of node's log since FailDisk showing it
 // met the fault.
 func (p *Provider) DiskReaction(id int32) string {
@@ -177,14 +169,7 @@ func (p *Provider) DiskReaction(id int32) string {
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return ""
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if diskReaction.MatchString(sc.Text()) {
-			return strings.TrimSpace(sc.Text())
-		}
-	}
-	return ""
+	return realbroker.DiskReaction(f)
 }
 
 // HealDisk clears node's fault; a broker that shut down, or that took its

@@ -107,23 +107,6 @@ func TestDiskFaultFailsWritesAndFindsTheBrokersReaction(t *testing.T) {
 	if r := p.DiskReaction(2); !strings.Contains(r, "/data have failed") {
 		t.Errorf("DiskReaction = %q, want the shutdown line", r)
 	}
-	for _, line := range []string{
-		"[2026] ERROR Error while appending records to in-0 in dir /d (org.apache.kafka.storage.internals.log.LogDirFailureChannel)",
-		"java.lang.InternalError: a fault occurred in a recent unsafe memory access operation in compiled Java code",
-		"[2026] ERROR Encountered fatal fault: Unexpected error in raft IO thread (org.apache.kafka.server.fault.ProcessTerminatingFaultHandler)",
-	} {
-		if !diskReaction.MatchString(line) {
-			t.Errorf("not seen as a reaction to a failing disk: %s", line)
-		}
-	}
-	for _, line := range []string{
-		"[2026] INFO [LogLoader partition=in-0, dir=/d] Loading producer state till offset 0 (org.apache.kafka.storage.internals.log.UnifiedLog)",
-		"[2026] WARN [RaftManager id=1] Connection to node 2 (/10.213.69.2:9093) could not be established. Node may not be available.",
-	} {
-		if diskReaction.MatchString(line) {
-			t.Errorf("seen as a reaction to a failing disk: %s", line)
-		}
-	}
 	if err := p.FailDisk(ctx, 2, "slow"); err == nil {
 		t.Error("FailDisk(slow) accepted")
 	}

@@ -50,4 +50,12 @@ if [ -n "${CLUSTER_ID:-}" ]; then
 	java "${jvm[@]}" kafka.tools.StorageTool format --ignore-formatted -t "$CLUSTER_ID" -c "$CONF"
 fi
 echo "kafkachaos entrypoint: starting node ${KAFKA_NODE_ID:-?} with $CONF" >&2
+# A run that moves clocks preloads libfaketime into the broker's JVM alone
+# (the FAKETIME_* variables, set by the provider, say where its control
+# file is); the storage format above runs on real time.
+if [ -n "${KAFKACHAOS_FAKETIME:-}" ]; then
+	lib=(/usr/lib/*/faketime/libfaketime.so.1)
+	[ -e "${lib[0]}" ] || { echo "kafkachaos entrypoint: KAFKACHAOS_FAKETIME set, no libfaketime in the image" >&2; exit 1; }
+	export LD_PRELOAD="${lib[0]}"
+fi
 exec java "${jvm[@]}" kafka.Kafka "$CONF"

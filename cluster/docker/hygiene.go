@@ -88,7 +88,7 @@ func cleanLeftovers(ctx context.Context, cli *client.Client) ([]string, error) {
 		if ownerAlive(owners[id]) {
 			continue
 		}
-		names, err := removeRun(ctx, cli, id)
+		names, err := removeRun(ctx, cli, id, nil)
 		removed = append(removed, names...)
 		errs = append(errs, err)
 	}
@@ -113,6 +113,11 @@ func runOwners(ctx context.Context, cli *client.Client) (map[string]string, erro
 	}
 	for _, n := range ns.Items {
 		owners[n.Labels[labelRun]] = n.Labels[labelOwner]
+	}
+	for id, owner := range hostDirOwners() {
+		if _, ok := owners[id]; !ok {
+			owners[id] = owner
+		}
 	}
 	return owners, nil
 }
@@ -142,12 +147,15 @@ func Leftovers(ctx context.Context, cli *client.Client, id string) ([]string, er
 			out = append(out, "rule "+r)
 		}
 	}
-	return out, err
+	host, herr := hostLeftovers(id)
+	return append(out, host...), errors.Join(err, herr)
 }
 
 // removeRun force-removes run id's containers (with their volumes), then
-// its network and its FORWARD rule.
-func removeRun(ctx context.Context, cli *client.Client, id string) ([]string, error) {
+// its network and its FORWARD rule, then its host directory (hostdir.go);
+// unmount, when not nil, takes the run's own mounts down cleanly once the
+// containers that used them are gone.
+func removeRun(ctx context.Context, cli *client.Client, id string, unmount func() error) ([]string, error) {
 	f := client.Filters{}.Add("label", labelRun+"="+id)
 	var removed []string
 	var errs []error
@@ -179,6 +187,12 @@ func removeRun(ctx context.Context, cli *client.Client, id string) ([]string, er
 	} else if n > 0 {
 		removed = append(removed, "rule "+ruleTagPrefix+id)
 	}
+	if unmount != nil {
+		errs = append(errs, unmount())
+	}
+	names, err := removeHostDir(id)
+	removed = append(removed, names...)
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return removed, fmt.Errorf("cluster/docker: removing run %s: %w", id, err)
 	}

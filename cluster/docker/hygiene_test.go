@@ -60,7 +60,7 @@ func TestDockerCleanLeftoversSparesLiveRuns(t *testing.T) {
 	}
 	defer cli.Close()
 	t.Cleanup(func() {
-		removeRun(context.Background(), cli, live)
+		removeRun(context.Background(), cli, live, nil)
 		assertNothingLeft(t, live)
 	})
 	if left, _ := Leftovers(ctx, cli, dead); len(left) != 3 {

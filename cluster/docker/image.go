@@ -3,7 +3,9 @@ package docker
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,8 +32,39 @@ var log4jConfig []byte
 func OfficialImage(version string) string { return "apache/kafka:" + version }
 
 // LocalImage is the image this package builds when no official one can be
-// pulled.
-func LocalImage(version string) string { return "kafkachaos/kafka:" + version }
+// pulled, and the one a run with movable clocks needs (it carries
+// libfaketime). Its tag holds a digest of the recipe (imageRecipe), so a
+// change of the packages or the embedded files names a new image instead
+// of reusing a stale one.
+func LocalImage(version string) string { return "kafkachaos/kafka:" + version + "-" + recipeDigest() }
+
+// debootstrapPackages are the packages the image adds to Debian's minbase:
+// the broker's Java, and libfaketime for clock skew (see clock.go).
+var debootstrapPackages = []string{"openjdk-17-jre-headless", "faketime"}
+
+// debianSuite is the Debian release the image is debootstrapped from.
+const debianSuite = "bookworm"
+
+// imageRecipe is everything besides Kafka's jars that decides the image's
+// content; the jars are named by the version in the tag.
+func imageRecipe() [][]byte {
+	return [][]byte{[]byte(debianSuite + " minbase"), []byte(strings.Join(debootstrapPackages, ",")), entrypointScript, log4jConfig}
+}
+
+// recipeDigest is the digest of imageRecipe.
+func recipeDigest() string { return digestOf(imageRecipe()) }
+
+// digestOf is the first 12 hex digits of the SHA-256 of parts, each
+// prefixed with its length so that no two lists share a digest by moving
+// bytes across a boundary.
+func digestOf(parts [][]byte) string {
+	h := sha256.New()
+	for _, part := range parts {
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
 
 // versionLabel marks images built here with the Kafka version inside.
 const versionLabel = "org.kafkachaos.kafka.version"
@@ -101,7 +134,8 @@ func pull(ctx context.Context, cli *client.Client, ref string) error {
 }
 
 // BuildImage builds ref: a minimal Debian bookworm root filesystem
-// (debootstrap, from the mirror apt uses) with a headless Java 17, the jars
+// (debootstrap, from the mirror apt uses) with a headless Java 17 and
+// libfaketime (debootstrapPackages), the jars
 // of Kafka version from kafkadist's cache and the KRaft entrypoint, imported
 // with `docker import` semantics. It needs root and debootstrap. Concurrent
 // builders (parallel test binaries) wait for one build.
@@ -135,7 +169,7 @@ func BuildImage(ctx context.Context, cli *client.Client, version, ref string, lo
 	defer removeBuildDir(work, logf)
 	root := filepath.Join(work, "rootfs")
 	mirror := debianMirror()
-	logf("cluster/docker: building %s: debootstrap bookworm from %s with openjdk-17-jre-headless, Kafka %s jars", ref, mirror, dist.Version)
+	logf("cluster/docker: building %s: debootstrap bookworm from %s with %s, Kafka %s jars", ref, mirror, strings.Join(debootstrapPackages, ", "), dist.Version)
 	if err := debootstrap(ctx, root, filepath.Join(cache, "debootstrap-debs"), mirror, filepath.Join(work, "debootstrap.log")); err != nil {
 		return err
 	}
@@ -146,8 +180,8 @@ func BuildImage(ctx context.Context, cli *client.Client, version, ref string, lo
 }
 
 func debootstrap(ctx context.Context, root, debs, mirror, logPath string) error {
-	cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase", "--include=openjdk-17-jre-headless",
-		"--cache-dir="+debs, "bookworm", root, mirror)
+	cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase", "--include="+strings.Join(debootstrapPackages, ","),
+		"--cache-dir="+debs, debianSuite, root, mirror)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		os.WriteFile(logPath, out, 0o644)
@@ -205,7 +239,7 @@ func importRootfs(ctx context.Context, cli *client.Client, root, ref, version st
 	}
 	resp, err := cli.ImageImport(ctx, client.ImageImportSource{Source: stdout, SourceName: "-"}, ref,
 		client.ImageImportOptions{
-			Message: "kafkachaos: Debian bookworm, openjdk-17-jre-headless, Kafka " + version,
+			Message: "kafkachaos: Debian bookworm, " + strings.Join(debootstrapPackages, ", ") + ", Kafka " + version,
 			Changes: []string{
 				`ENTRYPOINT ["/etc/kafka/docker/run"]`,
 				"ENV KAFKA_HOME=/opt/kafka",

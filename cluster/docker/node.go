@@ -8,10 +8,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
@@ -23,6 +25,8 @@ type node struct {
 	id int32
 	ip string
 	c  *testcontainers.DockerContainer
+
+	binds []string // host:container bind mounts (clock.go, disk.go)
 
 	mu     sync.Mutex
 	paused bool
@@ -43,9 +47,26 @@ func containerName(id string, n int32) string { return fmt.Sprintf("kafkachaos-%
 // Readiness is the provider's job (waitReady), not a wait strategy's: it
 // needs the whole quorum, not one container.
 func (p *Provider) startNode(ctx context.Context, n *node, env map[string]string) error {
+	c, err := testcontainers.GenericContainer(ctx, p.containerRequest(n, env))
+	if dc, ok := c.(*testcontainers.DockerContainer); ok && dc != nil {
+		n.c = dc
+	}
+	if err != nil {
+		return fmt.Errorf("cluster/docker: starting node %d: %w", n.id, err)
+	}
+	if n.c == nil {
+		return fmt.Errorf("cluster/docker: node %d: testcontainers returned %T, not a Docker container", n.id, c)
+	}
+	return nil
+}
+
+// containerRequest is node n's container: the run's image, labels and
+// network at the node's fixed address, env, and the node's bind mounts.
+func (p *Provider) containerRequest(n *node, env map[string]string) testcontainers.GenericContainerRequest {
 	netName := p.net.name
 	ip := n.ip
-	req := testcontainers.GenericContainerRequest{
+	binds := slices.Clone(n.binds)
+	return testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
 			Image:          p.image,
 			Name:           containerName(p.id, n.id),
@@ -59,21 +80,11 @@ func (p *Provider) startNode(ctx context.Context, n *node, env map[string]string
 				}
 				eps[netName].IPAMConfig = &network.EndpointIPAMConfig{IPv4Address: mustAddr(ip)}
 			},
+			HostConfigModifier: func(hc *container.HostConfig) { hc.Binds = append(hc.Binds, binds...) },
 		},
 		Started: true,
 		Logger:  tcLogger{p.opts.Logf},
 	}
-	c, err := testcontainers.GenericContainer(ctx, req)
-	if dc, ok := c.(*testcontainers.DockerContainer); ok && dc != nil {
-		n.c = dc
-	}
-	if err != nil {
-		return fmt.Errorf("cluster/docker: starting node %d: %w", n.id, err)
-	}
-	if n.c == nil {
-		return fmt.Errorf("cluster/docker: node %d: testcontainers returned %T, not a Docker container", n.id, c)
-	}
-	return nil
 }
 
 // tcLogger sends testcontainers-go's messages to the provider's log.

@@ -50,6 +50,8 @@ type Provider struct {
 	image  string
 	net    *runNet
 	nodes  []*node
+	clocks bool  // the run's brokers have movable clocks (clock.go)
+	disks  disks // the run's lazyfs mounts (disk.go)
 }
 
 // The hooks of cluster/ this provider honours, and how.
@@ -66,6 +68,8 @@ var (
 	_ cluster.EffectVerifier   = (*Provider)(nil) // the engine's state, nft read back
 	_ cluster.HealthChecker    = (*Provider)(nil) // realbroker's admin requests
 	_ cluster.ControllerFinder = (*Provider)(nil) // the same, DescribeQuorum
+	_ cluster.ClockSkewer      = (*Provider)(nil) // libfaketime in the image, control file bind-mounted
+	_ cluster.DiskFaulter      = (*Provider)(nil) // lazyfs on the host, bind-mounted as the data directory
 )
 
 // New returns a provider; nothing happens until Start.
@@ -105,6 +109,9 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 	if spec.ReplicationProxied {
 		return errReplicationProxies
 	}
+	if spec.DynamicQuorum {
+		return errors.New("cluster/docker: no dynamic controller quorum: its containers are formatted with static voters (controller.quorum.voters); the local provider formats one")
+	}
 	if p.cli, err = connect(ctx, p.opts.Logf); err != nil {
 		return err
 	}
@@ -115,8 +122,17 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 	if version == "" {
 		version = kafkadist.Version()
 	}
+	if err := faultsPossible(spec); err != nil {
+		return err
+	}
+	ref := p.opts.Image
+	if spec.Clocks {
+		if ref, err = p.clockImage(version); err != nil {
+			return err
+		}
+	}
 	began := time.Now()
-	if p.image, err = EnsureImage(ctx, p.cli, version, p.opts.Image, p.opts.Logf); err != nil {
+	if p.image, err = EnsureImage(ctx, p.cli, version, ref, p.opts.Logf); err != nil {
 		return err
 	}
 	imageTime := time.Since(began)
@@ -139,6 +155,11 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 		return err
 	}
 	p.net.fwd = fwd
+	if spec.Clocks || spec.LazyDisks {
+		if err := makeHostDir(p.id); err != nil {
+			return err
+		}
+	}
 	began = time.Now()
 	if err := p.launch(ctx, spec); err != nil {
 		return err
@@ -179,6 +200,10 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 	errs := make([]error, len(p.nodes))
 	for i, n := range p.nodes {
 		env := nodeEnv(n.id, ips, proxies, clusterID, p.opts.Heap, spec.BrokerConfigs)
+		if err := p.prepareNode(spec, n, env); err != nil {
+			wg.Wait()
+			return err
+		}
 		wg.Go(func() {
 			if errs[i] = p.startNode(ctx, n, env); errs[i] == nil {
 				errs[i] = p.applyNet(ctx, n, p.Blocked(n.id))
@@ -212,7 +237,7 @@ func (p *Provider) Stop(ctx context.Context) error {
 	if len(p.nodes) > 0 {
 		errs = append(errs, p.saveLogs(ctx))
 	}
-	_, err := removeRun(ctx, p.cli, p.id)
+	_, err := removeRun(ctx, p.cli, p.id, p.unmountDisks)
 	errs = append(errs, err)
 	p.net = nil
 	p.setNodes(nil)
@@ -235,9 +260,12 @@ func (p *Provider) Nodes() []cluster.Node {
 }
 
 // Capabilities: kill, pause, reassignments and partitions (nft inside the containers
-// namespaces, so root on the engine's host).
+// namespaces, so root on the engine's host); movable clocks unless the
+// options name an image without libfaketime; lazy disks as root with
+// /dev/fuse and a local engine.
 func (p *Provider) Capabilities() []cluster.Capability {
-	return []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapPartition, cluster.CapProxy, cluster.CapReassign}
+	caps := []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapPartition, cluster.CapProxy, cluster.CapReassign}
+	return append(append(caps, p.clockCaps()...), diskCaps()...)
 }
 
 // Verified says what each hook checks before it returns nil: the engine's

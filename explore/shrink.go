@@ -45,7 +45,7 @@ type Shrunk struct {
 
 // Shrink makes s, whose run v violated its claim, as small as it can by
 // greedy steps — drop a fault, fire a repeating fault once, halve keys,
-// producers, consumers, copiers and the time — keeping a step only if the
+// producers, consumers, copiers, txn queues and the time — keeping a step only if the
 // candidate still fails in one of up to k runs of judge, until no step is
 // kept. Each candidate is logged to log (nil: not written) as it is judged.
 func Shrink(ctx context.Context, s generators.Scenario, v Verdict, judge Judge, k int, log io.Writer) Shrunk {
@@ -188,6 +188,7 @@ func halveClients(s generators.Scenario) []candidate {
 		{"producers", w.Producers, 0, func(w *generators.Workload, n int) { w.Producers = n }},
 		{"consumers", w.Consumers, 0, func(w *generators.Workload, n int) { w.Consumers = n }},
 		{"copiers", w.Copiers, 1, func(w *generators.Workload, n int) { w.Copiers = n }},
+		{"txn-queues", w.TxnQueues, 0, func(w *generators.Workload, n int) { w.TxnQueues = n }},
 		{"lanes", w.Lanes, 1, func(w *generators.Workload, n int) { w.Lanes = n }},
 	} {
 		if next := max(h.lo, h.n/2); h.n > 1 || (h.n == 1 && h.lo == 0) {
@@ -235,7 +236,7 @@ type Size struct {
 // SizeOf measures s.
 func SizeOf(s generators.Scenario) Size {
 	z := Size{Keys: s.Keys.Count, Time: s.TimeLimit.D(),
-		Clients: s.Workload.Producers + s.Workload.Consumers + s.Workload.Copiers}
+		Clients: s.Workload.Producers + s.Workload.Consumers + s.Workload.Copiers + s.Workload.TxnQueues}
 	for _, f := range s.Nemesis {
 		z.FaultSteps += len(generators.Steps(f))
 	}

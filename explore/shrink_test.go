@@ -174,3 +174,27 @@ func TestShrinkKeepsTheOriginalBug(t *testing.T) {
 		t.Errorf("first step %+v", st)
 	}
 }
+
+// Txn queues are halved like the other clients, and never below what a
+// fault needs: a crash-producer whose only senders are txn queues keeps
+// one, the candidate without any being invalid.
+func TestShrinkHalvesTxnQueues(t *testing.T) {
+	s := generators.Baseline("queues", "embedded", 4*time.Second)
+	s.Producer.TransactionalID = "q"
+	s.Workload.Producers, s.Workload.TxnQueues, s.Workload.TxnSize, s.Workload.Mix.Txn = 0, 2, 3, 1
+	s.Nemesis = []generators.Fault{{Kind: generators.KindCrashProducer, Start: generators.Duration(1500 * time.Millisecond)}}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	judge := func(_ context.Context, c generators.Scenario) (Verdict, error) {
+		return Verdict{Violated: hasKind(c, generators.KindCrashProducer), Anomalies: []string{"G1a"}}, nil
+	}
+	var log strings.Builder
+	got := Shrink(context.Background(), s, Verdict{Violated: true}, judge, 1, &log).Scenario
+	if got.Workload.TxnQueues != 1 || SizeOf(got).Clients != 1 {
+		t.Errorf("txn queues %d, %d clients: want 1 of each", got.Workload.TxnQueues, SizeOf(got).Clients)
+	}
+	if !strings.Contains(log.String(), "txn-queues 2 -> 1: fails") || !strings.Contains(log.String(), "txn-queues 1 -> 0: invalid") {
+		t.Errorf("log lacks the kept halving or the invalid last step:\n%s", log.String())
+	}
+}

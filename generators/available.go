@@ -59,9 +59,10 @@ func (f Fault) need(s Scenario) need {
 		// crash, when the crashed member's successor has joined
 		n.warmup, n.effect = groupJoin, groupJoin
 	}
-	if f.Kind == KindCrashProducer && s.Workload.Copiers > 0 {
-		// the crash may fall on a copier, which crashes in a transaction:
-		// once it has joined its group, and again once its successor has
+	if f.Kind == KindCrashProducer && s.Workload.Copiers+s.Workload.TxnQueues > 0 {
+		// the crash may fall on a copier or a txn queue, which crashes in
+		// a transaction: once it has opened (a copier joined its group),
+		// and again once its successor has
 		n.warmup, n.effect = groupJoin, groupJoin
 	}
 	if f.Kind == KindReassign {
@@ -80,8 +81,8 @@ func (f Fault) need(s Scenario) need {
 func (n need) workload(s Scenario, kind, field string) error {
 	w := s.Workload
 	switch {
-	case n.senders && w.Producers+w.Copiers == 0:
-		return bad(field+".kind", "%s acts on producers or their produce requests, and the workload has neither producers nor copiers", kind)
+	case n.senders && w.Producers+w.Copiers+w.TxnQueues == 0:
+		return bad(field+".kind", "%s acts on producers or their produce requests, and the workload has no producers, copiers or txn queues", kind)
 	case n.copiers && w.Copiers == 0:
 		return bad(field+".kind", "%s acts on a copier, and the workload has none", kind)
 	case n.txnQueues && w.TxnQueues == 0:
@@ -132,7 +133,7 @@ func majorityUp(s Scenario, i int, field string) error {
 	down, by := 0, []int{}
 	for j, o := range s.Nemesis {
 		if j != i && needOf(o.Kind).takesDown && o.Start <= at && at < o.End() {
-			down += nodesTaken(o, brokers)
+			down += nodesTaken(o, brokers, s.Topic.ReplicationFactor)
 			by = append(by, j)
 		}
 	}
@@ -143,12 +144,15 @@ func majorityUp(s Scenario, i int, field string) error {
 		s.Nemesis[i].Kind, at, by, down, brokers)
 }
 
-// nodesTaken is how many brokers node fault f takes down.
-func nodesTaken(f Fault, brokers int) int {
+// nodesTaken is how many brokers node fault f takes down, on brokers
+// whose topic has rf replicas.
+func nodesTaken(f Fault, brokers, rf int) int {
 	if len(f.Params.Nodes) > 0 {
 		return len(f.Params.Nodes)
 	}
 	switch f.Params.Target {
+	case TargetReplicas:
+		return max(1, rf)
 	case "minority":
 		return (brokers - 1) / 2
 	case "majority":

@@ -33,6 +33,9 @@ const (
 	minClockOffset     = time.Second
 	maxClockOffset     = 10 * 365 * 24 * time.Hour
 	minStrobe          = 3 * time.Second
+	// clockShows is how long a broker's move takes to show, with margin
+	// (the fault waits for it on each of its brokers in turn).
+	clockShows = 2500 * time.Millisecond
 )
 
 var clockModes = []string{ClockBump, ClockStrobe}

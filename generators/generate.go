@@ -91,17 +91,30 @@ const (
 var producerKinds = []string{producerIdempotent, producerTransactional, "all", "1", "0"}
 
 // drawProducerKind picks a producer kind; transactional only when sp
-// draws copiers, which are the transactional clients.
+// draws copiers or txn queues, which are the transactional clients.
 func drawProducerKind(d drawer, sp Space) string {
 	kinds := producerKinds
-	if sp.MaxCopiers == 0 {
+	if sp.MaxCopiers == 0 && sp.MaxTxnQueues == 0 {
 		kinds = slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return k == producerTransactional })
 	}
 	return d.pick("producer", kinds)
 }
 
+// drawCopying decides whether a transactional draw runs copiers, or txn
+// queues alone (they may still run beside copiers: drawWorkload).
+func drawCopying(d drawer, sp Space) bool {
+	switch {
+	case sp.MaxTxnQueues == 0:
+		return true
+	case sp.MaxCopiers == 0:
+		return false
+	}
+	return d.pick("transactional-clients", []string{"copiers", "txn-queues"}) == "copiers"
+}
+
 func drawClient(d drawer, sp Space, s *Scenario, producer string) {
-	copying := producer == producerTransactional
+	transactional := producer == producerTransactional
+	copying := transactional && drawCopying(d, sp)
 	keys := d.intRange("keys", 1, sp.MaxKeys)
 	out := ""
 	if copying {
@@ -111,7 +124,7 @@ func drawClient(d drawer, sp Space, s *Scenario, producer string) {
 
 	p := model.DefaultProducer()
 	// A transactional producer is idempotent: Kafka requires it.
-	p.EnableIdempotence = producer == producerIdempotent || copying
+	p.EnableIdempotence = producer == producerIdempotent || transactional
 	if !p.EnableIdempotence {
 		var a model.Acks
 		_ = a.UnmarshalText([]byte(producer)) // producerKinds' other names are acks values
@@ -124,8 +137,11 @@ func drawClient(d drawer, sp Space, s *Scenario, producer string) {
 		}
 	}
 	p.MaxInFlight = d.intRange("max-in-flight", 1, 5)
-	if copying {
+	switch {
+	case copying:
 		p.TransactionalID = "kafkachaos-copier"
+	case transactional:
+		p.TransactionalID = "kafkachaos-txn" // txn queue i's is kafkachaos-txn-queue-i
 	}
 	s.Producer = Producer{ProducerConfig: p, DeliveryTimeout: Duration(10 * time.Second),
 		RequestTimeout: Duration(2 * time.Second)}
@@ -148,9 +164,14 @@ func drawClient(d drawer, sp Space, s *Scenario, producer string) {
 		AutoCommitInterval: Duration(100 * time.Millisecond)}
 }
 
+// drawWorkload draws the clients for s's configuration: copiers when it
+// has an output topic, txn queues when its producer is transactional (at
+// least one without copiers, which then may run without plain producers:
+// the queues send).
 func drawWorkload(d drawer, sp Space, s Scenario) Workload {
+	queuesOnly := s.Producer.Transactional() && s.Keys.OutputTopic == "" && sp.MaxTxnQueues > 0
 	w := Workload{
-		Producers: d.intRange("producers", 1, sp.MaxProducers),
+		Producers: d.intRange("producers", boolInt(!queuesOnly), sp.MaxProducers),
 		Lanes:     d.intRange("lanes", 1, 4),
 		Consumers: d.intRange("consumers", minConsumers(sp), sp.MaxConsumers),
 		Mode:      ModeGroup,
@@ -164,11 +185,23 @@ func drawWorkload(d drawer, sp Space, s Scenario) Workload {
 	}
 	if s.Keys.OutputTopic != "" {
 		w.Copiers = d.intRange("copiers", 1, max(1, sp.MaxCopiers))
+	}
+	if s.Producer.Transactional() && sp.MaxTxnQueues > 0 {
+		w.TxnQueues = d.intRange("txn-queues", boolInt(queuesOnly), sp.MaxTxnQueues)
+	}
+	if w.Copiers+w.TxnQueues > 0 {
 		w.Mix.Txn = d.intRange("mix-txn", 1, 3)
 		w.TxnSize = d.intRange("txn-size", 1, 10)
 		w.AbortRatio = float64(d.intRange("abort-percent", 0, 50)) / 100
 	}
 	return w
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // drawNemesis draws at least sp.MinFaults faults that can take effect in
@@ -251,7 +284,7 @@ func drawFault(d drawer, label func(string) string, s Scenario, kind string, w w
 	durMs := d.intRange(label("duration-ms"), min(minDur, end-startMs), end-startMs)
 	f.Start = Duration(time.Duration(startMs) * time.Millisecond)
 	f.Duration = Duration(time.Duration(durMs) * time.Millisecond)
-	return f
+	return fitStrobe(f)
 }
 
 // startRange is where a fault of need n starts, in ms of a run of limitMs:
@@ -370,6 +403,9 @@ func drawParams(d drawer, label func(string) string, s Scenario, kind string) Fa
 	if isProxyKind(kind) {
 		return drawProxyParams(d, label, s, kind)
 	}
+	if realCapability(kind) != "" {
+		return drawRealParams(d, label, s, kind)
+	}
 	switch kind {
 	case KindLostAck, KindDrop, KindDelay:
 		p.Probability = float64(d.intRange(label("percent"), 10, 100)) / 100
@@ -392,8 +428,9 @@ func drawParams(d drawer, label func(string) string, s Scenario, kind string) Fa
 
 // drawProxyParams draws a proxy fault on every broker's proxy: 50-300 ms
 // of latency with up to 50 ms of jitter (Kafka's own degraded-network
-// tests use 100 ms), or produce and EndTxn requests held (the late
-// arrivals of KAFKA-17754; EndTxn only where transactional copiers send
+// tests use 100 ms), on the clients' link or the replication link
+// (drawLink), or produce and EndTxn requests held (the late arrivals of
+// KAFKA-17754; EndTxn only where transactional copiers or txn queues send
 // it) for 100 ms up to a quarter of the run (at most DefaultHold), every
 // one of them or the first few.
 func drawProxyParams(d drawer, label func(string) string, s Scenario, kind string) FaultParams {
@@ -401,10 +438,10 @@ func drawProxyParams(d drawer, label func(string) string, s Scenario, kind strin
 		return Duration(time.Duration(d.intRange(label(name), lo, hi)) * time.Millisecond)
 	}
 	if kind == KindLatency {
-		return FaultParams{Delay: ms("latency-ms", 50, 300), Jitter: ms("jitter-ms", 0, 50)}
+		return FaultParams{Delay: ms("latency-ms", 50, 300), Jitter: ms("jitter-ms", 0, 50), Link: drawLink(d, label, s)}
 	}
 	held := []string{"produce"}
-	if s.Workload.Copiers > 0 && s.Workload.CopyMode() == CopyTransactional {
+	if sendsEndTxn(s.Workload) {
 		held = []string{"produce", "end-txn", "produce+end-txn"}
 	}
 	longest := int(min(DefaultHold, s.TimeLimit.D()/4) / time.Millisecond)

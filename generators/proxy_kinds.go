@@ -80,10 +80,15 @@ const probeSlack = 50 * time.Millisecond
 
 // probeTime is how long a latency fault's start takes on a cluster of
 // brokers: its toxic counts as put once a probe through each of its
-// proxies, one after another, came back late (nemesis.Toxic). The runner
-// plays the next step only after it, and the probes must be back before
-// the run ends. Other faults, the other toxics included, take no probe.
+// proxies, one after another, came back late (nemesis.Toxic). A clock
+// skew's start likewise waits for each of its brokers' clocks to show
+// the move (clockShows each). The runner plays the next step only after
+// it, and the probes must be back before the run ends. Other faults, the
+// other toxics included, take no probe.
 func (f Fault) probeTime(brokers int) time.Duration {
+	if f.Kind == KindClockSkew {
+		return time.Duration(nodesTaken(f, brokers, 0)) * clockShows
+	}
 	if f.Kind != KindLatency || (f.Params.Toxic != "" && f.Params.Toxic != "latency") {
 		return 0
 	}
@@ -97,7 +102,7 @@ func proxiedNodes(f Fault, brokers int) int {
 	if f.Params.Target == "" {
 		return brokers
 	}
-	return min(brokers, nodesTaken(f, brokers))
+	return min(brokers, nodesTaken(f, brokers, 0))
 }
 
 // proxyAvailable checks what proxy fault i needs of the other faults and of
@@ -127,20 +132,22 @@ func proxyAvailable(s Scenario, i int, field string) error {
 	return nil
 }
 
-// cutsNodes reports whether a fault of kind takes brokers down, freezes
-// them or cuts them off the network.
+// cutsNodes reports whether a fault of kind takes brokers down (a power
+// loss, a disk fault that shuts one down and a removed broker too),
+// freezes them or cuts them off the network.
 func cutsNodes(kind string) bool {
 	switch KindCapability(kind) {
 	case "kill", "pause", "partition":
 		return true
 	}
-	return false
+	return needOf(kind).takesDown
 }
 
 // holdWorkload checks that some client of s sends a request f holds:
-// producers and copiers produce; group consumers that commit themselves and
-// at-least-once copiers send OffsetCommit; transactional copiers send the
-// transaction's requests.
+// producers, copiers and txn queues produce; group consumers that commit
+// themselves and at-least-once copiers send OffsetCommit; transactional
+// copiers send every transaction request, txn queues those of a
+// transaction without offsets (AddPartitionsToTxn, EndTxn).
 func holdWorkload(s Scenario, f Fault, field string) error {
 	w := s.Workload
 	txnCopiers := w.Copiers > 0 && w.CopyMode() == CopyTransactional
@@ -148,13 +155,20 @@ func holdWorkload(s Scenario, f Fault, field string) error {
 		(w.Copiers > 0 && !txnCopiers)
 	for _, r := range f.Params.HeldRequests() {
 		switch {
-		case r == "produce" && w.Producers+w.Copiers > 0, r == "commit" && committers,
-			r != "produce" && r != "commit" && txnCopiers:
+		case r == "produce" && w.Producers+w.Copiers+w.TxnQueues > 0, r == "commit" && committers,
+			(r == "end-txn" || r == "add-partitions") && sendsEndTxn(w),
+			(r == "txn-offset-commit" || r == "add-offsets") && txnCopiers:
 			return nil
 		}
 	}
-	return bad(field+".params.requests", "%s holds %v, which no client of the workload sends (%d producers, %d copiers in mode %s, %d consumers in mode %s committing %s)",
-		f.Kind, f.Params.HeldRequests(), w.Producers, w.Copiers, w.CopyMode(), w.Consumers, w.Mode, s.Consumer.CommitStrategy)
+	return bad(field+".params.requests", "%s holds %v, which no client of the workload sends (%d producers, %d copiers in mode %s, %d txn queues, %d consumers in mode %s committing %s)",
+		f.Kind, f.Params.HeldRequests(), w.Producers, w.Copiers, w.CopyMode(), w.TxnQueues, w.Consumers, w.Mode, s.Consumer.CommitStrategy)
+}
+
+// sendsEndTxn reports whether some client of w ends transactions:
+// transactional copiers or txn queues.
+func sendsEndTxn(w Workload) bool {
+	return w.TxnQueues > 0 || (w.Copiers > 0 && w.CopyMode() == CopyTransactional)
 }
 
 // isProxyKind reports whether kind acts on the clients' proxies.

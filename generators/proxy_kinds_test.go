@@ -54,7 +54,7 @@ func TestProxyFaultParamsAreChecked(t *testing.T) {
 // The proxy kinds are drawn on every provider that starts its brokers, not
 // in the simulation, with the params the draw promises: 50-300 ms of
 // latency with at most 50 ms of jitter; holds of produce, and of EndTxn only
-// where transactional copiers send it.
+// where transactional copiers or txn queues send it.
 func TestProxyKindsAreDrawn(t *testing.T) {
 	for _, p := range []string{"embedded", "local", "docker"} {
 		if k := KindsFor(p); !slices.Contains(k, KindLatency) || !slices.Contains(k, KindDelayedRequests) {
@@ -82,8 +82,8 @@ func TestProxyKindsAreDrawn(t *testing.T) {
 				drawn["hold"]++
 				if slices.Contains(p.Requests, "end-txn") {
 					drawn["end-txn"]++
-					if s.Workload.Copiers == 0 {
-						t.Errorf("seed %d: holds %v without copiers to send EndTxn", seed, p.Requests)
+					if !sendsEndTxn(s.Workload) {
+						t.Errorf("seed %d: holds %v without transactional copiers or txn queues to send EndTxn", seed, p.Requests)
 					}
 				}
 				if p.Delay.D() < 100*time.Millisecond || p.Delay.D() > s.TimeLimit.D()/4+100*time.Millisecond {

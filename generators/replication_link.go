@@ -52,9 +52,15 @@ func (f Fault) validateLink(field string) error {
 var cutsByAddress = []string{KindPartition, KindIsolateLeader, KindIsolateLeaderReplication, KindBridge, KindCutClients}
 
 // replicationAvailable refuses fault i of s when it cuts by address on a
-// run whose brokers replicate through proxies.
+// run whose brokers replicate through proxies, and a toxic on the
+// replication link of a topic without followers, whose records no fetch
+// it slows would carry.
 func replicationAvailable(s Scenario, i int, field string) error {
 	f := s.Nemesis[i]
+	if f.onReplication() && s.Topic.ReplicationFactor < 2 {
+		return bad(field+".params.link", "%s on the replication link slows followers' fetches, and the topic has replication factor %d: no follower of the run's keys",
+			LinkReplication, s.Topic.ReplicationFactor)
+	}
 	if !s.ReplicationProxied() || !slices.Contains(cutsByAddress, f.Kind) {
 		return nil
 	}

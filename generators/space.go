@@ -19,6 +19,9 @@ type Space struct {
 	MaxProducers     int
 	MaxConsumers     int
 	MaxCopiers       int
+	// MaxTxnQueues bounds the txn queues (Workload.TxnQueues) a draw with
+	// a transactional producer runs; 0 draws none.
+	MaxTxnQueues int
 	// MinFaults is the fewest faults a draw has; 0 lets rapid shrink a
 	// failure to a schedule without faults. Every drawn fault can take
 	// effect in its scenario (see Available).
@@ -46,22 +49,43 @@ var kfakeKinds = []string{KindLostAck, KindCrashConsumer, KindCrashProducer, Kin
 // a draw does not make, so they are scheduled by hand.
 var realKinds = []string{KindKill, KindPause, KindPartition, KindCrashConsumer, KindCrashProducer}
 
+// machineKinds are the kinds of the real-broker providers (local, docker)
+// that need tools on the machine: movable clocks (libfaketime) and disks
+// (lazyfs, as root). A run without them is refused before its cluster
+// starts (runner.Injectable), never run without its faults. Reassign
+// needs nothing more than the brokers.
+var machineKinds = []string{KindClockSkew, KindPowerLoss, KindDiskFault, KindReassign}
+
+// localKinds are the kinds the local provider alone has: unregistering a
+// broker; latency faults there may also act on the replication link
+// (replicationLinkOn).
+var localKinds = []string{KindRemoveBroker}
+
+// replicationLinkOn reports whether provider's brokers can replicate
+// through the harness's proxies (a latency fault with link replication):
+// the local provider's alone.
+func replicationLinkOn(provider string) bool { return provider == "local" }
+
 // clientKinds are the faults on the harness's own clients, which need
 // nothing of the cluster.
 var clientKinds = []string{KindCrashConsumer, KindCrashProducer, KindChurn}
 
 // KindsFor is the fault kinds a random scenario on provider draws from:
 // kfake's own and the proxies' on the embedded cluster, kfake's alone in
-// the simulation, the real brokers' and the proxies' on local and docker,
-// and for any other provider (external) only client faults.
+// the simulation, the real brokers' and the proxies' on local and docker
+// with those that need the machine's tools (machineKinds) and the local
+// provider's own, and for any other provider (external) only client
+// faults.
 func KindsFor(provider string) []string {
 	switch provider {
 	case "embedded":
 		return slices.Concat(kfakeKinds, proxyKinds)
 	case "sim":
 		return slices.Clone(kfakeKinds)
-	case "local", "docker":
-		return slices.Concat(realKinds, proxyKinds)
+	case "local":
+		return slices.Concat(realKinds, proxyKinds, machineKinds, localKinds)
+	case "docker":
+		return slices.Concat(realKinds, proxyKinds, machineKinds)
 	}
 	return slices.Clone(clientKinds)
 }
@@ -72,7 +96,7 @@ func KindsFor(provider string) []string {
 func ShortSpace() Space {
 	return Space{Provider: "embedded", Brokers: 3, Kinds: KindsFor("embedded"),
 		MinTime: 2 * time.Second, MaxTime: 4 * time.Second,
-		MaxKeys: 3, MaxProducers: 2, MaxConsumers: 2, MaxCopiers: 1, MaxFaults: 3, MaxRate: 400}
+		MaxKeys: 3, MaxProducers: 2, MaxConsumers: 2, MaxCopiers: 1, MaxTxnQueues: 2, MaxFaults: 3, MaxRate: 400}
 }
 
 // FastSpace is for the default random chaos test: many draws on the
@@ -93,7 +117,7 @@ func FastSpace() Space {
 func LongSpace() Space {
 	return Space{Provider: "embedded", Brokers: 3, Kinds: KindsFor("embedded"),
 		MinTime: 30 * time.Second, MaxTime: 3 * time.Minute,
-		MaxKeys: 8, MaxProducers: 4, MaxConsumers: 4, MaxCopiers: 2, MinFaults: 1, MaxFaults: 20, MaxRate: 2000,
+		MaxKeys: 8, MaxProducers: 4, MaxConsumers: 4, MaxCopiers: 2, MaxTxnQueues: 3, MinFaults: 1, MaxFaults: 20, MaxRate: 2000,
 		Period: 10 * time.Second}
 }
 

@@ -100,13 +100,17 @@ func TestRefusesWhatItDoesNotSimulate(t *testing.T) {
 	copying.Workload.Copiers, copying.Workload.CopierMode = 1, generators.CopyAtLeastOnce
 	pausing := generators.RandomIn(Space(), 1)
 	pausing.Nemesis = append(pausing.Nemesis, generators.Fault{Kind: generators.KindPause})
-	for name, s := range map[string]generators.Scenario{"copier": copying, "pause": pausing} {
+	queueing := generators.RandomIn(Space(), 1)
+	queueing.Workload.TxnQueues = 1
+	for name, s := range map[string]generators.Scenario{"copier": copying, "pause": pausing, "txn queue": queueing} {
 		if err := supported(s); err == nil {
 			t.Errorf("%s: simulated without a word", name)
 		}
 	}
-	if err := supported(generators.RandomIn(Space(), 1)); err != nil {
-		t.Errorf("a draw of Space: %v", err)
+	for seed := range int64(500) {
+		if err := supported(generators.RandomIn(Space(), seed)); err != nil {
+			t.Fatalf("draw %d of Space: %v", seed, err)
+		}
 	}
 }
 

@@ -1,25 +1,17 @@
 package client
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
 func startCluster(t testing.TB, partitions int32) *embedded.Provider {
 	t.Helper()
-	e := embedded.New()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := e.Start(ctx, cluster.Spec{RunID: t.Name(), Topics: []cluster.TopicSpec{{Name: "t", Partitions: partitions}}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Stop(context.Background()) })
-	return e
+	return embeddedtest.Start(t, cluster.Spec{Topics: []cluster.TopicSpec{{Name: "t", Partitions: partitions}}})
 }
 
 // opsOf returns the ops of process p.

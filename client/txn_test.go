@@ -14,6 +14,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -53,14 +54,7 @@ func (f *fileRecorder) Ops() []histories.Op {
 
 func newCopyRig(t *testing.T) *copyRig {
 	t.Helper()
-	e := embedded.New()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err := e.Start(ctx, cluster.Spec{RunID: t.Name(), Topics: []cluster.TopicSpec{{Name: "in", Partitions: 2}, {Name: "out", Partitions: 2}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Stop(context.Background()) })
+	e := embeddedtest.Start(t, cluster.Spec{Topics: []cluster.TopicSpec{{Name: "in", Partitions: 2}, {Name: "out", Partitions: 2}}})
 	keys, err := NewKeyMap(map[histories.Key]TopicPartition{0: {"in", 0}, 1: {"in", 1}, 2: {"out", 0}, 3: {"out", 1}})
 	if err != nil {
 		t.Fatal(err)

@@ -10,19 +10,13 @@ import (
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
 func startCluster(t *testing.T) *embedded.Provider {
 	t.Helper()
-	e := embedded.New()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := e.Start(ctx, cluster.Spec{RunID: t.Name(), Topics: []cluster.TopicSpec{{Name: "t", Partitions: 1}}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Stop(context.Background()) })
-	return e
+	return embeddedtest.Start(t, cluster.Spec{Topics: []cluster.TopicSpec{{Name: "t", Partitions: 1}}})
 }
 
 func newProducer(t *testing.T, e *embedded.Provider, retries int) *client.Producer {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkachaos/kafkachaos/cluster/embedded"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
 	"github.com/kafkachaos/kafkachaos/generators"
 )
 
@@ -16,13 +16,9 @@ import (
 // milder fault.
 func TestRealFaultsResolveTargetsAndRefuseMissingHooks(t *testing.T) {
 	s := smallScenario()
-	e := embedded.New()
+	e := embeddedtest.Start(t, ClusterSpec(s, ""))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := e.Start(ctx, ClusterSpec(s, "")); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Stop(context.Background())
 	sc := &schedule{prov: e, rng: rand.New(rand.NewPCG(1, 2))}
 	win := generators.Fault{Start: 0, Duration: generators.Duration(time.Second)}
 

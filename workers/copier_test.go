@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
-	"github.com/kafkachaos/kafkachaos/cluster"
-	"github.com/kafkachaos/kafkachaos/cluster/embedded"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -29,22 +28,6 @@ func copyScenario() generators.Scenario {
 	}
 }
 
-// startCluster starts an embedded cluster with s's topics.
-func startCluster(ctx context.Context, t *testing.T, s generators.Scenario) *embedded.Provider {
-	t.Helper()
-	e := embedded.New()
-	topic := func(name string) cluster.TopicSpec {
-		return cluster.TopicSpec{Name: name, Partitions: int32(s.Keys.Count), ReplicationFactor: 3, MinInsyncReplicas: 2}
-	}
-	spec := cluster.Spec{RunID: "workers", RunDir: t.TempDir(), Brokers: 3,
-		Topics: []cluster.TopicSpec{topic(s.Keys.Topic), topic(s.Keys.OutputTopic)}}
-	if err := e.Start(ctx, spec); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Stop(context.Background()) })
-	return e
-}
-
 // TestSettleFencesAStoppedCopier (issue 9, finding 8c): a copier that
 // stopped (not crashed) with a transaction open, here because the run
 // ended in the middle of it, is fenced at the end by a successor with its
@@ -56,7 +39,7 @@ func TestSettleFencesAStoppedCopier(t *testing.T) {
 	s := copyScenario()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	e := startCluster(ctx, t, s)
+	e := embeddedtest.StartScenario(t, s)
 	rec := client.NewMemRecorder()
 	w, err := New(s, Options{Bootstrap: e.Bootstrap(), Recorder: rec, Fencer: e})
 	if err != nil {

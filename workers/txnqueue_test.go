@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
 // queueScenario has two txn queues over keys 0-1 of "in", beside one
 // producer, aborting a third of their transactions. (Keys 2-3 of "out"
-// are left over from the copy scenario: startCluster makes both topics.)
+// are left over from the copy scenario: its cluster has both topics.)
 func queueScenario() generators.Scenario {
 	s := copyScenario()
 	s.Name = "queue"
@@ -67,7 +68,7 @@ func TestStopFencesACrashedQueue(t *testing.T) {
 	s.Workload.TxnQueues, s.Workload.AbortRatio = 1, 0
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	e := startCluster(ctx, t, s)
+	e := embeddedtest.StartScenario(t, s)
 	rec := client.NewMemRecorder()
 	w, err := New(s, Options{Bootstrap: e.Bootstrap(), Recorder: rec})
 	if err != nil {

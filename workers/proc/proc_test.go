@@ -10,8 +10,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
-	"github.com/kafkachaos/kafkachaos/cluster"
-	"github.com/kafkachaos/kafkachaos/cluster/embedded"
+	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -39,21 +38,6 @@ func procScenario() generators.Scenario {
 	}
 }
 
-func startCluster(ctx context.Context, t *testing.T, s generators.Scenario) *embedded.Provider {
-	t.Helper()
-	e := embedded.New()
-	topic := func(name string) cluster.TopicSpec {
-		return cluster.TopicSpec{Name: name, Partitions: int32(s.Keys.Count), ReplicationFactor: 3, MinInsyncReplicas: 2}
-	}
-	spec := cluster.Spec{RunID: "proc", RunDir: t.TempDir(), Brokers: 3,
-		Topics: []cluster.TopicSpec{topic(s.Keys.Topic), topic(s.Keys.OutputTopic)}}
-	if err := e.Start(ctx, spec); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Stop(context.Background()) })
-	return e
-}
-
 // TestKillPauseAndChurnWorkerProcesses runs every client in a process of
 // its own, kills the producer's and the copier's with SIGKILL, pauses the
 // consumer's and churns it, and checks the history says exactly that:
@@ -64,7 +48,7 @@ func TestKillPauseAndChurnWorkerProcesses(t *testing.T) {
 	s := procScenario()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	e := startCluster(ctx, t, s)
+	e := embeddedtest.StartScenario(t, s)
 	rec := client.NewMemRecorder()
 	pool, err := New(s, Options{Bootstrap: e.Bootstrap(), Recorder: rec})
 	if err != nil {

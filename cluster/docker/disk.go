@@ -2,13 +2,10 @@ package docker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
@@ -24,13 +21,9 @@ import (
 // container's mount namespace, its bind mount with it, so lazyfs can
 // unmount, restore and mount again; the restart binds the new mount.
 
-// disks are a run's lazyfs mounts, one per node, and how long each node's
-// container log was when its disk fault began.
-type disks struct {
-	mu      sync.Mutex
-	by      map[int32]*lazyfs.FS
-	logFrom map[int32]int
-}
+// disks are a run's lazyfs mounts, one per node, and how long each
+// node's container log was when its disk fault began (realbroker.Disks).
+type disks struct{ realbroker.Disks }
 
 // diskCaps is CapDisk where lazyfs can mount (root, /dev/fuse) and the
 // engine runs on this host, which it must to bind this host's mounts.
@@ -61,64 +54,31 @@ func (p *Provider) mountDisk(n int32) (bind string, err error) {
 	if err := os.Chmod(back, 0o777); err != nil {
 		return "", fmt.Errorf("cluster/docker: %w", err)
 	}
-	m, err := lazyfs.Mount(lazyfs.Options{Backing: back, Mountpoint: mnt, Tag: p.id})
-	if err != nil {
-		return "", fmt.Errorf("cluster/docker: node %d: %w", n, err)
+	if err := p.disks.Mount(n, back, mnt, p.id); err != nil {
+		return "", fmt.Errorf("cluster/docker: %w", err)
 	}
-	p.disks.mu.Lock()
-	defer p.disks.mu.Unlock()
-	if p.disks.by == nil {
-		p.disks.by, p.disks.logFrom = map[int32]*lazyfs.FS{}, map[int32]int{}
-	}
-	p.disks.by[n] = m
 	return mnt + ":" + dataDir, nil
 }
 
 // unmountDisks takes every mount down; the containers are gone by then.
-func (p *Provider) unmountDisks() error {
-	p.disks.mu.Lock()
-	defer p.disks.mu.Unlock()
-	var errs []error
-	for _, m := range p.disks.by {
-		errs = append(errs, m.Unmount())
-	}
-	p.disks.by = nil
-	return errors.Join(errs...)
-}
-
-func (p *Provider) disk(id int32) (*lazyfs.FS, error) {
-	p.disks.mu.Lock()
-	defer p.disks.mu.Unlock()
-	m := p.disks.by[id]
-	if m == nil {
-		return nil, fmt.Errorf("cluster/docker: node %d has no lazyfs disk (the run's spec did not ask for LazyDisks)", id)
-	}
-	return m, nil
-}
+func (p *Provider) unmountDisks() error { return p.disks.Unmount() }
 
 // PowerLoss kills every node's container first, then discards their
 // unsynced writes: a correlated loss leaves no survivor to copy from.
 func (p *Provider) PowerLoss(ctx context.Context, ids []int32) ([]cluster.DiskLoss, error) {
-	var mounts []*lazyfs.FS
-	for _, id := range ids {
-		m, err := p.disk(id)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.Kill(ctx, id); err != nil {
-			return nil, err
-		}
-		mounts = append(mounts, m)
+	losses, err := p.disks.PowerLoss(ids, func(id int32) error { return p.Kill(ctx, id) })
+	var out []cluster.DiskLoss
+	for _, l := range losses {
+		out = append(out, cluster.DiskLoss{Node: l.Node, Files: l.Files, Dropped: l.Dropped, Bytes: l.Bytes})
 	}
-	var losses []cluster.DiskLoss
-	for i, m := range mounts {
-		l, err := m.PowerLoss()
-		if err != nil {
-			return losses, fmt.Errorf("cluster/docker: node %d: %w", ids[i], err)
-		}
-		losses = append(losses, cluster.DiskLoss{Node: ids[i], Files: l.Files, Dropped: l.Dropped, Bytes: l.Bytes})
+	return out, wrapDisk(err)
+}
+
+func wrapDisk(err error) error {
+	if err == nil {
+		return nil
 	}
-	return losses, nil
+	return fmt.Errorf("cluster/docker: %w", err)
 }
 
 // FailDisk starts node's disk fault and marks where its container log
@@ -128,34 +88,12 @@ func (p *Provider) FailDisk(ctx context.Context, id int32, mode string) error {
 	if err != nil {
 		return err
 	}
-	m, err := p.disk(id)
-	if err != nil {
-		return err
-	}
 	log, _ := p.logs(ctx, n)
-	p.disks.mu.Lock()
-	p.disks.logFrom[id] = len(log)
-	p.disks.mu.Unlock()
-	switch mode {
-	case cluster.DiskEIO:
-		return m.FailWrites(syscall.EIO)
-	case cluster.DiskENOSPC:
-		return m.FailWrites(syscall.ENOSPC)
-	case cluster.DiskReadEIO:
-		m.FailReads()
-		return nil
-	}
-	return fmt.Errorf("cluster/docker: disk fault mode %q: want %s, %s or %s", mode, cluster.DiskEIO, cluster.DiskENOSPC, cluster.DiskReadEIO)
+	return wrapDisk(p.disks.Fail(id, mode, int64(len(log))))
 }
 
 // DiskFailures counts the operations node's fault failed.
-func (p *Provider) DiskFailures(id int32) int64 {
-	m, err := p.disk(id)
-	if err != nil {
-		return 0
-	}
-	return m.Failed()
-}
+func (p *Provider) DiskFailures(id int32) int64 { return p.disks.Failures(id) }
 
 // logReadTimeout bounds DiskReaction's read of a container's log.
 const logReadTimeout = 10 * time.Second
@@ -173,9 +111,7 @@ func (p *Provider) DiskReaction(id int32) string {
 	if err != nil {
 		return ""
 	}
-	p.disks.mu.Lock()
-	from := min(p.disks.logFrom[id], len(log))
-	p.disks.mu.Unlock()
+	from := min(int(p.disks.LogFrom(id)), len(log))
 	return realbroker.DiskReaction(strings.NewReader(log[from:]))
 }
 
@@ -187,11 +123,9 @@ func (p *Provider) HealDisk(ctx context.Context, id int32) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	m, err := p.disk(id)
-	if err != nil {
-		return false, err
+	if err := p.disks.Heal(id); err != nil {
+		return false, wrapDisk(err)
 	}
-	m.Heal()
 	running, _, _, err := p.state(ctx, n)
 	if err != nil {
 		return false, err

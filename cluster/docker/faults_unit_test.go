@@ -11,6 +11,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/internal/lazyfs"
+	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 	"github.com/moby/moby/api/types/container"
 )
 
@@ -182,7 +183,7 @@ func TestDiskContainerConfig(t *testing.T) {
 	if err != nil || len(ms) != 1 || ms[0].Path != mnt {
 		t.Fatalf("run's mounts %+v (%v), want one lazyfs at %s", ms, err, mnt)
 	}
-	m, err := p.disk(3)
+	m, err := p.disks.Disk(3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestDiskContainerConfig(t *testing.T) {
 	if !slices.Contains(p.Capabilities(), cluster.CapDisk) {
 		t.Errorf("capabilities %v lack disk (root, /dev/fuse, local engine)", p.Capabilities())
 	}
-	if _, err := p.disk(1); err == nil || !strings.Contains(err.Error(), "LazyDisks") {
+	if _, err := p.disks.Disk(1); err == nil || !strings.Contains(err.Error(), "LazyDisks") {
 		t.Errorf("node 1 without a disk: %v, want an error naming LazyDisks", err)
 	}
 }
@@ -241,5 +242,15 @@ func TestDiskFaultsRefusedWithARemoteEngine(t *testing.T) {
 	}
 	if err := faultsPossible(cluster.Spec{}); err != nil {
 		t.Errorf("a run without disks refused: %v", err)
+	}
+}
+
+// realbroker's disk modes are cluster's, which the nemesis passes on.
+func TestDiskModesMirrorCluster(t *testing.T) {
+	for _, pair := range [][2]string{{cluster.DiskEIO, realbroker.DiskEIO}, {cluster.DiskENOSPC, realbroker.DiskENOSPC},
+		{cluster.DiskReadEIO, realbroker.DiskReadEIO}} {
+		if pair[0] != pair[1] {
+			t.Errorf("cluster's mode %q is realbroker's %q", pair[0], pair[1])
+		}
 	}
 }

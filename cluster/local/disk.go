@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
-	"syscall"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/internal/lazyfs"
@@ -18,12 +16,8 @@ import (
 var _ cluster.DiskFaulter = (*Provider)(nil) // lazyfs under each node's data directory
 
 // disks are a run's lazyfs mounts, one per node, and where each node's
-// log stood when its disk fault began.
-type disks struct {
-	mu      sync.Mutex
-	by      map[int32]*lazyfs.FS
-	logFrom map[int32]int64
-}
+// log stood when its disk fault began (realbroker.Disks).
+type disks struct{ realbroker.Disks }
 
 // diskCaps is CapDisk where lazyfs can mount (root, /dev/fuse).
 func diskCaps() []cluster.Capability {
@@ -43,73 +37,49 @@ func (p *Provider) mountDisks(spec cluster.Spec) error {
 	if err := lazyfs.Available(); err != nil {
 		return fmt.Errorf("cluster/local: the run's disk faults need lazyfs: %w", err)
 	}
-	p.disks.mu.Lock()
-	defer p.disks.mu.Unlock()
-	p.disks.by, p.disks.logFrom = map[int32]*lazyfs.FS{}, map[int32]int64{}
 	for _, n := range p.nodes {
 		back := filepath.Join(n.dir, "data-backing")
 		if err := os.MkdirAll(back, 0o755); err != nil {
 			return err
 		}
-		m, err := lazyfs.Mount(lazyfs.Options{Backing: back, Mountpoint: filepath.Join(n.dir, "data"), Tag: p.id})
-		if err != nil {
-			return fmt.Errorf("cluster/local: node %d: %w", n.id, err)
+		if err := p.disks.Mount(n.id, back, filepath.Join(n.dir, "data"), p.id); err != nil {
+			return fmt.Errorf("cluster/local: %w", err)
 		}
-		p.disks.by[n.id] = m
 	}
 	p.opts.Logf("cluster/local: run %s: data directories on lazyfs (unsynced writes kept apart)", p.id)
 	return nil
 }
 
 // unmountDisks takes every mount down; the nodes are dead by then.
-func (p *Provider) unmountDisks() error {
-	p.disks.mu.Lock()
-	defer p.disks.mu.Unlock()
-	var errs []error
-	for _, m := range p.disks.by {
-		errs = append(errs, m.Unmount())
-	}
-	p.disks.by = nil
-	return errors.Join(errs...)
-}
-
-func (p *Provider) disk(id int32) (*lazyfs.FS, error) {
-	p.disks.mu.Lock()
-	defer p.disks.mu.Unlock()
-	m := p.disks.by[id]
-	if m == nil {
-		return nil, fmt.Errorf("cluster/local: node %d has no lazyfs disk (the run's spec did not ask for LazyDisks)", id)
-	}
-	return m, nil
-}
+func (p *Provider) unmountDisks() error { return p.disks.Unmount() }
 
 // PowerLoss kills every node first, then discards their unsynced writes:
 // a correlated loss leaves no survivor to copy from.
 func (p *Provider) PowerLoss(ctx context.Context, ids []int32) ([]cluster.DiskLoss, error) {
-	var mounts []*lazyfs.FS
-	for _, id := range ids {
+	losses, err := p.disks.PowerLoss(ids, func(id int32) error {
 		n, err := p.node(id)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		m, err := p.disk(id)
-		if err != nil {
-			return nil, err
-		}
-		if err := n.kill(ctx); err != nil {
-			return nil, err
-		}
-		mounts = append(mounts, m)
+		return n.kill(ctx)
+	})
+	return diskLosses(losses), wrapDisk(err)
+}
+
+// diskLosses is realbroker's losses as cluster's.
+func diskLosses(ls []realbroker.NodeLoss) []cluster.DiskLoss {
+	var out []cluster.DiskLoss
+	for _, l := range ls {
+		out = append(out, cluster.DiskLoss{Node: l.Node, Files: l.Files, Dropped: l.Dropped, Bytes: l.Bytes})
 	}
-	var losses []cluster.DiskLoss
-	for i, m := range mounts {
-		l, err := m.PowerLoss()
-		if err != nil {
-			return losses, fmt.Errorf("cluster/local: node %d: %w", ids[i], err)
-		}
-		losses = append(losses, cluster.DiskLoss{Node: ids[i], Files: l.Files, Dropped: l.Dropped, Bytes: l.Bytes})
+	return out
+}
+
+func wrapDisk(err error) error {
+	if err == nil {
+		return nil
 	}
-	return losses, nil
+	return fmt.Errorf("cluster/local: %w", err)
 }
 
 // FailDisk starts node's disk fault and marks where its log stands, for
@@ -119,37 +89,15 @@ func (p *Provider) FailDisk(_ context.Context, id int32, mode string) error {
 	if err != nil {
 		return err
 	}
-	m, err := p.disk(id)
-	if err != nil {
-		return err
-	}
 	size := int64(0)
 	if st, err := os.Stat(n.logPath()); err == nil {
 		size = st.Size()
 	}
-	p.disks.mu.Lock()
-	p.disks.logFrom[id] = size
-	p.disks.mu.Unlock()
-	switch mode {
-	case cluster.DiskEIO:
-		return m.FailWrites(syscall.EIO)
-	case cluster.DiskENOSPC:
-		return m.FailWrites(syscall.ENOSPC)
-	case cluster.DiskReadEIO:
-		m.FailReads()
-		return nil
-	}
-	return fmt.Errorf("cluster/local: disk fault mode %q: want %s, %s or %s", mode, cluster.DiskEIO, cluster.DiskENOSPC, cluster.DiskReadEIO)
+	return wrapDisk(p.disks.Fail(id, mode, size))
 }
 
 // DiskFailures counts the operations node's fault failed.
-func (p *Provider) DiskFailures(id int32) int64 {
-	m, err := p.disk(id)
-	if err != nil {
-		return 0
-	}
-	return m.Failed()
-}
+func (p *Provider) DiskFailures(id int32) int64 { return p.disks.Failures(id) }
 
 // DiskReaction is the first line of node's log since FailDisk showing it
 // met the fault.
@@ -158,15 +106,12 @@ func (p *Provider) DiskReaction(id int32) string {
 	if err != nil {
 		return ""
 	}
-	p.disks.mu.Lock()
-	from := p.disks.logFrom[id]
-	p.disks.mu.Unlock()
 	f, err := os.Open(n.logPath())
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
+	if _, err := f.Seek(p.disks.LogFrom(id), io.SeekStart); err != nil {
 		return ""
 	}
 	return realbroker.DiskReaction(f)
@@ -180,11 +125,9 @@ func (p *Provider) HealDisk(ctx context.Context, id int32) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	m, err := p.disk(id)
-	if err != nil {
-		return false, err
+	if err := p.disks.Heal(id); err != nil {
+		return false, wrapDisk(err)
 	}
-	m.Heal()
 	n.mu.Lock()
 	running := n.running()
 	n.mu.Unlock()
@@ -196,7 +139,6 @@ func (p *Provider) HealDisk(ctx context.Context, id int32) (bool, error) {
 	}
 	return true, p.Restart(ctx, id)
 }
-
 // scanMounts finds lazyfs mounts tagged with a run id: a crashed run's
 // are served by nobody and are detached.
 func scanMounts(_ context.Context, add func(string, resource)) error {

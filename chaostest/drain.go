@@ -8,6 +8,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 )
 
 const (
@@ -50,7 +51,7 @@ func (r *run) drain(ctx context.Context) error {
 		if err == nil && st.committedAll && time.Since(since) >= drainQuiet {
 			return nil
 		}
-		if !sleepUntil(ctx, time.Now().Add(100*time.Millisecond)) {
+		if !ctxsleep.For(ctx, 100*time.Millisecond) {
 			return ctx.Err()
 		}
 	}

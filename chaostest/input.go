@@ -10,6 +10,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 )
 
 const (
@@ -70,7 +71,7 @@ func (in *inputLog) produce(ctx context.Context, n int64, parts int, over time.D
 			}
 			return
 		}
-		if !sleepUntil(ctx, t0.Add(time.Duration(v)*every)) {
+		if !ctxsleep.Until(ctx, t0.Add(time.Duration(v)*every)) {
 			return
 		}
 	}
@@ -122,18 +123,6 @@ func (pr *pipelineRecorder) Record(op *histories.Op) *histories.Op {
 		m.Offset = histories.NoOffset
 	}
 	return pr.Recorder.Record(op)
-}
-
-// sleepUntil waits until t; false when ctx ended first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	timer := time.NewTimer(time.Until(t))
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
-	}
 }
 
 // acked is how many input sends were ok.

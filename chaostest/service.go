@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 )
 
 // restartPause is how long a slot waits before starting code that ended on
@@ -72,7 +74,7 @@ func (s *supervisor) keep(ctx context.Context, i int) {
 			s.note(fmt.Sprintf("start %d of the code returned on its own: %v", in.start, in.err))
 		}
 		s.mu.Unlock()
-		if stopping || (!crashed && !sleepUntil(ctx, time.Now().Add(restartPause))) {
+		if stopping || (!crashed && !ctxsleep.For(ctx, restartPause)) {
 			return
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 )
 
 // txnClient is what the two transactional workers, Copier and TxnQueue,
@@ -134,7 +135,7 @@ func (t *txnClient) retry(ctx context.Context, name string, call func(context.Co
 			return fmt.Errorf("%w: %s failed retriably %d times in %v: %w",
 				ErrRetriesExhausted, name, n, time.Since(start).Round(time.Millisecond), err)
 		}
-		if !pause(ctx, backoff) {
+		if !ctxsleep.For(ctx, backoff) {
 			return err
 		}
 		backoff = min(2*backoff, retryBackoffMax)
@@ -152,18 +153,6 @@ func (t *txnClient) attempt(ctx context.Context, name string, call func(context.
 		t.producerReleased = true
 	}
 	return err
-}
-
-// pause waits d, reporting false if ctx ended first.
-func pause(ctx context.Context, d time.Duration) bool {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-tm.C:
-		return true
-	}
 }
 
 // abort aborts the open transaction within 3 callTimeouts. A run that ends

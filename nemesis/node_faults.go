@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 )
 
 // targetFault is a real-broker fault: at Start it picks nodes, records the
@@ -179,8 +180,8 @@ func RollingRestart(s cluster.NodeStopper, tg Targeting, settle time.Duration) F
 					return []int32{n}, fmt.Errorf("starting node %d: %w", n, err)
 				}
 				if i < len(nodes)-1 {
-					if err := sleepCtx(ctx, settle); err != nil {
-						return nil, err
+					if !ctxsleep.For(ctx, settle) {
+						return nil, ctx.Err()
 					}
 				}
 			}
@@ -199,15 +200,4 @@ func RollingRestart(s cluster.NodeStopper, tg Targeting, settle time.Duration) F
 func up(p cluster.Provider, id int32) bool {
 	i := slices.IndexFunc(p.Nodes(), func(n cluster.Node) bool { return n.ID == id })
 	return i >= 0 && p.Nodes()[i].Up
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 )
 
 // HealTimeout bounds one heal. A heal never inherits the run's deadline or
@@ -46,8 +47,8 @@ func Run(ctx context.Context, schedule Schedule, rec Recorder, opts ...Option) (
 	}()
 	start := time.Now()
 	for _, ev := range schedule.timeline() {
-		if err := sleepUntil(ctx, start.Add(ev.at)); err != nil {
-			return err
+		if !ctxsleep.Until(ctx, start.Add(ev.at)) {
+			return ctx.Err()
 		}
 		f := schedule[ev.step].Fault
 		if ev.start {
@@ -84,21 +85,6 @@ type Option func(*runner)
 // they break; the check comes with the last of them.
 func WithHealth(hc cluster.HealthChecker, within time.Duration) Option {
 	return func(r *runner) { r.health, r.within = hc, within }
-}
-
-func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
 }
 
 // start starts f; it counts as active even when Start fails, because a

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 	"github.com/kafkachaos/kafkachaos/model"
 )
 
@@ -49,7 +50,7 @@ func (s *ConsumerSlot) run(ctx context.Context, every time.Duration) {
 			s.w.fail(err)
 			return
 		}
-		for pace(ctx, every) {
+		for ctxsleep.For(ctx, every) {
 			err := c.Poll(ctx, s.w.s.Workload.PollBatch, 100*time.Millisecond)
 			if errors.Is(err, client.ErrCrashed) {
 				break // crashed or churned: a new consumer takes the slot

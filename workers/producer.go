@@ -8,6 +8,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 )
 
 // ProducerSlot is one producer position of the workload.
@@ -29,7 +30,7 @@ func (s *ProducerSlot) replace() error {
 
 func (s *ProducerSlot) run(ctx context.Context, every time.Duration) {
 	limit := int64(s.w.s.Workload.MaxValues)
-	for pace(ctx, every) {
+	for ctxsleep.For(ctx, every) {
 		v := s.w.nextValue()
 		if limit > 0 && v > limit {
 			return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 )
 
 // txnWorker is a transactional worker a slot runs: *client.Copier or
@@ -53,7 +54,7 @@ func keepRunning[T txnWorker](ctx context.Context, w *Workload, open func(contex
 // stopped), and a successor takes over. A retried call that ran out of its
 // budget is a harness error; the worker carries on.
 func stepUntilEnd(ctx context.Context, w *Workload, every time.Duration, name string, stopped error, step func() error) {
-	for pace(ctx, every) {
+	for ctxsleep.For(ctx, every) {
 		err := step()
 		if errors.Is(err, client.ErrRetriesExhausted) {
 			w.fail(fmt.Errorf("workload: %s: %w", name, err))

@@ -290,21 +290,6 @@ func (w *Workload) wait(bound time.Duration) []string {
 	return stuck
 }
 
-// pace waits d (or not at all), reporting false when ctx ended.
-func pace(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 func (w *Workload) producerConfig() client.ProducerConfig {
 	p := w.s.Producer
 	retries := p.Retries

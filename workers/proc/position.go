@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 	"github.com/kafkachaos/kafkachaos/workers"
 )
 
@@ -44,7 +45,7 @@ func (ps *position) run(ctx context.Context, first chan<- error) {
 		}
 		if err != nil {
 			ps.pool.fail(err)
-			if !sleep(ctx, time.Second) {
+			if !ctxsleep.For(ctx, time.Second) {
 				return
 			}
 			continue
@@ -107,16 +108,4 @@ func (ps *position) running() *child {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.live
-}
-
-// sleep waits d, reporting false when ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

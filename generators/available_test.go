@@ -94,13 +94,7 @@ func TestAvailabilityRules(t *testing.T) {
 			c.edit(&s)
 		}
 		s.Nemesis = c.faults
-		err := s.Validate()
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v, want available", c.name, err)
-		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
-			t.Errorf("%s: %v, want %q...", c.name, err, c.want)
-		}
+		checkValidation(t, c.name, s, c.want)
 	}
 }
 

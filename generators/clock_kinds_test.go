@@ -1,7 +1,7 @@
 package generators
 
 import (
-	"strings"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -20,9 +20,7 @@ func TestClockSkewParamsAreChecked(t *testing.T) {
 		{Kind: KindClockSkew, Params: FaultParams{Offset: Duration(90 * time.Second), Mode: ClockStrobe, Every: Duration(3 * time.Second)}},
 	} {
 		s := ok(f)
-		if err := s.Validate(); err != nil {
-			t.Errorf("%+v: %v", f, err)
-		}
+		checkValidation(t, fmt.Sprintf("%+v", f), s, "")
 		if !s.Clocked() {
 			t.Errorf("%+v: the scenario does not ask for movable clocks", f)
 		}
@@ -41,11 +39,7 @@ func TestClockSkewParamsAreChecked(t *testing.T) {
 		{Fault{Kind: KindKill, Params: FaultParams{Offset: Duration(time.Minute)}}, "clock-skew only"},
 		{Fault{Kind: KindPause, Params: FaultParams{Mode: ClockStrobe}}, "clock-skew only"},
 	} {
-		s := ok(tc.f)
-		err := s.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.field) {
-			t.Errorf("%+v: %v, want an error naming %s", tc.f, err, tc.field)
-		}
+		checkValidation(t, fmt.Sprintf("%+v", tc.f), ok(tc.f), tc.field)
 	}
 	if s := Baseline("plain", "local", 10*time.Second); s.Clocked() {
 		t.Error("a scenario without clock faults asks for movable clocks")

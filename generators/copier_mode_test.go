@@ -47,11 +47,7 @@ func TestCopierModeIsValidated(t *testing.T) {
 		s.Consumer.CommitStrategy = model.CommitAfterProcessing
 		s.Producer.TransactionalID = ""
 	}
-	cases := []struct {
-		name string
-		edit func(*Scenario)
-		want string // the error's text; "" when valid
-	}{
+	checkValidations(t, copying, []validation{
 		{"transactional", func(*Scenario) {}, ""},
 		{"transactional, spelled out", func(s *Scenario) { s.Workload.CopierMode = CopyTransactional }, ""},
 		{"at-least-once", atLeastOnce, ""},
@@ -66,16 +62,5 @@ func TestCopierModeIsValidated(t *testing.T) {
 			"workload.copiers: transactional copiers need a producer transactional.id"},
 		{"two assigning copiers", func(s *Scenario) { s.Workload.CopierAssign, s.Workload.Copiers = true, 2 },
 			"workload.copier-assign: each copier assigns every input key, so 2 copiers would each copy every record: want copiers = 1"},
-	}
-	for _, c := range cases {
-		s := copying()
-		c.edit(&s)
-		err := s.Validate()
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v", c.name, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
-		}
-	}
+	})
 }

@@ -1,7 +1,7 @@
 package generators
 
 import (
-	"strings"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -34,13 +34,10 @@ func TestValidateDiskFaults(t *testing.T) {
 		s := sample()
 		s.Cluster.Provider = "local"
 		s.Nemesis = []Fault{{Kind: c.kind, Start: Duration(time.Second), Duration: Duration(time.Second), Params: c.params}}
-		err := s.Validate()
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s %+v: %v, want valid", c.kind, c.params, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), "nemesis[0]."+c.want)):
-			t.Errorf("%s %+v: %v, want %q", c.kind, c.params, err, c.want)
+		if c.want != "" {
+			c.want = "nemesis[0]." + c.want
 		}
+		checkValidation(t, fmt.Sprintf("%s %+v", c.kind, c.params), s, c.want)
 		if got, want := s.LazyDisks(), isDiskKind(c.kind); got != want {
 			t.Errorf("%s: LazyDisks() = %v, want %v", c.kind, got, want)
 		}

@@ -1,7 +1,6 @@
 package generators
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -12,11 +11,7 @@ func TestValidateClientProcesses(t *testing.T) {
 		return Fault{Kind: KindPauseClient, Start: ms(1500), Duration: ms(1000), Params: FaultParams{Role: role}}
 	}
 	processes := func(s *Scenario) { s.Workload.ClientProcesses = true }
-	cases := []struct {
-		name string
-		edit func(*Scenario)
-		want string // "" when valid
-	}{
+	checkValidations(t, ruleScenario, []validation{
 		{"processes", processes, ""},
 		{"pause a consumer", func(s *Scenario) { processes(s); s.Nemesis = []Fault{pause(RoleConsumer)} }, ""},
 		{"pause anyone", func(s *Scenario) { processes(s); s.Nemesis = []Fault{pause("")} }, ""},
@@ -37,16 +32,5 @@ func TestValidateClientProcesses(t *testing.T) {
 		}, `nemesis[0].params.point: "before-commit": a client process is killed wherever it is`},
 		{"auto-commit", func(s *Scenario) { processes(s); s.Consumer.CommitStrategy = "auto" }, "workload.client-processes: consumer commit-strategy auto"},
 		{"auto-commit in process", func(s *Scenario) { s.Consumer.CommitStrategy = "auto" }, ""},
-	}
-	for _, c := range cases {
-		s := ruleScenario()
-		c.edit(&s)
-		err := s.Validate()
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v, want valid", c.name, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s: %v, want %q", c.name, err, c.want)
-		}
-	}
+	})
 }

@@ -1,8 +1,8 @@
 package generators
 
 import (
+	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -20,10 +20,7 @@ func TestProxyFaultParamsAreChecked(t *testing.T) {
 		{Kind: KindLatency, Params: FaultParams{Delay: Duration(200 * time.Millisecond), Jitter: Duration(50 * time.Millisecond)}},
 		{Kind: KindDelayedRequests, Params: FaultParams{Requests: []string{"produce", "end-txn"}, Client: "copier", Count: 1}},
 	} {
-		if s := ok(f); s.Validate() != nil {
-			err := s.Validate()
-			t.Errorf("%+v: %v", f, err)
-		}
+		checkValidation(t, fmt.Sprintf("%+v", f), ok(f), "")
 		if !ok(f).Proxied() {
 			t.Errorf("%s: the scenario does not ask for proxies", f.Kind)
 		}
@@ -40,11 +37,7 @@ func TestProxyFaultParamsAreChecked(t *testing.T) {
 		{Fault{Kind: KindDelayedRequests, Params: FaultParams{Toxic: "latency"}}, "latency only"},
 		{Fault{Kind: KindKill, Params: FaultParams{Client: "x"}}, "latency and delayed-requests only"},
 	} {
-		s := ok(tc.f)
-		err := s.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.field) {
-			t.Errorf("%+v: %v, want an error naming %s", tc.f, err, tc.field)
-		}
+		checkValidation(t, fmt.Sprintf("%+v", tc.f), ok(tc.f), tc.field)
 	}
 	if s := Baseline("plain", "local", 10*time.Second); s.Proxied() {
 		t.Error("a scenario without proxy faults asks for proxies")
@@ -165,13 +158,8 @@ func TestProxyFaultAvailability(t *testing.T) {
 			}(),
 			"nemesis[0].params.requests"},
 	} {
-		err := tc.bad.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.field) {
-			t.Errorf("%s: %v, want an error naming %s", tc.name, err, tc.field)
-		}
-		if err := tc.good.Validate(); err != nil {
-			t.Errorf("%s, its twin: %v", tc.name, err)
-		}
+		checkValidation(t, tc.name, tc.bad, tc.field)
+		checkValidation(t, tc.name+", its twin", tc.good, "")
 	}
 }
 

@@ -18,11 +18,7 @@ func queueing() Scenario {
 // A scenario with txn queues is valid with what they need, and each thing
 // missing is refused, naming its field.
 func TestValidateTxnQueues(t *testing.T) {
-	cases := []struct {
-		name string
-		edit func(*Scenario)
-		want string // "" when valid
-	}{
+	checkValidations(t, queueing, []validation{
 		{"valid", func(*Scenario) {}, ""},
 		{"queues alone", func(s *Scenario) { s.Workload.Producers, s.Workload.Consumers, s.Workload.Mix = 0, 0, Mix{Txn: 1} }, ""},
 		{"no queues need nothing", func(s *Scenario) { s.Workload.TxnQueues, s.Workload.TxnSize, s.Producer.TransactionalID = 0, 0, "" }, ""},
@@ -30,18 +26,7 @@ func TestValidateTxnQueues(t *testing.T) {
 		{"no transactional.id", func(s *Scenario) { s.Producer.TransactionalID = "" }, "workload.txn-queues: txn queues need a producer transactional.id"},
 		{"no txn-size", func(s *Scenario) { s.Workload.TxnSize = 0 }, "workload.txn-size: 0, want >= 1 with txn queues"},
 		{"in client processes", func(s *Scenario) { s.Workload.ClientProcesses = true }, ""},
-	}
-	for _, c := range cases {
-		s := queueing()
-		c.edit(&s)
-		err := s.Validate()
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v, want valid", c.name, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s: %v, want %q", c.name, err, c.want)
-		}
-	}
+	})
 }
 
 // workload.txn-queues is read from scenario.json and written back; a

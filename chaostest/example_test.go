@@ -34,8 +34,12 @@ func Example() {
 		return
 	}
 	fmt.Println("observed:", v.Observed, "held:", v.Held)
-	fmt.Println("acknowledged:", v.Acked, "delivered:", v.Delivered, "lost:", len(v.Lost), "duplicated:", len(v.Duplicated))
+	// How many of the 300 input sends are acknowledged is timing: one in
+	// flight when the broker dies may end info (seen on a loaded machine:
+	// 299), so the example prints what must hold whatever that number is.
+	fmt.Println("some acknowledged:", v.Acked > 0, "all delivered:", v.Delivered >= v.Acked,
+		"lost:", len(v.Lost), "duplicated:", len(v.Duplicated))
 	// Output:
 	// observed: exactly-once held: true
-	// acknowledged: 300 delivered: 300 lost: 0 duplicated: 0
+	// some acknowledged: true all delivered: true lost: 0 duplicated: 0
 }

@@ -145,7 +145,9 @@ func TestRealAndQueueAvailability(t *testing.T) {
 		s.Workload.Producers, s.Workload.TxnQueues, s.Workload.TxnSize, s.Workload.Mix.Txn = 0, 1, 3, 1
 	}
 	noSenders := func(s *Scenario) { s.Workload.Producers = 0 }
-	rf := func(n int) func(*Scenario) { return func(s *Scenario) { s.Topic.ReplicationFactor, s.Topic.MinInsyncReplicas = n, 1 } }
+	rf := func(n int) func(*Scenario) {
+		return func(s *Scenario) { s.Topic.ReplicationFactor, s.Topic.MinInsyncReplicas = n, 1 }
+	}
 	hold := func(req string) Fault {
 		return at(KindDelayedRequests, sec, 2*sec, FaultParams{Requests: []string{req}})
 	}

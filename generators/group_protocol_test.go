@@ -17,8 +17,9 @@ func consumerProtocol(p string) Scenario {
 }
 
 // classic, consumer and "" are the protocols; consumer needs group
-// consumers, and no consumer crash (the harness fences crashed members
-// with the classic protocol only). Each refusal names the field.
+// consumers, and takes consumer crashes in process and in client processes
+// alike (crashed members are fenced under either protocol, and a killed
+// process needs no fence). Each refusal names the field.
 func TestGroupProtocolIsValidated(t *testing.T) {
 	for _, p := range []string{"", GroupClassic, GroupConsumer} {
 		if s := consumerProtocol(p); s.Validate() != nil {
@@ -32,6 +33,13 @@ func TestGroupProtocolIsValidated(t *testing.T) {
 	}
 	crash := consumerProtocol(GroupConsumer)
 	crash.Nemesis = []Fault{{Kind: KindCrashConsumer, Start: Duration(time.Second)}}
+	killed := crash
+	killed.Workload.ClientProcesses = true
+	for name, s := range map[string]Scenario{"in process": crash, "in client processes": killed} {
+		if err := s.Validate(); err != nil {
+			t.Errorf("crash-consumer under the consumer protocol, %s: %v, want valid", name, err)
+		}
+	}
 	assign := consumerProtocol(GroupConsumer)
 	assign.Workload.Mode = ModeAssign
 	copyOnly := consumerProtocol(GroupConsumer).TransactionalCopy(1, 0, 100)
@@ -41,7 +49,6 @@ func TestGroupProtocolIsValidated(t *testing.T) {
 		want string
 	}{
 		"unknown":      {consumerProtocol("eager"), `consumer.group-protocol: "eager", want classic or consumer`},
-		"crash":        {crash, "consumer.group-protocol: consumer: nemesis[0] crashes a consumer"},
 		"assign":       {assign, "consumer.group-protocol: consumer applies to group consumers, and the workload has none (mode assign"},
 		"copiers only": {copyOnly, "consumer.group-protocol: consumer applies to group consumers, and the workload has none (mode group, 2 consumers, commit transactional)"},
 	} {

@@ -2,8 +2,11 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/kafkachaos/kafkachaos/internal/groupfence"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -14,13 +17,21 @@ import (
 // client id is clientID fail with UNKNOWN_MEMBER_ID before the coordinator
 // acts on it: no heartbeat, no commit, no leave. A client torn down after
 // this looks to the group like a process that died: its member stays until
-// the session times out, and it commits nothing on the way out.
+// the session times out, and it commits nothing on the way out. In a
+// KIP-848 consumer group the members leave instead, as on real brokers
+// (groupfence), and the coordinator refuses the client's commits after.
 func (e *Provider) FenceClient(ctx context.Context, group, clientID string) error {
 	e.mu.Lock()
 	admin, fake := e.admin, e.fake
 	e.mu.Unlock()
 	if fake == nil || admin == nil {
 		return errNotStarted
+	}
+	if err := groupfence.Fence(ctx, admin, group, clientID); !errors.Is(err, groupfence.ErrNotConsumerGroup) {
+		if err != nil {
+			return fmt.Errorf("embedded cluster: fence %q in consumer group %q: %w", clientID, group, err)
+		}
+		return nil
 	}
 	req := kmsg.NewPtrDescribeGroupsRequest()
 	req.Groups = []string{group}

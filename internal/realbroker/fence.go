@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/internal/groupfence"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -21,7 +22,17 @@ import (
 // A real broker cannot refuse a rejoin: librdkafka rejoins with a new
 // member id once a heartbeat tells it it was removed (every
 // heartbeat.interval.ms), so the caller must tear the client down at once.
+//
+// In a KIP-848 consumer group (group.protocol=consumer) the members are
+// made to leave with the heartbeat the member itself would send
+// (groupfence), with the same effect and the same caveat.
 func (a *Admin) FenceClient(ctx context.Context, group, clientID string) error {
+	if err := groupfence.Fence(ctx, a.cl, group, clientID); !errors.Is(err, groupfence.ErrNotConsumerGroup) {
+		if err != nil {
+			return fmt.Errorf("fence %q in consumer group %q: %w", clientID, group, err)
+		}
+		return nil
+	}
 	members, err := a.membersOf(ctx, group, clientID)
 	if err != nil {
 		return fmt.Errorf("fence %q in group %q: %w", clientID, group, err)

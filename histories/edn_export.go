@@ -97,7 +97,7 @@ func appendEDNValue(dst []byte, op *Op) ([]byte, error) {
 		return append(dst, ']'), nil
 	case FAssign, FSubscribe:
 		dst = append(dst, ", :value "...)
-		return appendEDNKeys(dst, op.Keys), nil
+		return appendKeys(dst, op.Keys, ' '), nil
 	}
 	if op.Value == nil {
 		return dst, nil
@@ -172,17 +172,6 @@ func appendEDNPair(dst []byte, offset, value int64) []byte {
 	return append(dst, ']')
 }
 
-func appendEDNKeys(dst []byte, keys []Key) []byte {
-	dst = append(dst, '[')
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ' ')
-		}
-		dst = strconv.AppendInt(dst, k, 10)
-	}
-	return append(dst, ']')
-}
-
 // appendEDNRebalance writes :rebalance unless import would derive the same
 // from :rebalance-log; nil when the log would give something else.
 func appendEDNRebalance(dst []byte, op *Op) []byte {
@@ -194,17 +183,7 @@ func appendEDNRebalance(dst []byte, op *Op) []byte {
 		return append(dst, ", :rebalance nil"...)
 	}
 	dst = append(dst, ", :rebalance {"...)
-	if r.Revoked != nil {
-		dst = append(dst, ":revoked "...)
-		dst = appendEDNKeys(dst, r.Revoked)
-	}
-	if r.Assigned != nil {
-		if r.Revoked != nil {
-			dst = append(dst, ", "...)
-		}
-		dst = append(dst, ":assigned "...)
-		dst = appendEDNKeys(dst, r.Assigned)
-	}
+	dst = appendRebalanceFields(dst, r, spelling{revoked: ":revoked ", assigned: ":assigned ", fieldSep: ", ", keySep: ' '})
 	return append(dst, '}')
 }
 

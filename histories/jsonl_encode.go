@@ -65,7 +65,7 @@ func appendValue(dst []byte, op *Op) ([]byte, error) {
 		return append(dst, ']'), nil
 	case FAssign, FSubscribe:
 		dst = append(dst, `,"value":`...)
-		return appendKeys(dst, op.Keys), nil
+		return appendKeys(dst, op.Keys, ','), nil
 	}
 	if op.Value == nil {
 		return dst, nil
@@ -156,30 +156,46 @@ func appendOffsets(dst []byte, offs map[Key]int64) []byte {
 	return append(dst, '}')
 }
 
-func appendKeys(dst []byte, keys []Key) []byte {
+// appendKeys writes a list of keys, sep between them (JSON's comma,
+// EDN's space).
+func appendKeys(dst []byte, keys []Key, sep byte) []byte {
 	dst = append(dst, '[')
 	for i, k := range keys {
 		if i > 0 {
-			dst = append(dst, ',')
+			dst = append(dst, sep)
 		}
 		dst = strconv.AppendInt(dst, k, 10)
 	}
 	return append(dst, ']')
 }
 
-func appendRebalance(dst []byte, r *Rebalance) []byte {
-	dst = append(dst, `,"rebalance":{`...)
+// spelling is how a format writes a rebalance's fields.
+type spelling struct {
+	revoked, assigned string // each field's name and what follows it
+	fieldSep          string // between the two fields
+	keySep            byte   // between keys (appendKeys)
+}
+
+// appendRebalanceFields writes r's revoked and assigned keys, each where
+// it is known, between the braces the caller writes.
+func appendRebalanceFields(dst []byte, r *Rebalance, sp spelling) []byte {
 	if r.Revoked != nil {
-		dst = append(dst, `"revoked":`...)
-		dst = appendKeys(dst, r.Revoked)
+		dst = append(dst, sp.revoked...)
+		dst = appendKeys(dst, r.Revoked, sp.keySep)
 	}
 	if r.Assigned != nil {
 		if r.Revoked != nil {
-			dst = append(dst, ',')
+			dst = append(dst, sp.fieldSep...)
 		}
-		dst = append(dst, `"assigned":`...)
-		dst = appendKeys(dst, r.Assigned)
+		dst = append(dst, sp.assigned...)
+		dst = appendKeys(dst, r.Assigned, sp.keySep)
 	}
+	return dst
+}
+
+func appendRebalance(dst []byte, r *Rebalance) []byte {
+	dst = append(dst, `,"rebalance":{`...)
+	dst = appendRebalanceFields(dst, r, spelling{revoked: `"revoked":`, assigned: `"assigned":`, fieldSep: ",", keySep: ','})
 	return append(dst, '}')
 }
 

@@ -48,14 +48,10 @@ func (s *CopierSlot) options() client.CopierOptions {
 	for k := range sc.Keys.Count {
 		pairs[histories.Key(k)] = histories.Key(sc.Keys.Count + k)
 	}
-	pc := w.producerConfig()
-	// A backstop (successors abort sooner); librdkafka wants it no
-	// shorter than the delivery timeout.
-	pc.TransactionTimeout = max(10*time.Second, pc.DeliveryTimeout)
 	opts := client.CopierOptions{
 		Bootstrap: w.opts.Bootstrap, Keys: w.all, Pairs: pairs,
 		Group: sc.Workload.Group + "-copiers", Subscribe: !sc.Workload.CopierAssign, Mode: copyMode(sc.Workload),
-		Producer:         pc,
+		Producer:         w.txnProducerConfig(),
 		Consumer:         client.ConsumerConfig{SessionTimeout: sc.Consumer.SessionTimeout.D()},
 		AbortProbability: sc.Workload.AbortRatio, Seed: sc.Seed + int64(s.index),
 		CallTimeout: copierCallTimeout,

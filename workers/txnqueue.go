@@ -72,14 +72,10 @@ func (w *Workload) settleTxnQueues(ctx context.Context) {
 // producer's; it sends to and polls the input keys.
 func (s *TxnQueueSlot) options() client.TxnQueueOptions {
 	w, sc := s.w, s.w.s
-	pc := w.producerConfig()
-	// A backstop (successors abort sooner); librdkafka wants it no
-	// shorter than the delivery timeout.
-	pc.TransactionTimeout = max(10*time.Second, pc.DeliveryTimeout)
 	return client.TxnQueueOptions{
 		Bootstrap: w.opts.Bootstrap, Keys: w.input,
 		TransactionalID:  sc.Producer.TransactionalID + "-queue-" + strconv.Itoa(s.index),
-		Producer:         pc,
+		Producer:         w.txnProducerConfig(),
 		AbortProbability: sc.Workload.AbortRatio, Seed: sc.Seed + txnQueueSeed + int64(s.index),
 		CallTimeout: copierCallTimeout,
 		Recorder:    w.opts.Recorder, Process: w.procs.Next(), Logs: w.opts.Logs,

@@ -65,6 +65,16 @@ func stepUntilEnd(ctx context.Context, w *Workload, every time.Duration, name st
 	}
 }
 
+// txnProducerConfig is the producer config of copiers and txn queues: the
+// scenario's, with a transaction timeout that is a backstop (successors
+// abort sooner) and, as librdkafka wants, no shorter than the delivery
+// timeout.
+func (w *Workload) txnProducerConfig() client.ProducerConfig {
+	pc := w.producerConfig()
+	pc.TransactionTimeout = max(10*time.Second, pc.DeliveryTimeout)
+	return pc
+}
+
 // requestCrash asks t, a slot's current worker, to crash at its next
 // transaction's worst moment and returns it, so the caller can tell when
 // it has; ErrNothingToCrash when there is none to ask.

@@ -69,6 +69,9 @@ const (
 // Reassignments and unregistrations exist only on the real brokers.
 // A movable clock is a preload library the provider has or lacks.
 func KnownBeforeStart(c Capability) bool {
+	if c == CapQuorum {
+		return true // a provider formats a dynamic quorum when its Spec asks, or never
+	}
 	return c == CapDisk || c == CapRequestFaults || c == CapLeaderMove || c == CapProxy || c == CapReassign || c == CapUnregister || c == CapClock
 }
 

@@ -27,6 +27,12 @@ type Spec struct {
 	// listener: follower fetches) through a proxy per broker in the
 	// harness (ReplicationProxier); a provider that cannot refuses it.
 	ReplicationProxied bool
+	// DynamicQuorum formats the controllers as a dynamic KRaft quorum
+	// (KIP-853, Kafka 3.9+: controller.quorum.bootstrap.servers and
+	// kafka-storage format --initial-controllers), whose voter set can
+	// change while the cluster runs (VoterChanger); a provider that
+	// cannot refuses it.
+	DynamicQuorum bool
 	// Log receives broker logs when set; otherwise they go to RunDir or
 	// nowhere. Never stdout unless the caller asks.
 	Log io.Writer

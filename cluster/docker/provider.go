@@ -109,6 +109,9 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 	if spec.ReplicationProxied {
 		return errReplicationProxies
 	}
+	if spec.DynamicQuorum {
+		return errors.New("cluster/docker: no dynamic controller quorum: its containers are formatted with static voters (controller.quorum.voters); the local provider formats one")
+	}
 	if p.cli, err = connect(ctx, p.opts.Logf); err != nil {
 		return err
 	}

@@ -79,6 +79,9 @@ func (e *Provider) Start(ctx context.Context, spec cluster.Spec) error {
 	if spec.ReplicationProxied {
 		return errors.New("embedded cluster: no replication proxies: kfake's brokers share one in-memory log and send each other nothing to delay")
 	}
+	if spec.DynamicQuorum {
+		return errors.New("embedded cluster: no dynamic controller quorum: kfake has no KRaft voters to format or change")
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.fake != nil {

@@ -7,15 +7,19 @@ import (
 )
 
 // serverProperties renders node n's server.properties: the configuration
-// cluster/docker passes to its containers as environment.
+// cluster/docker passes to its containers as environment; a node with a
+// directory id is in a dynamic quorum (quorum.go).
 func serverProperties(n *node, all []*node, dataDir string, overrides map[string]string) string {
 	nodes := make([]realbroker.Node, len(all))
 	for i, o := range all {
 		nodes[i] = realbroker.Node{ID: o.id, Host: o.ip, Port: o.port, ControllerPort: o.ctrlPort,
 			ProxyPort: o.proxyPort, ProxyAddr: o.proxyAddr, ReplicationPort: o.replPort, ReplicationAddr: o.replAddr}
 	}
-	return realbroker.RenderProperties("written by kafkachaos cluster/local",
-		realbroker.Properties(nodes[slices.Index(all, n)], nodes, dataDir, overrides))
+	props := realbroker.Properties(nodes[slices.Index(all, n)], nodes, dataDir, overrides)
+	if n.dirID != "" {
+		realbroker.DynamicQuorum(props, nodes)
+	}
+	return realbroker.RenderProperties("written by kafkachaos cluster/local", props)
 }
 
 // log4jConfig sends broker logs to stdout, which the provider writes to the

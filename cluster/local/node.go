@@ -33,6 +33,10 @@ type node struct {
 	replPort int
 	replAddr string
 	dir      string
+	// dirID is the directory id its metadata log is formatted with in a
+	// dynamic quorum, initial that quorum's --initial-controllers (both
+	// "" in a static quorum); see quorum.go
+	dirID, initial string
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -272,8 +276,11 @@ func (n *node) format(ctx context.Context, j jvm, clusterID string) error {
 		return fmt.Errorf("node %d: %w", n.id, err)
 	}
 	defer f.Close()
-	cmd := exec.CommandContext(ctx, "java", j.args(n, "kafka.tools.StorageTool", "format", "--ignore-formatted",
-		"-t", clusterID, "-c", filepath.Join(n.dir, "server.properties"))...)
+	args := []string{"format", "--ignore-formatted", "-t", clusterID, "-c", filepath.Join(n.dir, "server.properties")}
+	if n.initial != "" {
+		args = append(args, "--initial-controllers", n.initial)
+	}
+	cmd := exec.CommandContext(ctx, "java", j.args(n, "kafka.tools.StorageTool", args...)...)
 	fmt.Fprintf(f, "=== kafkachaos: formatting node %d at %s: %s\n", n.id, time.Now().UTC().Format(time.RFC3339Nano), cmd)
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Run(); err != nil {

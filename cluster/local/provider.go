@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,6 +119,9 @@ func (p *Provider) Start(ctx context.Context, spec cluster.Spec) (err error) {
 	}
 	dist, err := kafkadist.Ensure(ctx, p.opts.KafkaVersion)
 	if err != nil {
+		return err
+	}
+	if err := checkQuorumVersion(spec, dist.Version); err != nil {
 		return err
 	}
 	p.id = newRunID()
@@ -284,6 +288,7 @@ func (p *Provider) setNodes(nodes []*node) {
 // the cluster serves.
 func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 	clusterID := realbroker.NewClusterID()
+	p.assignVoters(spec)
 	var wg sync.WaitGroup
 	errs := make([]error, len(p.nodes))
 	for i, n := range p.nodes {
@@ -348,7 +353,7 @@ func (p *Provider) Capabilities() []cluster.Capability {
 	if p.net != nil && p.nft {
 		caps = append(caps, cluster.CapPartition)
 	}
-	return append(append(caps, diskCaps()...), clockCaps()...)
+	return slices.Concat(caps, diskCaps(), clockCaps(), p.quorumCaps())
 }
 
 func (p *Provider) node(id int32) (*node, error) {

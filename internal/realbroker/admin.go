@@ -154,27 +154,9 @@ func (a *Admin) Leader(ctx context.Context, topic string, partition int32) (int3
 // (metadata's ControllerID is a random broker under KRaft, so it is asked
 // with DescribeQuorum instead).
 func (a *Admin) ActiveController(ctx context.Context) (int32, error) {
-	req := kmsg.NewPtrDescribeQuorumRequest()
-	t := kmsg.NewDescribeQuorumRequestTopic()
-	t.Topic = "__cluster_metadata"
-	t.Partitions = append(t.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
-	req.Topics = append(req.Topics, t)
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	resp, err := req.RequestWith(rctx, a.cl)
+	q, err := a.DescribeQuorum(ctx)
 	if err != nil {
-		return -1, fmt.Errorf("describe quorum: %w", err)
+		return -1, err
 	}
-	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return -1, fmt.Errorf("describe quorum: %w", err)
-	}
-	for _, t := range resp.Topics {
-		for _, pt := range t.Partitions {
-			if err := kerr.ErrorForCode(pt.ErrorCode); err != nil || pt.LeaderID < 0 {
-				return -1, fmt.Errorf("metadata quorum has no leader (%v)", err)
-			}
-			return pt.LeaderID, nil
-		}
-	}
-	return -1, errors.New("describe quorum: empty response")
+	return q.Leader, nil
 }

@@ -40,6 +40,10 @@ func (c *Cluster) VerifiedEffect(effect string) string {
 		return QdiscListed
 	case "clock":
 		return ClockProbed
+	case "remove-voter":
+		return RemoveVoterVerified
+	case "add-voter":
+		return AddVoterVerified
 	case "toxic":
 		return kproxy.VerifiedToxic
 	case "toxic-heal":

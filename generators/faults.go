@@ -42,7 +42,8 @@ const (
 var kinds = []string{KindLostAck, KindDelay, KindDrop, KindLeaderShuffle, KindKill, KindPause,
 	KindPartition, KindCrashProducer, KindCrashConsumer, KindChurn,
 	KindCleanRestart, KindRollingRestart, KindIsolateLeader, KindBridge, KindCutClients, KindPacketLoss, KindSlowLink,
-	KindIsolateLeaderReplication, KindLatency, KindDelayedRequests, KindPauseClient, KindReassign, KindRemoveBroker, KindPowerLoss, KindDiskFault, KindClockSkew}
+	KindIsolateLeaderReplication, KindLatency, KindDelayedRequests, KindPauseClient, KindReassign, KindRemoveBroker, KindPowerLoss, KindDiskFault, KindClockSkew,
+	KindRemoveVoter}
 
 // Kinds returns every fault kind, in a fixed order.
 func Kinds() []string { return append([]string(nil), kinds...) }
@@ -129,6 +130,8 @@ func needOf(kind string) need {
 		return need{consumers: true, warmup: clientStart, effect: crashEffect}
 	case KindChurn:
 		return need{consumers: true, group: true, warmup: clientStart}
+	case KindRemoveVoter:
+		return removeVoterNeed()
 	}
 	return need{} // rolling restarts, cut clients, packet loss and slow links act on any cluster
 }

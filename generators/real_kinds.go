@@ -48,6 +48,8 @@ func realCapability(kind string) string {
 		return "clock"
 	case KindPowerLoss, KindDiskFault:
 		return "disk"
+	case KindRemoveVoter:
+		return "quorum"
 	}
 	return ""
 }
@@ -61,6 +63,9 @@ func (f Fault) validateReal(field string) error {
 		return err
 	}
 	if err := f.validateDisk(field); err != nil {
+		return err
+	}
+	if err := f.validateRemoveVoter(field); err != nil {
 		return err
 	}
 	if err := f.validateLink(field); err != nil {

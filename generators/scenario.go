@@ -31,6 +31,10 @@ type Cluster struct {
 	// per broker even when no fault acts on them (see LinkReplication): the
 	// same cluster as a run with a toxic on them, without the toxic.
 	ReplicationProxies bool `json:"replication-proxies,omitempty"`
+	// DynamicQuorum formats the controllers as a dynamic KRaft quorum
+	// (local provider, Kafka 3.9+), whose voters can change: what
+	// remove-voter needs, and sets (see quorum_kinds.go).
+	DynamicQuorum bool `json:"dynamic-quorum,omitempty"`
 }
 
 // Keys are the logical keys of the run, each one topic-partition. Keys

@@ -46,6 +46,7 @@ func (s *Scenario) Validate() error {
 	add(wrap("producer", s.Producer.ProducerConfig.Validate()))
 	add(wrap("consumer", s.Consumer.ConsumerConfig.Validate()))
 	add(s.validateGroupProtocol())
+	add(s.validateQuorum())
 	add(s.Workload.validate(s))
 	for i, f := range s.Nemesis {
 		add(f.validate(fmt.Sprintf("nemesis[%d]", i), s))

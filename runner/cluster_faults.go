@@ -61,6 +61,8 @@ func (c ClusterFaults) Fault(f generators.Fault) (nemesis.Fault, error) {
 		return c.removeBrokerFault(f)
 	case generators.KindClockSkew:
 		return c.clockFault(f)
+	case generators.KindRemoveVoter:
+		return c.removeVoterFault(f)
 	}
 	return nil, nil
 }

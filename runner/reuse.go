@@ -166,7 +166,7 @@ func (r *Reuse) makeDir(runsDir string) (string, error) {
 func reuseKey(s generators.Scenario) string {
 	keys := slices.Sorted(maps.Keys(s.Cluster.BrokerConfigs))
 	parts := []string{s.Cluster.Provider, fmt.Sprint(s.Cluster.Brokers), fmt.Sprint("proxied=", s.Proxied()), fmt.Sprint("lazy-disks=", s.LazyDisks()), fmt.Sprint("clocks=", s.Clocked()),
-		fmt.Sprint("replication-proxied=", s.ReplicationProxied())}
+		fmt.Sprint("replication-proxied=", s.ReplicationProxied()), fmt.Sprint("dynamic-quorum=", s.DynamicQuorum())}
 	for _, k := range keys {
 		parts = append(parts, k+"="+s.Cluster.BrokerConfigs[k])
 	}

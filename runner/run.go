@@ -351,7 +351,7 @@ func ClusterSpec(s generators.Scenario, dir string) cluster.Spec {
 	}
 	spec := cluster.Spec{RunID: filepath.Base(dir), RunDir: dir, Brokers: s.Cluster.Brokers,
 		BrokerConfigs: s.Cluster.BrokerConfigs, Topics: []cluster.TopicSpec{topic(s.Keys.Topic)}, Proxied: s.Proxied(), LazyDisks: s.LazyDisks(), Clocks: s.Clocked(),
-		ReplicationProxied: s.ReplicationProxied()}
+		ReplicationProxied: s.ReplicationProxied(), DynamicQuorum: s.DynamicQuorum()}
 	if s.Keys.OutputTopic != "" {
 		spec.Topics = append(spec.Topics, topic(s.Keys.OutputTopic))
 	}

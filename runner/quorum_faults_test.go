@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/generators"
+)
+
+// remove-voter is the local provider's, which formats a dynamic quorum:
+// the embedded and docker providers refuse it before they start, naming
+// the capability.
+func TestRemoveVoterOnlyOnTheLocalProvider(t *testing.T) {
+	for name, want := range map[string]bool{"embedded": false, "docker": false, "local": true} {
+		prov, err := DefaultProviders().New(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := smallScenario()
+		s.Cluster.Provider = name
+		s = withFault(s, generators.KindRemoveVoter)
+		err = Injectable(prov, s)
+		var u *UnsupportedFault
+		if want != (err == nil) || (!want && (!errors.As(err, &u) || u.Capability != cluster.CapQuorum)) {
+			t.Errorf("%s: Injectable = %v, want supported %v", name, err, want)
+		}
+		if _, ok := prov.(cluster.VoterChanger); want && !ok {
+			t.Errorf("%s lists %s and is no cluster.VoterChanger", name, cluster.CapQuorum)
+		}
+	}
+}
+
+// A scenario with remove-voter, or cluster.dynamic-quorum, asks its
+// cluster for a dynamic quorum; one without does not, and the two never
+// share a reused cluster.
+func TestDynamicQuorumReachesTheClusterSpec(t *testing.T) {
+	s := smallScenario()
+	s.Cluster.Provider = "local"
+	removing := withFault(s, generators.KindRemoveVoter)
+	asked := s
+	asked.Cluster.DynamicQuorum = true
+	if ClusterSpec(s, t.TempDir()).DynamicQuorum || !ClusterSpec(removing, t.TempDir()).DynamicQuorum || !ClusterSpec(asked, t.TempDir()).DynamicQuorum {
+		t.Errorf("DynamicQuorum: want false without remove-voter or the field, true with either")
+	}
+	if reuseKey(s) == reuseKey(removing) {
+		t.Errorf("reuse key %q for both: a static quorum would serve a remove-voter", reuseKey(s))
+	}
+}
+
+// Asked for a dynamic quorum directly (a Spec, as chaostest passes one),
+// the embedded and docker providers refuse it at Start, before they make
+// anything, rather than run a static quorum under the name.
+func TestDynamicQuorumRefusedByTheOtherProviders(t *testing.T) {
+	for _, name := range []string{"embedded", "docker"} {
+		prov, err := DefaultProviders().New(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = prov.Start(t.Context(), cluster.Spec{RunID: "dq", DynamicQuorum: true})
+		if err == nil || !strings.Contains(err.Error(), "no dynamic controller quorum") {
+			t.Errorf("%s: Start = %v, want the dynamic quorum refused", name, err)
+		}
+		if err := prov.Stop(t.Context()); err != nil {
+			t.Errorf("%s: Stop after the refusal: %v", name, err)
+		}
+	}
+}

@@ -34,8 +34,15 @@ func TestChaosLocalClockSkew(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
+	clockSkewClaim(t, p, "local-clock-skew")
+}
+
+// clockSkewClaim runs the clock-skew experiment (TestChaosLocalClockSkew)
+// on p's provider under name.
+func clockSkewClaim(t *testing.T, p realProfile, name string) {
+	t.Helper()
 	p.limit = 25 * time.Second
-	s := realScenario("local-clock-skew", p)
+	s := realScenario(name, p)
 	bump := faultAt(s, generators.KindClockSkew, "leader", 0.15, 0.4)
 	bump.Params.Offset = d(time.Hour)
 	strobe := faultAt(s, generators.KindClockSkew, "one", 0.45, 0.95)

@@ -57,10 +57,14 @@ func requireFiredAndHealed(t *testing.T, a attempt, want ...string) {
 // A power loss of one broker, then of every replica of the partition at
 // once: each fires (brokers down, unsynced writes discarded) and heals
 // (brokers restarted and registered, the cluster healthy again).
-func TestChaosLocalPowerLoss(t *testing.T) {
-	p := requireReal(t, "local")
+func TestChaosLocalPowerLoss(t *testing.T) { powerLossClaim(t, requireReal(t, "local"), "local-power-loss") }
+
+// powerLossClaim runs TestChaosLocalPowerLoss's schedule on p's provider
+// under name.
+func powerLossClaim(t *testing.T, p realProfile, name string) {
+	t.Helper()
 	p.limit = 40 * time.Second
-	s := diskScenario("local-power-loss", p)
+	s := diskScenario(name, p)
 	s.Nemesis = []generators.Fault{
 		faultAt(s, generators.KindPowerLoss, "one", 0.15, 0.3),
 		faultAt(s, generators.KindPowerLoss, generators.TargetReplicas, 0.5, 0.6),
@@ -75,10 +79,14 @@ func TestChaosLocalPowerLoss(t *testing.T) {
 // shows a log directory offline or a shutdown, or failed operations are
 // counted), and the heal clears the fault and starts a broker that shut
 // down.
-func TestChaosLocalDiskFault(t *testing.T) {
-	p := requireReal(t, "local")
+func TestChaosLocalDiskFault(t *testing.T) { diskFaultClaim(t, requireReal(t, "local"), "local-disk-fault") }
+
+// diskFaultClaim runs TestChaosLocalDiskFault's schedule on p's provider
+// under name.
+func diskFaultClaim(t *testing.T, p realProfile, name string) {
+	t.Helper()
 	p.limit = 40 * time.Second
-	s := diskScenario("local-disk-fault", p)
+	s := diskScenario(name, p)
 	eio := faultAt(s, generators.KindDiskFault, "leader", 0.15, 0.35)
 	eio.Params.Disk = generators.DiskEIO
 	reads := faultAt(s, generators.KindDiskFault, "leader", 0.55, 0.75)

@@ -3,8 +3,9 @@
 // testcontainers-go, on a Docker network created per run.
 //
 // The image is apache/kafka:<version> when it can be pulled; otherwise
-// kafkachaos/kafka:<version>, built here once from a debootstrapped Debian,
-// a headless Java 17 and internal/kafkadist's jars, and configured from the
+// kafkachaos/kafka:<version>-<recipe digest>, built here once from a
+// debootstrapped Debian, a headless Java 17, libfaketime and
+// internal/kafkadist's jars, and configured from the
 // environment the same way (KAFKA_FOO_BAR -> foo.bar, CLUSTER_ID).
 //
 // Each node has a fixed address on the run's network, which is also the
@@ -15,6 +16,24 @@
 // containers' network namespaces entered from the host, slow links are tbf
 // qdiscs (this kernel has no netem: that is bandwidth, not added latency —
 // the same honest mechanism as cluster/local).
+//
+// Below the network, the local provider's mechanisms, in containers:
+// clock skew (clock.go; such a run always runs this package's image, even
+// where apache/kafka can be pulled) preloads libfaketime, which the image
+// carries, into each broker's JVM, its offset in a control file of a
+// host directory bind-mounted into the container and rewritten by
+// SkewClock, every move read back by a LogAppendTime probe; power loss and
+// disk faults (disk.go) serve internal/lazyfs on the host under each node's
+// host directory and bind-mount it as the container's data directory (a
+// power loss is docker kill, the unsynced writes discarded, the container
+// started again). Both need runs whose Spec asks (Clocks, LazyDisks);
+// lazy disks need root, /dev/fuse and an engine on this host. A run's host
+// directories live under $TMPDIR/kafkachaos-docker/<run id> with an owner
+// file, and go with its containers (hostdir.go).
+//
+// The image's tag is kafkachaos/kafka:<version>-<digest of its recipe>
+// (packages, entrypoint, logging config), so changing any of them builds
+// a new image rather than reusing a stale one.
 //
 // The Ryuk reaper is disabled (its image cannot be pulled without a
 // registry). Instead every container and network carries the run id and its

@@ -2,11 +2,14 @@ package docker
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kafkachaos/kafkachaos/internal/lazyfs"
 	"github.com/testcontainers/testcontainers-go"
 )
 
@@ -103,5 +106,57 @@ func TestDockerEngineLeavesForwardPolicy(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "-P FORWARD ACCEPT") {
 		t.Errorf("FORWARD policy is not ACCEPT with the engine running:\n%s", out)
+	}
+}
+
+// fakeHostDir makes run id's host directory with owner and a lazyfs
+// mounted in it, as a run with lazy disks has.
+func fakeHostDir(t *testing.T, id, owner string) {
+	t.Helper()
+	if err := makeHostDir(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hostDir(id), ownerFile), []byte(owner), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var d disks
+	back := filepath.Join(nodeHostDir(id, 1), "data-backing")
+	if err := os.MkdirAll(back, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Mount(1, back, filepath.Join(nodeHostDir(id, 1), "data"), id); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Unmount() })
+}
+
+// A crashed run's lazyfs mounts and host directory go at the next cleanup,
+// with no container or network left to name the run; a live run's stay.
+func TestDockerCleanLeftoversTakesACrashedRunsDisks(t *testing.T) {
+	needDocker(t)
+	if err := lazyfs.Available(); err != nil {
+		t.Skipf("lazyfs cannot mount here: %v", err)
+	}
+	ctx := t.Context()
+	pid, _, _ := strings.Cut(ownerTag(), ":")
+	dead, live := newRunID(), newRunID()
+	fakeHostDir(t, dead, pid+":1")
+	fakeHostDir(t, live, ownerTag())
+	t.Cleanup(func() { removeHostDir(live) })
+	removed, err := CleanLeftovers(ctx)
+	if err != nil {
+		t.Fatalf("CleanLeftovers: %v", err)
+	}
+	want := []string{"mount " + filepath.Join(nodeHostDir(dead, 1), "data"), "dir " + hostDir(dead)}
+	for _, w := range want {
+		if !slices.Contains(removed, w) {
+			t.Errorf("CleanLeftovers removed %v, missing %q", removed, w)
+		}
+	}
+	if left, err := hostLeftovers(dead); len(left) > 0 || err != nil {
+		t.Errorf("crashed run left %v (%v)", left, err)
+	}
+	if left, _ := hostLeftovers(live); len(left) != 2 {
+		t.Errorf("live run now has %v, want its mount and dir: cleanup touched a run whose owner is alive", left)
 	}
 }

@@ -67,19 +67,13 @@ func (p *Provider) unmountDisks() error { return p.disks.Unmount() }
 // unsynced writes: a correlated loss leaves no survivor to copy from.
 func (p *Provider) PowerLoss(ctx context.Context, ids []int32) ([]cluster.DiskLoss, error) {
 	losses, err := p.disks.PowerLoss(ids, func(id int32) error { return p.Kill(ctx, id) })
-	var out []cluster.DiskLoss
-	for _, l := range losses {
-		out = append(out, cluster.DiskLoss{Node: l.Node, Files: l.Files, Dropped: l.Dropped, Bytes: l.Bytes})
+	out := make([]cluster.DiskLoss, len(losses))
+	for i, l := range losses {
+		out[i] = cluster.DiskLoss(l)
 	}
-	return out, wrapDisk(err)
+	return out, p.DiskError(err)
 }
 
-func wrapDisk(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("cluster/docker: %w", err)
-}
 
 // FailDisk starts node's disk fault and marks where its container log
 // stands, for DiskReaction.
@@ -89,7 +83,7 @@ func (p *Provider) FailDisk(ctx context.Context, id int32, mode string) error {
 		return err
 	}
 	log, _ := p.logs(ctx, n)
-	return wrapDisk(p.disks.Fail(id, mode, int64(len(log))))
+	return p.DiskError(p.disks.Fail(id, mode, int64(len(log))))
 }
 
 // DiskFailures counts the operations node's fault failed.
@@ -124,7 +118,7 @@ func (p *Provider) HealDisk(ctx context.Context, id int32) (bool, error) {
 		return false, err
 	}
 	if err := p.disks.Heal(id); err != nil {
-		return false, wrapDisk(err)
+		return false, p.DiskError(err)
 	}
 	running, _, _, err := p.state(ctx, n)
 	if err != nil {

@@ -63,24 +63,13 @@ func (p *Provider) PowerLoss(ctx context.Context, ids []int32) ([]cluster.DiskLo
 		}
 		return n.kill(ctx)
 	})
-	return diskLosses(losses), wrapDisk(err)
+	out := make([]cluster.DiskLoss, len(losses))
+	for i, l := range losses {
+		out[i] = cluster.DiskLoss(l)
+	}
+	return out, p.DiskError(err)
 }
 
-// diskLosses is realbroker's losses as cluster's.
-func diskLosses(ls []realbroker.NodeLoss) []cluster.DiskLoss {
-	var out []cluster.DiskLoss
-	for _, l := range ls {
-		out = append(out, cluster.DiskLoss{Node: l.Node, Files: l.Files, Dropped: l.Dropped, Bytes: l.Bytes})
-	}
-	return out
-}
-
-func wrapDisk(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("cluster/local: %w", err)
-}
 
 // FailDisk starts node's disk fault and marks where its log stands, for
 // DiskReaction.
@@ -93,7 +82,7 @@ func (p *Provider) FailDisk(_ context.Context, id int32, mode string) error {
 	if st, err := os.Stat(n.logPath()); err == nil {
 		size = st.Size()
 	}
-	return wrapDisk(p.disks.Fail(id, mode, size))
+	return p.DiskError(p.disks.Fail(id, mode, size))
 }
 
 // DiskFailures counts the operations node's fault failed.
@@ -126,7 +115,7 @@ func (p *Provider) HealDisk(ctx context.Context, id int32) (bool, error) {
 		return false, err
 	}
 	if err := p.disks.Heal(id); err != nil {
-		return false, wrapDisk(err)
+		return false, p.DiskError(err)
 	}
 	n.mu.Lock()
 	running := n.running()

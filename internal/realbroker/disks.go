@@ -65,10 +65,13 @@ func (d *Disks) Disk(id int32) (*lazyfs.FS, error) {
 	return m, nil
 }
 
-// NodeLoss is what a power loss discarded on node's disk.
+// NodeLoss is what a power loss discarded on node's disk (lazyfs.Loss),
+// field for field cluster.DiskLoss, which a provider converts it to.
 type NodeLoss struct {
-	Node int32
-	lazyfs.Loss
+	Node    int32
+	Files   int
+	Dropped int
+	Bytes   int64
 }
 
 // PowerLoss kills every node of ids first (kill returns once the node is
@@ -92,7 +95,7 @@ func (d *Disks) PowerLoss(ids []int32, kill func(int32) error) ([]NodeLoss, erro
 		if err != nil {
 			return losses, fmt.Errorf("node %d: %w", ids[i], err)
 		}
-		losses = append(losses, NodeLoss{ids[i], l})
+		losses = append(losses, NodeLoss{ids[i], l.Files, l.Dropped, l.Bytes})
 	}
 	return losses, nil
 }
@@ -145,3 +148,7 @@ func (d *Disks) Heal(id int32) error {
 	m.Heal()
 	return nil
 }
+
+// DiskError is an error of Disks with the provider's name in front (as
+// Cluster's own errors have it); nil stays nil.
+func (c *Cluster) DiskError(err error) error { return c.wrap(err) }

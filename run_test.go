@@ -413,7 +413,12 @@ func randomProfileFor(t *testing.T, provider string) randomProfile {
 	if provider != "embedded" {
 		requireReal(t, provider)
 		p.space = generators.ShortSpace()
-		p.space.Provider, p.space.Kinds = provider, generators.KindsFor(provider)
+		prov, err := runner.DefaultProviders().New(provider)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// what this machine runs: no clock or disk kinds without their tools
+		p.space.Provider, p.space.Kinds = provider, runner.DrawableKinds(prov)
 		// One fault, which must fire and heal (issue 12): a second one would
 		// wait behind a kill's heal — a JVM or container restart and the
 		// cluster's health, 10-30 s on two cores, longer than the run — and

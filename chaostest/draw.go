@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/runner"
 	"pgregory.net/rapid"
 )
 
@@ -19,6 +20,16 @@ func FaultsGen(opts Options) *rapid.Generator[[]Fault] {
 	sp.Provider, sp.Brokers, sp.MinFaults, sp.MaxFaults = o.Cluster, o.Brokers, 1, 3
 	// churn makes a member of the harness's own group leave: the code
 	// under test has no such member.
-	sp.Kinds = slices.DeleteFunc(generators.KindsFor(o.Cluster), func(k string) bool { return k == generators.KindChurn })
+	sp.Kinds = slices.DeleteFunc(drawableKinds(o), func(k string) bool { return k == generators.KindChurn })
 	return generators.NemesisGen(sp, s)
+}
+
+// drawableKinds is the kinds the cluster opts name runs on this machine
+// (runner.DrawableKinds: no clock or disk faults without their tools).
+func drawableKinds(o Options) []string {
+	prov, err := provider(o)
+	if err != nil {
+		return generators.KindsFor(o.Cluster)
+	}
+	return runner.DrawableKinds(prov)
 }

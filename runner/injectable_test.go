@@ -114,9 +114,9 @@ func TestInjectableAsksOnlyWhatIsKnownBeforeStart(t *testing.T) {
 	}
 }
 
-// What a random scenario draws for a provider (generators.KindsFor) is
-// never refused before Start, and on the providers whose capabilities are
-// fixed (embedded, docker) never refused at all.
+// What a random scenario draws for a provider (DrawableKinds) is never
+// refused before Start, and on the providers whose capabilities do not wait
+// for Start (embedded, docker) never refused at all.
 func TestKindsForAreInjectable(t *testing.T) {
 	for _, name := range []string{"embedded", "local", "docker"} {
 		prov, err := DefaultProviders().New(name)
@@ -125,7 +125,7 @@ func TestKindsForAreInjectable(t *testing.T) {
 		}
 		s := smallScenario()
 		s.Cluster.Provider = name
-		for _, k := range generators.KindsFor(name) {
+		for _, k := range DrawableKinds(prov) {
 			s = withFault(s, k)
 		}
 		if err := Injectable(prov, s); err != nil {

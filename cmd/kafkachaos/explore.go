@@ -131,7 +131,9 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 		if err != nil {
 			return explore.Campaign{}, err
 		}
-		c = explore.Campaign{Gen: explore.GenSpace(ef.cluster), Space: sp, Seed: ef.seed, Duration: ef.duration,
+		gs := explore.GenSpace(ef.cluster)
+		gs.Kinds = drawableKinds(ef.cluster)
+		c = explore.Campaign{Gen: gs, Space: sp, Seed: ef.seed, Duration: ef.duration,
 			Judge: judge, K: ef.k, Shrink: !ef.noShrink}
 	}
 	c.OutDir = filepath.Join(runs, "explore", fmt.Sprintf("shrink-seed%d-%s", ef.seed, time.Now().UTC().Format("20060102T150405")))

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/kafkachaos/kafkachaos/explore"
-	"github.com/kafkachaos/kafkachaos/generators"
 )
 
 func TestExploreRefusesBadFlags(t *testing.T) {
@@ -84,7 +83,7 @@ func TestExplorePassesTheClusterThrough(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", cl, err)
 		}
-		if s.Cluster.Provider != cl || !slices.Equal(c.Gen.Kinds, generators.KindsFor(cl)) {
+		if s.Cluster.Provider != cl || !slices.Equal(c.Gen.Kinds, drawableKinds(cl)) {
 			t.Errorf("--cluster %s: draw on %q with kinds %v", cl, s.Cluster.Provider, c.Gen.Kinds)
 		}
 	}

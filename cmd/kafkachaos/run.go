@@ -142,7 +142,7 @@ func scenarioOf(rf runFlags, set map[string]bool, file string) (generators.Scena
 	}
 	if rf.workload == "random" {
 		sp := generators.LongSpace()
-		sp.Provider, sp.Kinds = rf.cluster, generators.KindsFor(rf.cluster)
+		sp.Provider, sp.Kinds = rf.cluster, drawableKinds(rf.cluster)
 		s := generators.RandomIn(sp, rf.seed)
 		if set["time-limit"] {
 			s.TimeLimit = generators.Duration(rf.timeLimit)
@@ -155,6 +155,17 @@ func scenarioOf(rf runFlags, set map[string]bool, file string) (generators.Scena
 		return s, err
 	}
 	return s, s.Validate()
+}
+
+// drawableKinds is the kinds a random draw on cluster takes on this
+// machine (runner.DrawableKinds), or generators.KindsFor where no provider
+// of that name is registered (the run then names it).
+func drawableKinds(cluster string) []string {
+	prov, err := runner.DefaultProviders().New(cluster)
+	if err != nil {
+		return generators.KindsFor(cluster)
+	}
+	return runner.DrawableKinds(prov)
 }
 
 // fitFaults drops the faults that no longer fit a shortened run and cuts the

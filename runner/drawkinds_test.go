@@ -1,0 +1,37 @@
+package runner
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/generators"
+)
+
+// withCaps is a provider called name with the given capabilities.
+type withCaps struct {
+	realLike
+	name string
+	caps []cluster.Capability
+}
+
+func (p *withCaps) Name() string                       { return p.name }
+func (p *withCaps) Capabilities() []cluster.Capability { return p.caps }
+
+// A local provider on a machine without libfaketime or lazyfs draws none
+// of the clock and disk kinds, and every other kind it has; with them it
+// draws every kind of KindsFor.
+func TestDrawableKindsLeaveOutWhatTheMachineLacks(t *testing.T) {
+	bare := []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapPartition, cluster.CapProxy, cluster.CapReassign, cluster.CapUnregister}
+	machine := []string{generators.KindClockSkew, generators.KindPowerLoss, generators.KindDiskFault}
+	all := generators.KindsFor("local")
+	got := DrawableKinds(&withCaps{name: "local", caps: bare})
+	want := slices.DeleteFunc(slices.Clone(all), func(k string) bool { return slices.Contains(machine, k) })
+	if !slices.Equal(got, want) {
+		t.Errorf("without clock and disk: %v, want %v", got, want)
+	}
+	full := append(slices.Clone(bare), cluster.CapClock, cluster.CapDisk)
+	if got := DrawableKinds(&withCaps{name: "local", caps: full}); !slices.Equal(got, all) {
+		t.Errorf("with clock and disk: %v, want %v", got, all)
+	}
+}

@@ -41,3 +41,33 @@ type BrokerRemover interface {
 	// bounds.
 	Unregister(ctx context.Context, id int32) error
 }
+
+// CapAddBroker: BrokerAdder (a new broker joins the running cluster for a
+// while, then leaves it). Only the local provider has it: a new broker
+// needs its own address and storage, which it makes like its others'.
+const CapAddBroker Capability = "add-broker"
+
+// EffectAddBroker names BrokerAdder.AddBroker, EffectRemoveAdded
+// BrokerAdder.RemoveAdded, for EffectVerifier.
+const (
+	EffectAddBroker   Effect = "add-broker"
+	EffectRemoveAdded Effect = "remove-added"
+)
+
+// BrokerAdder grows the cluster by a broker as an operator adds one: a
+// broker-only node (no controller role) with an id no node has, pointed
+// at the existing controller quorum, on storage formatted with the
+// cluster's id. The added broker is not among the provider's Nodes: the
+// faults that pick nodes leave it alone, and it is gone again before the
+// run's heal ends.
+type BrokerAdder interface {
+	// AddBroker starts the new broker and returns its id only once the
+	// cluster's metadata lists it unfenced; on an error nothing of it is
+	// left running. Its waits have their own bounds.
+	AddBroker(ctx context.Context) (int32, error)
+	// RemoveAdded stops added broker id cleanly, unregisters it, and
+	// returns nil only once the cluster no longer lists it and its
+	// address and storage are removed (its log stays with the run).
+	// Removing a broker that is gone already is not an error.
+	RemoveAdded(ctx context.Context, id int32) error
+}

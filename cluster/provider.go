@@ -72,7 +72,7 @@ func KnownBeforeStart(c Capability) bool {
 	if c == CapQuorum {
 		return true // a provider formats a dynamic quorum when its Spec asks, or never
 	}
-	return c == CapDisk || c == CapRequestFaults || c == CapLeaderMove || c == CapProxy || c == CapReassign || c == CapUnregister || c == CapClock
+	return c == CapDisk || c == CapRequestFaults || c == CapLeaderMove || c == CapProxy || c == CapReassign || c == CapUnregister || c == CapAddBroker || c == CapClock
 }
 
 // Supports reports whether p lists capability c.

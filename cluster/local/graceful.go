@@ -21,6 +21,11 @@ func (p *Provider) StopNode(ctx context.Context, id int32) error {
 	if err != nil {
 		return err
 	}
+	return n.stopClean(ctx)
+}
+
+// stopClean is StopNode on n.
+func (n *node) stopClean(ctx context.Context) error {
 	n.mu.Lock()
 	if !n.running() {
 		n.mu.Unlock()
@@ -34,7 +39,7 @@ func (p *Provider) StopNode(ctx context.Context, id int32) error {
 		}
 	}
 	if err := proc.Signal(syscall.SIGTERM); err != nil {
-		return fmt.Errorf("cluster/local: node %d: SIGTERM: %w", id, err)
+		return fmt.Errorf("cluster/local: node %d: SIGTERM: %w", n.id, err)
 	}
 	select {
 	case <-done:
@@ -43,7 +48,7 @@ func (p *Provider) StopNode(ctx context.Context, id int32) error {
 	case <-ctx.Done():
 	}
 	kerr := n.kill(context.WithoutCancel(ctx))
-	return fmt.Errorf("cluster/local: node %d did not shut down cleanly within %s (SIGKILLed: %v)", id, cleanStopTimeout, kerr)
+	return fmt.Errorf("cluster/local: node %d did not shut down cleanly within %s (SIGKILLed: %v)", n.id, cleanStopTimeout, kerr)
 }
 
 // StartNode starts a stopped node again; it is Restart under the name the

@@ -49,7 +49,8 @@ type Provider struct {
 	scratch bool
 	jvm     jvm
 	nodes   []*node
-	disks   disks // lazyfs mounts of the nodes' data, when the spec asks
+	disks   disks  // lazyfs mounts of the nodes' data, when the spec asks
+	guests  guests // brokers added to the running cluster (addbroker.go)
 
 	net *network // nil in loopback mode
 	nft bool     // namespaces have the kafkachaos nftables table
@@ -238,27 +239,34 @@ func (p *Provider) placeNodes(ctx context.Context, brokers int) error {
 		p.opts.Logf("cluster/local: run %s: not root (or loopback asked): LOOPBACK FALLBACK on 127.0.0.1 — supports kill and pause only, no partitions, packet loss or slow links", p.id)
 	}
 	for i := 1; i <= brokers; i++ {
-		n := &node{id: int32(i)}
-		if namespaced {
-			n.ns, n.ip, n.port, n.ctrlPort, n.proxyPort = nsName(p.id, n.id), p.net.NodeIP(n.id), 9092, 9093, 9094
-			if err := p.net.addNode(ctx, n.id, p.nft); err != nil {
-				return err
-			}
-		} else {
-			ports, err := freePorts(3)
-			if err != nil {
-				return err
-			}
-			n.ip, n.port, n.ctrlPort, n.proxyPort = "127.0.0.1", ports[0], ports[1], ports[2]
-		}
-		n.dir = filepath.Join(p.dir, fmt.Sprintf("n%d", n.id))
-		if err := os.MkdirAll(n.dir, 0o755); err != nil {
+		n, err := p.placeNode(ctx, int32(i))
+		if err != nil {
 			return err
 		}
 		p.nodes = append(p.nodes, n)
 	}
 	p.setNodes(p.nodes)
 	return nil
+}
+
+// placeNode gives node id its address (its namespace on the bridge when
+// the run has one, loopback ports otherwise) and its directory.
+func (p *Provider) placeNode(ctx context.Context, id int32) (*node, error) {
+	n := &node{id: id}
+	if p.net != nil {
+		n.ns, n.ip, n.port, n.ctrlPort, n.proxyPort = nsName(p.id, n.id), p.net.NodeIP(n.id), 9092, 9093, 9094
+		if err := p.net.addNode(ctx, n.id, p.nft); err != nil {
+			return nil, err
+		}
+	} else {
+		ports, err := freePorts(3)
+		if err != nil {
+			return nil, err
+		}
+		n.ip, n.port, n.ctrlPort, n.proxyPort = "127.0.0.1", ports[0], ports[1], ports[2]
+	}
+	n.dir = filepath.Join(p.dir, fmt.Sprintf("n%d", n.id))
+	return n, os.MkdirAll(n.dir, 0o755)
 }
 
 // startProxies puts a proxy in front of each node's proxied listener; the
@@ -326,7 +334,7 @@ func (p *Provider) Stop(ctx context.Context) error {
 	for _, n := range p.nodes {
 		errs = append(errs, n.kill(ctx))
 	}
-	errs = append(errs, p.unmountDisks())
+	errs = append(errs, p.killGuests(ctx), p.unmountDisks())
 	_, err := removeRun(ctx, p.id) // the scratch dir too
 	errs = append(errs, err, p.removeClocks())
 	p.net = nil
@@ -346,10 +354,10 @@ func (p *Provider) Nodes() []cluster.Node {
 	return out
 }
 
-// Capabilities: kill, pause, reassignments and unregistrations always;
-// partitions with namespaces and nft.
+// Capabilities: kill, pause, reassignments, unregistrations and added
+// brokers always; partitions with namespaces and nft.
 func (p *Provider) Capabilities() []cluster.Capability {
-	caps := []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapProxy, cluster.CapReassign, cluster.CapUnregister}
+	caps := []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapProxy, cluster.CapReassign, cluster.CapUnregister, cluster.CapAddBroker}
 	if p.net != nil && p.nft {
 		caps = append(caps, cluster.CapPartition)
 	}

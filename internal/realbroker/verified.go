@@ -52,6 +52,10 @@ func (c *Cluster) VerifiedEffect(effect string) string {
 		return ReassignVerified
 	case "unregister":
 		return own.Stop + "; then " + UnregisterVerified
+	case "add-broker":
+		return AddBrokerVerified
+	case "remove-added":
+		return RemoveAddedVerified
 	}
 	return ""
 }

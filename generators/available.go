@@ -65,8 +65,8 @@ func (f Fault) need(s Scenario) need {
 		// and again once its successor has
 		n.warmup, n.effect = groupJoin, groupJoin
 	}
-	if f.Kind == KindReassign {
-		n = reassignNeed(s)
+	if m, ok := membershipNeed(f.Kind, s); ok {
+		n = m
 	}
 	if f.Kind == KindPartition && f.Params.Target != "" {
 		n.brokers = 2 // the target against the rest

@@ -42,7 +42,7 @@ const (
 var kinds = []string{KindLostAck, KindDelay, KindDrop, KindLeaderShuffle, KindKill, KindPause,
 	KindPartition, KindCrashProducer, KindCrashConsumer, KindChurn,
 	KindCleanRestart, KindRollingRestart, KindIsolateLeader, KindBridge, KindCutClients, KindPacketLoss, KindSlowLink,
-	KindIsolateLeaderReplication, KindLatency, KindDelayedRequests, KindPauseClient, KindReassign, KindRemoveBroker, KindPowerLoss, KindDiskFault, KindClockSkew,
+	KindIsolateLeaderReplication, KindLatency, KindDelayedRequests, KindPauseClient, KindReassign, KindRemoveBroker, KindAddBroker, KindPowerLoss, KindDiskFault, KindClockSkew,
 	KindRemoveVoter}
 
 // Kinds returns every fault kind, in a fixed order.

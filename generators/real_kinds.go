@@ -44,6 +44,8 @@ func realCapability(kind string) string {
 		return "reassign"
 	case KindRemoveBroker:
 		return "unregister"
+	case KindAddBroker:
+		return "add-broker"
 	case KindClockSkew:
 		return "clock"
 	case KindPowerLoss, KindDiskFault:

@@ -59,6 +59,8 @@ func (c ClusterFaults) Fault(f generators.Fault) (nemesis.Fault, error) {
 		return c.reassignFault()
 	case generators.KindRemoveBroker:
 		return c.removeBrokerFault(f)
+	case generators.KindAddBroker:
+		return c.addBrokerFault()
 	case generators.KindClockSkew:
 		return c.clockFault(f)
 	case generators.KindRemoveVoter:

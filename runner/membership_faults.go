@@ -40,3 +40,21 @@ func (c ClusterFaults) removeBrokerFault(f generators.Fault) (nemesis.Fault, err
 	}
 	return nemesis.RemoveBrokerTarget(h, tg, target), nil
 }
+
+// addBrokerFault makes the add-broker fault: a new broker that takes one
+// replica of key 0's partition for the window.
+func (c ClusterFaults) addBrokerFault() (nemesis.Fault, error) {
+	a, err := hook[cluster.BrokerAdder](c.Provider, generators.KindAddBroker)
+	if err != nil {
+		return nil, err
+	}
+	r, err := hook[cluster.Reassigner](c.Provider, generators.KindAddBroker)
+	if err != nil {
+		return nil, err
+	}
+	tg := c.keyTargeting()
+	if tg.Topic == "" {
+		return nil, fmt.Errorf("add-broker: the scenario has no key 0 whose partition could put a replica on the new broker")
+	}
+	return nemesis.AddBroker(a, r, tg), nil
+}

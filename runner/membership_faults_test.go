@@ -43,25 +43,36 @@ func TestReassignRefusedOnTheEmbeddedCluster(t *testing.T) {
 	}
 }
 
-// remove-broker is the local provider's: the embedded cluster refuses it
-// before it starts, and so does docker, whose unregistration has not been
-// run on real containers yet.
-func TestRemoveBrokerOnlyOnTheLocalProvider(t *testing.T) {
-	for name, want := range map[string]bool{"embedded": false, "docker": false, "local": true} {
-		prov, err := DefaultProviders().New(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := smallScenario()
-		s.Cluster.Provider = name
-		s = withFault(s, generators.KindRemoveBroker)
-		err = Injectable(prov, s)
-		var u *UnsupportedFault
-		if want != (err == nil) || (!want && (!errors.As(err, &u) || u.Capability != cluster.CapUnregister)) {
-			t.Errorf("%s: Injectable = %v, want supported %v", name, err, want)
-		}
-		if _, ok := prov.(cluster.BrokerRemover); want && !ok {
-			t.Errorf("%s lists %s and is no cluster.BrokerRemover", name, cluster.CapUnregister)
+// remove-broker and add-broker are the local provider's: the embedded
+// cluster refuses them before it starts, naming the capability, and so
+// does docker, whose unregistration has not been run on real containers
+// yet, and which has no way to add a container to a running cluster.
+func TestMembershipKindsOnlyOnTheLocalProvider(t *testing.T) {
+	kinds := []struct {
+		kind string
+		cap  cluster.Capability
+		hook func(cluster.Provider) bool
+	}{
+		{generators.KindRemoveBroker, cluster.CapUnregister, func(p cluster.Provider) bool { _, ok := p.(cluster.BrokerRemover); return ok }},
+		{generators.KindAddBroker, cluster.CapAddBroker, func(p cluster.Provider) bool { _, ok := p.(cluster.BrokerAdder); return ok }},
+	}
+	for _, k := range kinds {
+		for name, want := range map[string]bool{"embedded": false, "docker": false, "local": true} {
+			prov, err := DefaultProviders().New(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := smallScenario()
+			s.Cluster.Provider = name
+			s = withFault(s, k.kind)
+			err = Injectable(prov, s)
+			var u *UnsupportedFault
+			if want != (err == nil) || (!want && (!errors.As(err, &u) || u.Capability != k.cap)) {
+				t.Errorf("%s on %s: Injectable = %v, want supported %v", k.kind, name, err, want)
+			}
+			if want && !k.hook(prov) {
+				t.Errorf("%s lists %s and lacks its hook", name, k.cap)
+			}
 		}
 	}
 }

@@ -25,10 +25,14 @@ func (e *UnsupportedFault) Error() string {
 // does not depend on Start (cluster.KnownBeforeStart): a scenario asking a
 // real cluster for lost acknowledgements fails at once, not after a minute
 // of broker start-up. The first fault prov cannot inject comes back as an
-// *UnsupportedFault. The other capabilities are checked once prov has
-// started, when the schedule is built.
+// *UnsupportedFault, a field that needs a newer Kafka than prov runs as an
+// *OldKafka (kafka_version.go). The other capabilities are checked once
+// prov has started, when the schedule is built.
 func Injectable(prov cluster.Provider, s generators.Scenario) error {
-	return unsupported(prov, s, cluster.KnownBeforeStart)
+	if err := unsupported(prov, s, cluster.KnownBeforeStart); err != nil {
+		return err
+	}
+	return kafkaFits(prov, s)
 }
 
 // unsupported is the first fault of s that needs a capability which, among

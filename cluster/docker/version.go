@@ -1,0 +1,12 @@
+package docker
+
+import (
+	"cmp"
+
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+)
+
+// KafkaVersion is the release Start runs: Options.KafkaVersion, else
+// KAFKA_VERSION, else kafkadist.DefaultVersion (cluster.KafkaVersioner).
+// An Options.Image of another release is the caller's to name with it.
+func (p *Provider) KafkaVersion() string { return cmp.Or(p.opts.KafkaVersion, kafkadist.Version()) }

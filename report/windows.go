@@ -72,5 +72,23 @@ func label(b bar, values map[int64]json.RawMessage) string {
 	if len(v) > 0 && len(v) <= 60 && string(v) != "null" {
 		return b.F + " " + string(v)
 	}
+	if nodes := detailNodes(v); nodes != "" {
+		return b.F + " nodes " + nodes
+	}
 	return b.F
+}
+
+// detailNodes is the nodes a long nemesis value's detail names (the
+// nemesis package writes {"detail":{"nodes":[...]}}, e.g. the broker an
+// add-broker added), "" when it names none.
+func detailNodes(v json.RawMessage) string {
+	var op struct {
+		Detail struct {
+			Nodes json.RawMessage `json:"nodes"`
+		} `json:"detail"`
+	}
+	if json.Unmarshal(v, &op) != nil || len(op.Detail.Nodes) == 0 || string(op.Detail.Nodes) == "null" {
+		return ""
+	}
+	return string(op.Detail.Nodes)
 }

@@ -35,6 +35,11 @@ func (tg Targeting) opening(ctx context.Context, target string, pick Picker) (ma
 	if err != nil {
 		return d, nil, fmt.Errorf("picking %s: %w", target, err)
 	}
+	if len(nodes) == 0 {
+		// a minority of one or two brokers is nobody: a fault with no
+		// broker to act on must not count as fired
+		return d, nil, fmt.Errorf("picking %s: no broker to act on", target)
+	}
 	d["nodes"] = nodes
 	return d, nodes, nil
 }

@@ -49,18 +49,16 @@ func TestRealDrawsValidate(t *testing.T) {
 }
 
 // drawnFeature names what a draw is counted for: each fault kind, a
-// latency on the replication link, txn queues, txn queues alone (no
-// copiers or producers), and a crash-producer whose only senders are txn
-// queues.
+// latency on the replication link, a clock strobe, txn queues, txn queues
+// without copiers, and a crash-producer beside txn queues.
 func drawnFeatures(s Scenario) []string {
 	var out []string
 	w := s.Workload
 	if w.TxnQueues > 0 {
 		out = append(out, "txn-queues")
 	}
-	queuesOnly := w.TxnQueues > 0 && w.Producers+w.Copiers == 0
-	if queuesOnly {
-		out = append(out, "queues-only")
+	if w.TxnQueues > 0 && w.Copiers == 0 {
+		out = append(out, "queues-without-copiers")
 	}
 	for _, f := range s.Nemesis {
 		out = append(out, f.Kind)
@@ -70,8 +68,8 @@ func drawnFeatures(s Scenario) []string {
 		if f.Kind == KindClockSkew && f.Params.Mode == ClockStrobe {
 			out = append(out, "clock-skew/strobe")
 		}
-		if f.Kind == KindCrashProducer && queuesOnly {
-			out = append(out, "crash-producer/queues-only")
+		if f.Kind == KindCrashProducer && w.TxnQueues > 0 {
+			out = append(out, "crash-producer/txn-queues")
 		}
 	}
 	return out
@@ -104,7 +102,7 @@ func TestNewerKindsAreDrawn(t *testing.T) {
 		{"local-short", localShort, []string{KindClockSkew, KindPowerLoss, KindDiskFault, KindReassign, KindRemoveBroker,
 			"latency/replication"}},
 		{"docker-long", realSpaces()["docker-long"], []string{KindClockSkew, KindPowerLoss, KindDiskFault, KindReassign, "txn-queues"}},
-		{"embedded-fast", FastSpace(), []string{"txn-queues", "queues-only", "crash-producer/queues-only"}},
+		{"embedded-fast", FastSpace(), []string{"txn-queues", "queues-without-copiers", "crash-producer/txn-queues"}},
 	}
 	for _, c := range cases {
 		got := countDraws(c.sp, n)

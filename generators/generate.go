@@ -166,12 +166,13 @@ func drawClient(d drawer, sp Space, s *Scenario, producer string) {
 
 // drawWorkload draws the clients for s's configuration: copiers when it
 // has an output topic, txn queues when its producer is transactional (at
-// least one without copiers, which then may run without plain producers:
-// the queues send).
+// least one without copiers). A plain producer always runs beside them: a
+// crash-producer whose only senders were txn queues could find none open
+// at its step (a queue opens its transactional producer first, which a
+// latency toxic from the run's start delays past a short run's steps).
 func drawWorkload(d drawer, sp Space, s Scenario) Workload {
-	queuesOnly := s.Producer.Transactional() && s.Keys.OutputTopic == "" && sp.MaxTxnQueues > 0
 	w := Workload{
-		Producers: d.intRange("producers", boolInt(!queuesOnly), sp.MaxProducers),
+		Producers: d.intRange("producers", 1, sp.MaxProducers),
 		Lanes:     d.intRange("lanes", 1, 4),
 		Consumers: d.intRange("consumers", minConsumers(sp), sp.MaxConsumers),
 		Mode:      ModeGroup,
@@ -187,7 +188,7 @@ func drawWorkload(d drawer, sp Space, s Scenario) Workload {
 		w.Copiers = d.intRange("copiers", 1, max(1, sp.MaxCopiers))
 	}
 	if s.Producer.Transactional() && sp.MaxTxnQueues > 0 {
-		w.TxnQueues = d.intRange("txn-queues", boolInt(queuesOnly), sp.MaxTxnQueues)
+		w.TxnQueues = d.intRange("txn-queues", boolInt(s.Keys.OutputTopic == ""), sp.MaxTxnQueues)
 	}
 	if w.Copiers+w.TxnQueues > 0 {
 		w.Mix.Txn = d.intRange("mix-txn", 1, 3)

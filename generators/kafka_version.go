@@ -13,11 +13,12 @@ type KafkaNeed struct {
 }
 
 // KafkaNeeds lists what s needs of the brokers' Kafka release: fault kinds
-// whose effect can only be verified, and the group protocol that is only
-// served, from some release on. A provider that knows its release refuses
+// whose effect can only be verified, the group protocol that is only
+// served, and the dynamic quorum that is only formatted, from some release
+// on. A provider that knows its release refuses
 // s before it starts (runner.Injectable) rather than during the run.
 func KafkaNeeds(s Scenario) []KafkaNeed {
-	var out []KafkaNeed
+	out := quorumNeeds(s)
 	if s.Consumer.Protocol() == GroupConsumer {
 		out = append(out, KafkaNeed{"consumer.group-protocol", "4.0",
 			"KIP-848's consumer group protocol (ConsumerGroupHeartbeat) is served by Kafka 4.0+ brokers"})

@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 )
@@ -45,6 +46,20 @@ func (s *Scenario) validateQuorum() error {
 	}
 	return bad("cluster.dynamic-quorum", "%s, and only the local provider formats a dynamic controller quorum (KIP-853, Kafka 3.9+), not %s",
 		why, s.Cluster.Provider)
+}
+
+// quorumNeeds is what a dynamic quorum needs of the Kafka release
+// (KafkaNeeds): KIP-853's dynamic voters, 3.9+. The field named is the one
+// that asked for it.
+func quorumNeeds(s Scenario) []KafkaNeed {
+	if !s.DynamicQuorum() {
+		return nil
+	}
+	field := "cluster.dynamic-quorum"
+	if i := slices.IndexFunc(s.Nemesis, func(f Fault) bool { return f.Kind == KindRemoveVoter }); i >= 0 && !s.Cluster.DynamicQuorum {
+		field = fmt.Sprintf("nemesis[%d].kind", i)
+	}
+	return []KafkaNeed{{field, "3.9", "a dynamic controller quorum (KIP-853 voters added and removed, kraft.version 1) is formatted by Kafka 3.9+ only"}}
 }
 
 // validateRemoveVoter checks that remove-voter is given only the parameter

@@ -67,3 +67,31 @@ func TestDynamicQuorumRefusedByTheOtherProviders(t *testing.T) {
 		}
 	}
 }
+
+// Below Kafka 3.9 the local provider refuses a dynamic quorum before it
+// starts, naming the field that asked (the remove-voter fault, or
+// cluster.dynamic-quorum) and both versions; 3.9 takes it.
+func TestDynamicQuorumRefusedOnOldKafka(t *testing.T) {
+	for _, version := range []string{"3.8.1", "3.9.1"} {
+		t.Setenv("KAFKA_VERSION", version)
+		prov, err := DefaultProviders().New("local")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := smallScenario()
+		s.Cluster.Provider = "local"
+		asked := s
+		asked.Cluster.DynamicQuorum = true
+		for field, sc := range map[string]generators.Scenario{"nemesis[0].kind": withFault(s, generators.KindRemoveVoter), "cluster.dynamic-quorum": asked} {
+			err := Injectable(prov, sc)
+			var old *OldKafka
+			switch {
+			case version == "3.9.1" && err != nil:
+				t.Errorf("%s on %s: %v, want accepted", field, version, err)
+			case version == "3.8.1" && (!errors.As(err, &old) || old.Need.Field != field ||
+				!strings.Contains(err.Error(), field+` needs Kafka 3.9+, and cluster provider "local" runs Kafka 3.8.1`)):
+				t.Errorf("%s on %s: %v, want refused naming the field and both versions", field, version, err)
+			}
+		}
+	}
+}

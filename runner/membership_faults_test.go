@@ -43,10 +43,11 @@ func TestReassignRefusedOnTheEmbeddedCluster(t *testing.T) {
 	}
 }
 
-// remove-broker and add-broker are the local provider's: the embedded
-// cluster refuses them before it starts, naming the capability, and so
-// does docker, whose unregistration has not been run on real containers
-// yet, and which has no way to add a container to a running cluster.
+// remove-broker, add-broker and remove-voter are the local provider's: the
+// embedded cluster refuses them before it starts, naming the capability,
+// and so does docker, whose unregistration has not been run on real
+// containers yet, which has no way to add a container to a running
+// cluster, and whose containers are formatted with a static quorum.
 func TestMembershipKindsOnlyOnTheLocalProvider(t *testing.T) {
 	kinds := []struct {
 		kind string
@@ -55,6 +56,7 @@ func TestMembershipKindsOnlyOnTheLocalProvider(t *testing.T) {
 	}{
 		{generators.KindRemoveBroker, cluster.CapUnregister, func(p cluster.Provider) bool { _, ok := p.(cluster.BrokerRemover); return ok }},
 		{generators.KindAddBroker, cluster.CapAddBroker, func(p cluster.Provider) bool { _, ok := p.(cluster.BrokerAdder); return ok }},
+		{generators.KindRemoveVoter, cluster.CapQuorum, func(p cluster.Provider) bool { _, ok := p.(cluster.VoterChanger); return ok }},
 	}
 	for _, k := range kinds {
 		for name, want := range map[string]bool{"embedded": false, "docker": false, "local": true} {

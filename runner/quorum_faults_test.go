@@ -9,29 +9,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/generators"
 )
 
-// remove-voter is the local provider's, which formats a dynamic quorum:
-// the embedded and docker providers refuse it before they start, naming
-// the capability.
-func TestRemoveVoterOnlyOnTheLocalProvider(t *testing.T) {
-	for name, want := range map[string]bool{"embedded": false, "docker": false, "local": true} {
-		prov, err := DefaultProviders().New(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := smallScenario()
-		s.Cluster.Provider = name
-		s = withFault(s, generators.KindRemoveVoter)
-		err = Injectable(prov, s)
-		var u *UnsupportedFault
-		if want != (err == nil) || (!want && (!errors.As(err, &u) || u.Capability != cluster.CapQuorum)) {
-			t.Errorf("%s: Injectable = %v, want supported %v", name, err, want)
-		}
-		if _, ok := prov.(cluster.VoterChanger); want && !ok {
-			t.Errorf("%s lists %s and is no cluster.VoterChanger", name, cluster.CapQuorum)
-		}
-	}
-}
-
 // A scenario with remove-voter, or cluster.dynamic-quorum, asks its
 // cluster for a dynamic quorum; one without does not, and the two never
 // share a reused cluster.

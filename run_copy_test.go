@@ -35,6 +35,7 @@ func copyUnderCrashes(mode string, assign bool) generators.Scenario {
 // (at-least-once) allows. The transactional copier's crashed transaction is
 // aborted with its offsets: no duplicate, exactly-once.
 func TestChaosCopyAtLeastOnceDuplicatesTransactionalDoesNot(t *testing.T) {
+	parallelOnEmbedded(t)
 	for _, c := range []struct {
 		mode   string
 		assign bool

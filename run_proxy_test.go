@@ -16,6 +16,7 @@ import (
 // middle of the run; the safe configuration keeps its guarantee and its
 // sends take the latency.
 func TestChaosLatency(t *testing.T) {
+	parallelOnEmbedded(t)
 	s := base("latency", 4*time.Second)
 	start, dur := window(s)
 	s.Nemesis = []generators.Fault{{Kind: generators.KindLatency, Start: start, Duration: dur,
@@ -31,6 +32,7 @@ func TestChaosLatency(t *testing.T) {
 // EndTxn and TxnOffsetCommit requests are held for 500 ms each stays
 // exactly-once, and the hold held requests.
 func TestChaosDelayedRequestsTransactions(t *testing.T) {
+	parallelOnEmbedded(t)
 	s := base("delayed-requests-txn", 4*time.Second)
 	s = s.TransactionalCopy(2, 0.3, 300)
 	start, dur := window(s)

@@ -19,6 +19,7 @@ import (
 // shrinker's k) runs; it fails only if none shows the verdict. The saved
 // scenarios name the embedded cluster, whatever -kafkachaos.cluster says.
 func TestChaosRegressions(t *testing.T) {
+	parallelOnEmbedded(t)
 	regs, err := explore.LoadRegressions(filepath.Join("testdata", "regressions"))
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,7 @@ const simReplaySeed = 1
 // draw of sim.Space must hold its model guarantee, each planted weak draw
 // must be refuted, and a saved seed must replay exactly.
 func TestChaosSim(t *testing.T) {
+	parallelOnEmbedded(t)
 	n := simDraws
 	if v, err := strconv.Atoi(os.Getenv("KAFKACHAOS_SIM_DRAWS")); err == nil && v > 0 {
 		n = v

@@ -63,6 +63,18 @@ func envInt(k string, def int64) int64 {
 
 func d(x time.Duration) generators.Duration { return generators.Duration(x) }
 
+// parallelOnEmbedded lets a test run beside the package's others on the
+// embedded cluster, whose runs wait on their time limits and timers far
+// more than they compute (the whole unit pass used about a third of two
+// cores run one test at a time); each run has a cluster of its own. Real
+// clusters stay one run at a time: their runs share the suite's brokers
+// and the machine's cores.
+func parallelOnEmbedded(t *testing.T) {
+	if *flagCluster == "embedded" {
+		t.Parallel()
+	}
+}
+
 // base is a safe configuration: idempotent producer, acks=all on three
 // replicas, one group consumer committing after processing, no faults.
 // Each test breaks one thing.
@@ -263,6 +275,7 @@ func wantHop(t *testing.T, hop string, got, want model.Guarantee) {
 }
 
 func TestChaosProducerRetriesWithoutIdempotenceDuplicate(t *testing.T) {
+	parallelOnEmbedded(t)
 	s := base("producer-retries-no-idempotence", 3*time.Second)
 	s.Producer.EnableIdempotence = false
 	s.Producer.MaxInFlight = 1 // duplicates, not reordering, are the point
@@ -275,6 +288,7 @@ func TestChaosProducerRetriesWithoutIdempotenceDuplicate(t *testing.T) {
 }
 
 func TestChaosProducerIdempotentNoDuplicates(t *testing.T) {
+	parallelOnEmbedded(t)
 	out := runLosingAcks(t, base("producer-idempotent", 3*time.Second))
 	if n := out.Result.Counts[checkers.Duplicate]; n != 0 {
 		t.Errorf("idempotent producer wrote %d duplicates", n)
@@ -305,6 +319,7 @@ func runCrashingConsumers(t *testing.T, strategy model.CommitStrategy, point str
 }
 
 func TestChaosConsumerCommitBeforeProcessingLoses(t *testing.T) {
+	parallelOnEmbedded(t)
 	out := runCrashingConsumers(t, model.CommitBeforeProcessing, generators.CrashAfterCommit)
 	if out.Result.Counts[checkers.LostDelivery] == 0 {
 		t.Errorf("no lost delivery after %d crashes between commit and processing", out.Stats.Crashes)
@@ -314,6 +329,7 @@ func TestChaosConsumerCommitBeforeProcessingLoses(t *testing.T) {
 }
 
 func TestChaosConsumerCommitAfterProcessingRedelivers(t *testing.T) {
+	parallelOnEmbedded(t)
 	out := runCrashingConsumers(t, model.CommitAfterProcessing, generators.CrashBeforeCommit)
 	if out.Result.Counts[checkers.DuplicateDelivery] == 0 {
 		t.Errorf("no duplicate delivery after %d crashes between processing and commit", out.Stats.Crashes)
@@ -326,6 +342,7 @@ func TestChaosConsumerCommitAfterProcessingRedelivers(t *testing.T) {
 // a member crashing after librdkafka's background commit covered records it
 // had received but not yet processed: the next member starts past them.
 func TestChaosConsumerAutoCommitLoses(t *testing.T) {
+	parallelOnEmbedded(t)
 	out := runCrashingConsumers(t, model.CommitAuto, generators.CrashAfterCommit)
 	if out.Stats.OpsByType["commit ok"] == 0 {
 		t.Errorf("no auto-commit was recorded")
@@ -346,6 +363,7 @@ func TestChaosConsumerAutoCommitLoses(t *testing.T) {
 // duplicate on an output key, a skipped one a lost-delivery of the copiers'
 // group) and no aborted record may be read (G1a).
 func TestChaosTransactionalCopyExactlyOnce(t *testing.T) {
+	parallelOnEmbedded(t)
 	s := base("copy-transactional", 5*time.Second)
 	s = s.TransactionalCopy(2, 0.3, 300)
 	start, dur := window(s)
@@ -386,6 +404,7 @@ func TestChaosTransactionalCopyExactlyOnce(t *testing.T) {
 // The docker profile's draw is TestChaosDockerRandom, which make's -run
 // ChaosDocker selects.
 func TestChaosRandom(t *testing.T) {
+	parallelOnEmbedded(t)
 	if *flagCluster == "docker" {
 		t.Skip("on docker the random draw is TestChaosDockerRandom")
 	}

@@ -292,6 +292,7 @@ func expectConsumerHang(t *testing.T, ops []histories.Op, f, call string, timeou
 // an error matching ErrClientHang and ErrCrashed, nothing more is recorded
 // on the process, and a new member of the group carries on.
 func TestConsumerHangIsAFinding(t *testing.T) {
+	t.Parallel()
 	const callTimeout = 500 * time.Millisecond
 	for _, tc := range []struct {
 		name, call, f string
@@ -451,6 +452,7 @@ func TestCrashWhoseDrainHangsEndsInTheHang(t *testing.T) {
 // final reads within ctx plus a grace, with an error naming the call, after
 // the process's client-hang op.
 func TestFinalReadsHangIsAnError(t *testing.T) {
+	t.Parallel()
 	const callTimeout = 500 * time.Millisecond
 	for _, tc := range []struct {
 		call    string
@@ -497,6 +499,7 @@ func TestFinalReadsHangIsAnError(t *testing.T) {
 // TestFinalReadsCloseWithinCtx: a final reads whose ctx has expired still
 // gives its close at least finalCloseMin, and no more than a grace past it.
 func TestFinalReadsCloseWithinCtx(t *testing.T) {
+	t.Parallel()
 	e := startCluster(t, 1)
 	rec := NewMemRecorder()
 	produce(t, e, rec, &Processes{}, 0, 3)

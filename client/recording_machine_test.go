@@ -28,6 +28,7 @@ import (
 // committed offsets must be offsets the history says were (or may have
 // been) committed.
 func TestRecordingMachine(t *testing.T) {
+	t.Parallel()
 	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() == f.DefValue {
 		// Each draw starts a cluster and runs for seconds: a dozen by
 		// default, more with -rapid.checks.

@@ -102,6 +102,7 @@ func finalValues(ops []histories.Op) map[int64]bool {
 // transaction read an aborted value; the read_committed final reads hold
 // every committed value and no aborted one; and the checker finds nothing.
 func TestTxnQueueReadsOnlyCommitted(t *testing.T) {
+	t.Parallel()
 	r := newCopyRig(t)
 	queues := []*TxnQueue{
 		r.txnQueue("qa", func(o *TxnQueueOptions) { o.AbortProbability = 0.3 }),
@@ -154,6 +155,7 @@ func TestTxnQueueReadsOnlyCommitted(t *testing.T) {
 // transaction's records, which landed, are never visible; the checker
 // finds nothing.
 func TestTxnQueueCrashTakeover(t *testing.T) {
+	t.Parallel()
 	r := newCopyRig(t)
 	a := r.txnQueue("q", func(*TxnQueueOptions) {})
 	p := &planner{rng: rand.New(rand.NewSource(2))}

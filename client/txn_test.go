@@ -231,6 +231,7 @@ func expectClean(t *testing.T, res checkers.Result) {
 // the read_committed output holds every input value exactly once and the
 // checker finds nothing, in both group modes.
 func TestCopierExactlyOnceWithAborts(t *testing.T) {
+	t.Parallel()
 	for _, subscribe := range []bool{false, true} {
 		name := map[bool]string{false: "assign", true: "subscribe"}[subscribe]
 		t.Run(name, func(t *testing.T) {
@@ -258,6 +259,7 @@ func TestCopierExactlyOnceWithAborts(t *testing.T) {
 // and its commit; a successor with the same transactional.id fences it,
 // its open transaction is aborted, and the output is still exactly-once.
 func TestCopierCrashTakeover(t *testing.T) {
+	t.Parallel()
 	const n = 40
 	r := newCopyRig(t)
 	r.produce(n)
@@ -296,6 +298,7 @@ func TestCopierCrashTakeover(t *testing.T) {
 // commit makes the successor copy the same records again, and the checker
 // says so. It proves the two tests above can fail.
 func TestCopierAtLeastOnceCrashDuplicates(t *testing.T) {
+	t.Parallel()
 	const n = 40
 	r := newCopyRig(t)
 	r.produce(n)
@@ -331,6 +334,7 @@ func TestCopierAtLeastOnceCrashDuplicates(t *testing.T) {
 // a copier that is still running; the zombie's next transaction fails and it
 // stops, and nothing it sent after the fence is visible.
 func TestCopierZombieFenced(t *testing.T) {
+	t.Parallel()
 	const n = 30
 	r := newCopyRig(t)
 	r.produce(n)
@@ -402,6 +406,7 @@ func (h *hangingProducer) CommitTransaction(ctx context.Context) error {
 // transactional.id fences the hung producer and copies every record
 // exactly once.
 func TestCopierHangIsAFinding(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		call string
 		want histories.Type

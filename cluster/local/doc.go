@@ -24,6 +24,12 @@
 // real) and returns once the broker's own LogAppendTime reads the new
 // clock (clock.go).
 //
+// A run whose Spec asks for DynamicQuorum formats a dynamic KRaft quorum
+// (Kafka 3.9+; quorum.go): each node's directory id is the harness's, all
+// of them in every node's kafka-storage format --initial-controllers (kept
+// in format.log), and RemoveVoter and AddVoter change the voter set while
+// every node runs, each verified by DescribeQuorum.
+//
 // FenceClient removes a "crashed" consumer's group members at the
 // coordinator before the client closes its librdkafka handle, so that the
 // close commits and leaves nothing (the provider is a client.MemberFencer).

@@ -2,7 +2,8 @@
 // (cluster/local: JVM processes in network namespaces; cluster/docker:
 // containers) share: the KRaft broker configuration of a small test cluster,
 // the admin requests behind readiness, topic creation, leaders, the
-// active controller and the fencing of a crashed group member, the
+// active controller, the dynamic quorum's configuration and voter changes
+// (KIP-853) and the fencing of a crashed group member, the
 // topology of network cuts, and the nft and tc helpers both use the same
 // way. Cluster puts these together as the part of a provider that does not
 // depend on how its nodes run: a provider embeds it and supplies a Network

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/generators"
@@ -14,7 +15,8 @@ import (
 func TestRunRefusesClockSkewWithoutMovableClocks(t *testing.T) {
 	prov := &realLike{}
 	s := smallScenario()
-	s.Cluster.Provider = prov.Name()
+	// room for the skew to show (about 2 s a broker) before the run ends
+	s.Cluster.Provider, s.TimeLimit = prov.Name(), generators.Duration(5*time.Second)
 	s = withFault(s, generators.KindClockSkew)
 	provs := Providers{prov.Name(): func() (cluster.Provider, error) { return prov, nil }}
 	_, err := Run(context.Background(), s, Options{RunsDir: t.TempDir(), Providers: provs})

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
@@ -25,20 +27,92 @@ import (
 // caught up.
 func TestChaosLocalControllerQuorum(t *testing.T) {
 	p := requireReal(t, "local")
+	requireDynamicQuorum(t)
 	s := realScenario("local-controller-quorum", p)
 	s.Workload.Consumers = 1
 	s.Nemesis = []generators.Fault{faultAt(s, generators.KindRemoveVoter, "controller", 0.15, 0.6)}
 	a := safeRun(t, s)
+	start, stop := voterOps(t, a)
+	t.Logf("QUORUM: removed voter %d (the active controller) in %s: before %s; after %s; added back in %s: %s; %s",
+		start.Nodes[0], start.Took, quorumLine(start.Before), quorumLine(start.After), stop.HealTook, quorumLine(stop.Healed), a)
+}
+
+// TestChaosLocalControllerQuorumKill (full profile): the same removal,
+// and while two voters are left the new active controller is killed.
+// Predicted: one voter of two is no majority, so there is no controller
+// until the killed one is back: no leader elections, no ISR shrinks, so
+// acks=all sends to a partition it led or followed wait until its restart,
+// where with three voters a new leader or a smaller ISR lets them go on
+// within seconds (the control: the same kill, no voter removed, on the
+// same dynamic-quorum cluster). Either way no acknowledged write may be
+// lost or duplicated, and the voter is added back once the quorum is
+// whole.
+func TestChaosLocalControllerQuorumKill(t *testing.T) {
+	p := requireReal(t, "local")
+	if p.name == "short" {
+		t.Skip("experiment: full profile only (make chaos-local); CI's short profile runs TestChaosLocalControllerQuorum")
+	}
+	requireDynamicQuorum(t)
+	s := realScenario("local-controller-quorum-kill", p)
+	s.Workload.Consumers = 1
+	s.Cluster.DynamicQuorum = true // the control runs on the same cluster
+	kill := faultAt(s, generators.KindKill, "controller", 0.3, 0.5)
+	s.Nemesis = []generators.Fault{kill}
+	control := safeRun(t, s)
+	s.Nemesis = []generators.Fault{faultAt(s, generators.KindRemoveVoter, "controller", 0.1, 0.8), kill}
+	a := safeRun(t, s)
+	start, stop := voterOps(t, a)
+	t.Logf("QUORUM+KILL: removed voter %d (after: %s), then the new controller killed for %s; sends: %s; healed %s; %s",
+		start.Nodes[0], quorumLine(start.After), kill.Duration, sendAvailability(a), quorumLine(stop.Healed), a)
+	t.Logf("CONTROL (the same kill, three voters): sends: %s; %s", sendAvailability(control), control)
+}
+
+// sendAvailability is the run's longest gap without an ok send during the
+// faults, and the recovery after the last heal.
+func sendAvailability(a attempt) string {
+	l := a.out.Result.Liveness
+	if l == nil {
+		return "not measured"
+	}
+	for _, k := range l.Kinds {
+		if k.Kind != "send" {
+			continue
+		}
+		out := "no gap during the faults"
+		if k.DuringFaults != nil {
+			out = fmt.Sprintf("longest gap during the faults %s", time.Duration(k.DuringFaults.Ns).Round(time.Millisecond))
+		}
+		if k.RecoveryNs != nil {
+			out += fmt.Sprintf(", first ok %s after the last heal", time.Duration(*k.RecoveryNs).Round(time.Millisecond))
+		}
+		return fmt.Sprintf("%s; stalls %v", out, l.Stalls)
+	}
+	return "no sends"
+}
+
+// requireDynamicQuorum skips on a Kafka release without dynamic voters
+// (below 3.9): the local provider refuses to start such a cluster.
+func requireDynamicQuorum(t *testing.T) {
+	t.Helper()
+	if err := realbroker.CheckDynamicQuorum(kafkadist.Version(), "a remove-voter test"); err != nil {
+		t.Skip(err)
+	}
+}
+
+// voterOps is the run's remove-voter start and stop ops; the start must
+// have removed the active controller and the stop added it back, caught
+// up, as DescribeQuorum showed them.
+func voterOps(t *testing.T, a attempt) (start, stop voterOp) {
+	t.Helper()
 	startV, stopV := nemesisOps(t, a.out, "remove-voter-start", "remove-voter-stop")
-	start, stop := voterDetail(t, startV), voterDetail(t, stopV)
+	start, stop = voterDetail(t, startV), voterDetail(t, stopV)
 	if err := start.removedController(); err != nil {
 		t.Error(err)
 	}
 	if err := stop.addedBack(); err != nil {
 		t.Error(err)
 	}
-	t.Logf("QUORUM: removed voter %d (the active controller) in %s: before %s; after %s; added back in %s: %s; %s",
-		start.Nodes[0], start.Took, quorumLine(start.Before), quorumLine(start.After), stop.HealTook, quorumLine(stop.Healed), a)
+	return start, stop
 }
 
 // voterOp is what the remove-voter fault records.

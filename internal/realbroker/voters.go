@@ -2,6 +2,7 @@ package realbroker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -96,10 +97,13 @@ func (c *Cluster) AddVoter(ctx context.Context, v Voter) error {
 }
 
 // changeVoters sends a voter change until done says DescribeQuorum shows
-// it, within voterChangeTimeout. A change whose answer was lost or was an
-// error may still have been applied, and a leader that resigned answers
-// with a retriable error: DescribeQuorum, not the answer, decides, and the
-// request is sent again only while it does not show the change.
+// it, within voterChangeTimeout. DescribeQuorum, not the answer, decides:
+// a change whose answer was lost may have been applied (and a second
+// request is then refused as a duplicate), a leader that resigned answers
+// with a retriable error, and an accepted change shows only once the
+// quorum has caught up with it. The request is sent again only after a
+// retriable failure; one Kafka refuses for good ends the wait once the
+// next description does not show the change.
 func (c *Cluster) changeVoters(ctx context.Context, what string, send func(context.Context) error, done func(Quorum) bool) error {
 	if err := c.started(); err != nil {
 		return err
@@ -107,16 +111,27 @@ func (c *Cluster) changeVoters(ctx context.Context, what string, send func(conte
 	wait, cancel := context.WithTimeout(ctx, voterChangeTimeout)
 	defer cancel()
 	var last Quorum
-	var sendErr, descErr error
+	var sendErr, descErr, refused error
+	accepted := false
 	for {
 		q, err := c.admin.DescribeQuorum(wait)
 		if descErr = err; err == nil {
 			if last = q; done(q) {
 				return nil
 			}
-			rctx, rcancel := context.WithTimeout(wait, 15*time.Second)
-			sendErr = send(rctx)
-			rcancel()
+			if refused != nil {
+				return fmt.Errorf("%s: %w (quorum %+v)", what, refused, q)
+			}
+			if !accepted {
+				rctx, rcancel := context.WithTimeout(wait, 15*time.Second)
+				sendErr = send(rctx)
+				rcancel()
+				accepted = sendErr == nil
+				var ke *kerr.Error
+				if errors.As(sendErr, &ke) && !ke.Retriable {
+					refused = sendErr
+				}
+			}
 		}
 		select {
 		case <-wait.Done():

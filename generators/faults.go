@@ -43,7 +43,7 @@ var kinds = []string{KindLostAck, KindDelay, KindDrop, KindLeaderShuffle, KindKi
 	KindPartition, KindCrashProducer, KindCrashConsumer, KindChurn,
 	KindCleanRestart, KindRollingRestart, KindIsolateLeader, KindBridge, KindCutClients, KindPacketLoss, KindSlowLink,
 	KindIsolateLeaderReplication, KindLatency, KindDelayedRequests, KindPauseClient, KindReassign, KindRemoveBroker, KindAddBroker, KindPowerLoss, KindDiskFault, KindClockSkew,
-	KindRemoveVoter}
+	KindRemoveVoter, KindStallConsumer}
 
 // Kinds returns every fault kind, in a fixed order.
 func Kinds() []string { return append([]string(nil), kinds...) }
@@ -132,6 +132,8 @@ func needOf(kind string) need {
 		return need{consumers: true, group: true, warmup: clientStart}
 	case KindRemoveVoter:
 		return removeVoterNeed()
+	case KindStallConsumer:
+		return stallNeed()
 	}
 	return need{} // rolling restarts, cut clients, packet loss and slow links act on any cluster
 }

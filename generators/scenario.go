@@ -76,6 +76,11 @@ type Consumer struct {
 	model.ConsumerConfig
 	SessionTimeout     Duration `json:"session.timeout,omitempty"`
 	AutoCommitInterval Duration `json:"auto.commit.interval,omitempty"`
+	// MaxPollInterval is max.poll.interval.ms: how long the application
+	// may go without a poll before librdkafka leaves the group for it
+	// (also the classic protocol's rebalance timeout). 0 keeps
+	// librdkafka's 300 s. See KindStallConsumer.
+	MaxPollInterval Duration `json:"max.poll.interval,omitempty"`
 	// GroupProtocol is the group consumers' group.protocol: classic
 	// ("" too) or consumer (KIP-848); see group_protocol.go.
 	GroupProtocol string `json:"group-protocol,omitempty"`

@@ -45,6 +45,7 @@ func (s *Scenario) Validate() error {
 	}
 	add(wrap("producer", s.Producer.ProducerConfig.Validate()))
 	add(wrap("consumer", s.Consumer.ConsumerConfig.Validate()))
+	add(s.Consumer.validateMaxPoll())
 	add(s.validateGroupProtocol())
 	add(s.validateQuorum())
 	add(s.Workload.validate(s))
@@ -260,6 +261,9 @@ func (f Fault) validate(field string, s *Scenario) error {
 	if f.Kind == KindCrashConsumer && f.Params.Point != "" && !slices.Contains(CrashPoints(*s), f.Params.Point) {
 		return bad(field+".params.point", "%q is never reached by this scenario's consumers (mode %s, commit %s): want one of %v",
 			f.Params.Point, s.Workload.Mode, s.Consumer.CommitStrategy, CrashPoints(*s))
+	}
+	if err := f.validateStall(field, s); err != nil {
+		return err
 	}
 	if err := f.validateProcess(field, s); err != nil {
 		return err

@@ -312,7 +312,8 @@ func (w *Workload) producerConfig() client.ProducerConfig {
 func (w *Workload) consumerConfig() client.ConsumerConfig {
 	c := w.s.Consumer
 	cfg := client.ConsumerConfig{ReadCommitted: c.IsolationLevel == model.ReadCommitted,
-		SessionTimeout: c.SessionTimeout.D(), AutoCommitEach: c.AutoCommitInterval.D(), Commit: client.CommitNone}
+		SessionTimeout: c.SessionTimeout.D(), AutoCommitEach: c.AutoCommitInterval.D(), MaxPollInterval: c.MaxPollInterval.D(),
+		Commit: client.CommitNone}
 	if w.s.Workload.Mode == generators.ModeGroup && c.CommitStrategy != model.CommitTransactional {
 		cfg.Group = w.s.Workload.Group
 		cfg.Commit = client.CommitStrategy(c.CommitStrategy)

@@ -1,0 +1,83 @@
+package generators
+
+import (
+	"reflect"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/model"
+)
+
+// KindStallConsumer stops the application of one group consumer between
+// two of its ops for the window — a batch whose processing takes too long
+// — while librdkafka's threads go on heartbeating, and lets it go on at the
+// window's end. It is the slow-processing rebalance, not pause-client's
+// SIGSTOP (which stops the heartbeats too: the session timeout). A stall
+// past consumer max.poll.interval makes librdkafka leave the group; the
+// member's first poll after it sees the eviction, and a commit it makes on
+// waking carries its old membership. Shorter, nothing happens: the control.
+// Params.Target is "one" (the default): one consumer, chosen by the seed.
+const KindStallConsumer = "stall-consumer"
+
+// stallWake is how long before the run's end a stall must be over: the
+// consumer's next poll op after it (a commit op may come first, up to a
+// poll's wait later) proves the heal and shows what it saw.
+const stallWake = time.Second
+
+// librdkafka's bounds on max.poll.interval.ms, and its session.timeout.ms
+// default (the classic protocol's floor for max.poll.interval.ms).
+const (
+	minMaxPollInterval    = time.Millisecond
+	maxMaxPollInterval    = 24 * time.Hour
+	librdkafkaSessionTime = 45 * time.Second
+)
+
+// stallNeed is stall-consumer's availability rule: a group member that
+// polls, once it has joined.
+func stallNeed() need {
+	return need{consumers: true, group: true, warmup: groupJoin}
+}
+
+// validateStall checks what stall-consumer reads and the workloads it can
+// act on.
+func (f Fault) validateStall(field string, s *Scenario) error {
+	if f.Kind != KindStallConsumer {
+		return nil
+	}
+	rest := f.Params
+	rest.Target = ""
+	switch {
+	case f.Params.Target != "" && f.Params.Target != "one":
+		return bad(field+".params.target", "%q: stall-consumer stalls one consumer (want one, or leave it empty)", f.Params.Target)
+	case !reflect.ValueOf(rest).IsZero():
+		return bad(field+".params", "%+v: stall-consumer reads only target", rest)
+	case s.Workload.ClientProcesses:
+		return bad(field+".kind", "stall-consumer is not supported with workload.client-processes: a worker process takes no stall request (pause-client stops one whole)")
+	case s.Consumer.CommitStrategy == model.CommitTransactional:
+		return bad(field+".kind", "stall-consumer stalls a group consumer, and with commit-strategy transactional the consumers assign and only watch")
+	case f.End() > s.TimeLimit-Duration(stallWake):
+		return bad(field+".duration", "window ends at %s: want it over %s before the time limit %s, for the consumer's next op to show what it saw", f.End(), stallWake, s.TimeLimit)
+	}
+	return nil
+}
+
+// validateMaxPoll checks consumer max.poll.interval as librdkafka would:
+// 1 ms to 24 h, and under the classic protocol at least session.timeout
+// (librdkafka refuses a shorter one; 45 s when the scenario names none).
+// Under KIP-848 the session is the broker's and only the bounds apply.
+func (c Consumer) validateMaxPoll() error {
+	d := c.MaxPollInterval.D()
+	if d == 0 {
+		return nil // librdkafka's 300 s
+	}
+	session := c.SessionTimeout.D()
+	if session == 0 {
+		session = librdkafkaSessionTime
+	}
+	switch {
+	case d < minMaxPollInterval || d > maxMaxPollInterval:
+		return bad("consumer.max.poll.interval", "%s, want %s to %s", c.MaxPollInterval, minMaxPollInterval, maxMaxPollInterval)
+	case c.GroupProtocol != GroupConsumer && d < session:
+		return bad("consumer.max.poll.interval", "%s is below session.timeout %s: librdkafka wants max.poll.interval.ms >= session.timeout.ms under the classic protocol", c.MaxPollInterval, session)
+	}
+	return nil
+}

@@ -117,6 +117,14 @@ type Consumer struct {
 	hang     *HangError
 	hangDone bool
 	fenced   bool // a fence was tried (crash or hang): not again
+
+	// stallReq is a stall requested and not yet held (consumer_stall.go);
+	// waking the stall just resumed, until the next poll op takes it as
+	// wakingPoll; maxPoll librdkafka's MAX_POLL_EXCEEDED in the current
+	// poll op. All but stallReq are the worker's, under opMu.
+	stallReq           atomic.Pointer[Stall]
+	waking, wakingPoll *Stall
+	maxPoll            error
 }
 
 // CrashPoint says where in a poll a requested crash takes effect.

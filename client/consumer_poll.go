@@ -27,12 +27,14 @@ func (c *Consumer) Poll(ctx context.Context, max int, wait time.Duration) error 
 }
 
 func (c *Consumer) poll(ctx context.Context, max int, wait time.Duration) (*fetched, error) {
+	c.takeWaking()
 	got, err := c.pollSteps(ctx, max, wait)
 	// After the poll's own ops, so that no op of this process is open;
 	// a crash recorded them already, before its crash op.
 	if !c.ended.Load() {
 		c.recordAutoCommits()
 	}
+	c.stallGate(ctx, StallBetweenPolls)
 	return got, err
 }
 
@@ -65,6 +67,7 @@ func (c *Consumer) pollSteps(ctx context.Context, max int, wait time.Duration) (
 		if c.crashPoint(CrashBeforeCommit) {
 			return got, c.crashIn(nil, nil)
 		}
+		c.stallGate(ctx, StallBeforeCommit)
 		return got, c.commit(got.next)
 	}
 	return got, nil
@@ -219,6 +222,7 @@ func setExtra(op *histories.Op, field string, v json.RawMessage) {
 }
 
 func (c *Consumer) recordPoll(op *histories.Op) {
+	c.notePoll(op)
 	c.opts.Recorder.Record(op)
 	c.rebalance, c.dropped = nil, nil
 }
@@ -284,6 +288,7 @@ func (c *Consumer) handle(ev kafka.Event, got *fetched) error {
 	case kafka.OffsetsCommitted:
 		c.noteAutoCommit(e)
 	case kafka.Error:
+		c.noteMaxPoll(e)
 		if e.IsFatal() {
 			return e
 		}
@@ -405,6 +410,7 @@ func (c *Consumer) commit(next map[histories.Key]int64) error {
 		op.Error = res.err.Error()
 	}
 	c.opts.Recorder.Record(op)
+	c.noteWakingCommit(op)
 	return c.hangOp()
 }
 

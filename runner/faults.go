@@ -183,6 +183,8 @@ func (sc *schedule) fault(f generators.Fault) (nemesis.Fault, error) {
 		return &clientFault{name: f.Kind, do: func(ctx context.Context) (any, error) { return sc.crashConsumer(ctx, point) }}, nil
 	case generators.KindChurn:
 		return &clientFault{name: f.Kind, do: sc.churn}, nil
+	case generators.KindStallConsumer:
+		return &stallConsumer{sc: sc}, nil
 	}
 	return nil, fmt.Errorf("fault kind %q has no nemesis in this build", f.Kind)
 }

@@ -1,0 +1,37 @@
+package kafkachaos_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/generators"
+)
+
+// TestChaosLocalConsumerStall (full profile): TestChaosConsumerStall on real
+// brokers, where Kafka's own group coordinator takes the evicted member's
+// LeaveGroup, hands its partitions to the other member, and answers the
+// commit it makes on waking (the embedded cluster answered UNKNOWN_MEMBER_ID,
+// recorded info and read back). realbroker lowers
+// group.min.session.timeout.ms to 1 s, so the 1 s session is accepted. A
+// 12 s run: 4 s stalls of a 2 s max.poll.interval.
+func TestChaosLocalConsumerStall(t *testing.T) {
+	p := requireReal(t, "local")
+	if p.name == "short" {
+		t.Skip("full profile only (make chaos-local): CI's short profile has no time for it")
+	}
+	s := realScenario("local-consumer-stall", p)
+	s.TimeLimit = d(12 * time.Second)
+	s.Keys = generators.SequentialKeys(2, "in", "")
+	s = stallScenario(s, 2*time.Second, 4*time.Second)
+	s.Nemesis[0].Start = d(3 * time.Second) // real brokers' group joins take longer
+	a := safeRun(t, s)
+	checkStallRun(t, a.out)
+	seen := readStall(t, a.out)
+	if !seen.detail.Evicted || seen.maxPollOp == nil || !seen.assigned {
+		t.Errorf("stalled %d ms past max.poll.interval %d ms: evicted %t, op %v, rejoined %t: %+v",
+			seen.detail.StalledMs, seen.detail.MaxPollMs, seen.detail.Evicted, opIndex(seen.maxPollOp), seen.assigned, seen.detail)
+	}
+	t.Logf("LOCAL STALL: %+v; evicted op %v; %d duplicate deliveries; %s", seen.detail, opIndex(seen.maxPollOp),
+		a.out.Result.Counts[checkers.DuplicateDelivery], a)
+}

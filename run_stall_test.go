@@ -1,0 +1,180 @@
+package kafkachaos_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/model"
+	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/runner"
+)
+
+// stallScenario is two group consumers committing after processing with
+// max.poll.interval maxPoll (session 1 s, below it as librdkafka wants),
+// one of them stalled for stall from 1.5 s: its application stops between
+// a processed poll and its commit while librdkafka goes on heartbeating.
+func stallScenario(s generators.Scenario, maxPoll, stall time.Duration) generators.Scenario {
+	s.Consumer.CommitStrategy = model.CommitAfterProcessing
+	s.Consumer.SessionTimeout, s.Consumer.MaxPollInterval = d(time.Second), d(maxPoll)
+	s.Workload.Consumers, s.Workload.Mode, s.Workload.Rate = 2, generators.ModeGroup, 300
+	s.Nemesis = []generators.Fault{{Kind: generators.KindStallConsumer, Start: d(1500 * time.Millisecond), Duration: d(stall)}}
+	return s
+}
+
+// stallSeen is what a run of stallScenario shows of its stall: the
+// fault's own account (its stop op's detail) and, from the consumers' ops,
+// whether the stalled process's first poll after it reported librdkafka's
+// MAX_POLL_EXCEEDED and a rebalance.
+type stallSeen struct {
+	detail struct {
+		Process    int64  `json:"process"`
+		StalledMs  int64  `json:"stalled-ms"`
+		MaxPollMs  int64  `json:"max-poll-interval-ms"`
+		Evicted    bool   `json:"evicted"`
+		Commit     string `json:"commit-on-waking"`
+		Held       string `json:"held"`
+		ErrorShown string `json:"error"`
+	}
+	maxPollOp   *histories.Op
+	rebalanceOp *histories.Op // its first op after the start with a rebalance
+	assigned    bool          // a poll of it was assigned keys once evicted
+}
+
+func readStall(t *testing.T, out runner.Outcome) stallSeen {
+	t.Helper()
+	ops, _, err := histories.ReadFile(filepath.Join(out.Dir, report.HistoryFile), histories.FormatJSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen stallSeen
+	started, stopped := false, false
+	for i := range ops {
+		op := &ops[i]
+		switch {
+		case op.Process == histories.NemesisProcess && op.F == "stall-consumer-start" && op.Type != histories.Invoke:
+			started = true
+			seen.detail = nemesisDetail(t, op, seen.detail)
+		case op.Process == histories.NemesisProcess && op.F == "stall-consumer-stop" && op.Type != histories.Invoke:
+			stopped = true
+			seen.detail = nemesisDetail(t, op, seen.detail)
+		case !started || op.Process != seen.detail.Process || op.Type == histories.Invoke:
+		default:
+			if op.Extra["max-poll-exceeded"] != nil && seen.maxPollOp == nil {
+				seen.maxPollOp = op
+			}
+			if op.Rebalance != nil && seen.rebalanceOp == nil {
+				seen.rebalanceOp = op
+			}
+			seen.assigned = seen.assigned || (seen.maxPollOp != nil && op.Rebalance != nil && len(op.Rebalance.Assigned) > 0)
+		}
+	}
+	if !stopped {
+		t.Fatalf("no stall-consumer-stop op: the fault never healed (%+v)", out.Stats.Faults)
+	}
+	return seen
+}
+
+// nemesisDetail is the detail of nemesis op op, over into.
+func nemesisDetail[T any](t *testing.T, op *histories.Op, into T) T {
+	t.Helper()
+	var v struct {
+		Detail json.RawMessage `json:"detail"`
+	}
+	if err := json.Unmarshal(op.Value, &v); err != nil || json.Unmarshal(v.Detail, &into) != nil {
+		t.Fatalf("nemesis op %d: %s: %v", op.Index, op.Value, err)
+	}
+	return into
+}
+
+// checkStallRun checks what every stall run must show: the fault fired
+// once and healed, the consumer group did its work, and no delivery was
+// lost (the verdict, at least once, is run's to check).
+func checkStallRun(t *testing.T, out runner.Outcome) {
+	t.Helper()
+	mustHaveWorked(t, out, 10, "poll")
+	if len(out.Stats.Faults) != 1 || out.Stats.Faults[0].Fired != 1 || len(out.Stats.Faults[0].Errors) > 0 {
+		t.Errorf("stall-consumer did not fire once and heal: %+v", out.Stats.Faults)
+	}
+	if n := out.Result.Counts[checkers.LostDelivery]; n > 0 {
+		t.Errorf("%d lost deliveries: a stall must not lose what the group committed", n)
+	}
+}
+
+// TestChaosConsumerStall: a consumer whose processing stalls for twice
+// max.poll.interval while librdkafka heartbeats is evicted by librdkafka
+// itself (not by its session), and its first poll after the stall shows it
+// (MAX_POLL_EXCEEDED, its assignment revoked) before it rejoins. What it had
+// processed and not committed is read again by the group: duplicates,
+// allowed at least once; nothing lost.
+func TestChaosConsumerStall(t *testing.T) {
+	parallelOnEmbedded(t)
+	out := runKept(t, stallScenario(base("consumer-stall", 6500*time.Millisecond), 2*time.Second, 4*time.Second))
+	checkStallRun(t, out)
+	seen := readStall(t, out)
+	switch {
+	case !seen.detail.Evicted:
+		t.Errorf("stalled %d ms past max.poll.interval %d ms, and the fault saw no eviction: %+v", seen.detail.StalledMs, seen.detail.MaxPollMs, seen.detail)
+	case seen.maxPollOp == nil:
+		t.Errorf("no poll op of process %d after the stall reports max-poll-exceeded", seen.detail.Process)
+	case seen.maxPollOp.Rebalance == nil || len(seen.maxPollOp.Rebalance.Revoked) == 0:
+		t.Errorf("poll op %d saw MAX_POLL_EXCEEDED and no revoked keys: %+v", seen.maxPollOp.Index, seen.maxPollOp.Rebalance)
+	case !seen.assigned:
+		t.Errorf("process %d never rejoined (no keys assigned after the stall)", seen.detail.Process)
+	}
+	t.Logf("STALL: %+v; evicted op %v; %d duplicate deliveries", seen.detail, opIndex(seen.maxPollOp), out.Result.Counts[checkers.DuplicateDelivery])
+}
+
+// TestChaosConsumerStallShort is the control: a stall shorter than
+// max.poll.interval evicts nobody, and the consumer goes on as it was.
+func TestChaosConsumerStallShort(t *testing.T) {
+	parallelOnEmbedded(t)
+	out := runKept(t, stallScenario(base("consumer-stall-short", 5*time.Second), 3*time.Second, time.Second))
+	checkStallRun(t, out)
+	seen := readStall(t, out)
+	if seen.detail.Evicted || seen.maxPollOp != nil {
+		t.Errorf("a stall of %d ms under max.poll.interval %d ms evicted the consumer: %+v, op %v",
+			seen.detail.StalledMs, seen.detail.MaxPollMs, seen.detail, opIndex(seen.maxPollOp))
+	}
+	if seen.detail.StalledMs < 500 {
+		t.Errorf("stalled %d ms, want about 1000 (its window)", seen.detail.StalledMs)
+	}
+	t.Logf("STALL CONTROL: %+v", seen.detail)
+}
+
+func opIndex(op *histories.Op) any {
+	if op == nil {
+		return "none"
+	}
+	return op.Index
+}
+
+// TestChaosConsumerStallGroupProtocol: the same stall under KIP-848, where
+// the session and heartbeats are the broker's and max.poll.interval stays
+// the client's: librdkafka leaves the group (its leave heartbeat) all the
+// same, and the member's first poll after the stall shows it. One
+// consumer, so that the stalled member owns partitions: with two, kfake
+// gave both to the other member for the first seconds, and the stalled
+// one, owning none, saw no MAX_POLL_EXCEEDED in a 4 s stall.
+func TestChaosConsumerStallGroupProtocol(t *testing.T) {
+	parallelOnEmbedded(t)
+	if *flagCluster != "embedded" {
+		t.Skip("KIP-848 on real brokers needs Kafka 4.0+: TestChaosLocalConsumerStall runs the classic protocol")
+	}
+	s := stallScenario(base("consumer-stall-group-protocol", 6500*time.Millisecond), 2*time.Second, 4*time.Second)
+	s.Consumer.GroupProtocol = generators.GroupConsumer
+	s.Workload.Consumers = 1
+	out := runKept(t, s)
+	checkStallRun(t, out)
+	seen := readStall(t, out)
+	if !seen.detail.Evicted || seen.maxPollOp == nil {
+		t.Errorf("stalled %d ms past max.poll.interval %d ms under KIP-848, and no eviction seen: %+v, op %v",
+			seen.detail.StalledMs, seen.detail.MaxPollMs, seen.detail, opIndex(seen.maxPollOp))
+	}
+	t.Logf("STALL KIP-848: %+v; evicted op %v; assigned again %t; %d duplicate deliveries", seen.detail, opIndex(seen.maxPollOp),
+		seen.assigned, out.Result.Counts[checkers.DuplicateDelivery])
+}

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
@@ -118,4 +119,29 @@ func (p *Provider) quorumVoter(id int32) (realbroker.Voter, error) {
 			id, strings.TrimPrefix(dynamicQuorumAsker, "cluster/local: "))
 	}
 	return n.voter(), nil
+}
+
+// Healthy is realbroker's health check and, in a dynamic quorum, every
+// node a voter: a cluster whose voter was not put back is not whole, and
+// a run that reuses it would start short of one.
+func (p *Provider) Healthy(ctx context.Context) error {
+	if err := p.Cluster.Healthy(ctx); err != nil || !p.dynamicQuorum() {
+		return err
+	}
+	q, err := p.Cluster.Quorum(ctx)
+	if err != nil {
+		return err
+	}
+	if ids := slices.Sorted(slices.Values(p.IDs())); !slices.Equal(q.VoterIDs(), ids) {
+		return fmt.Errorf("cluster/local: the controller quorum's voters are %v, not every node %v", q.VoterIDs(), ids)
+	}
+	return nil
+}
+
+// HealthChecked says what Healthy checks.
+func (p *Provider) HealthChecked() string {
+	if !p.dynamicQuorum() {
+		return p.Cluster.HealthChecked()
+	}
+	return p.Cluster.HealthChecked() + "; every node a voter of the dynamic controller quorum (DescribeQuorum)"
 }

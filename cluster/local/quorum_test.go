@@ -61,7 +61,8 @@ func TestDynamicQuorumNeedsKafka39(t *testing.T) {
 }
 
 // Before Start the provider can format a dynamic quorum if asked; once
-// started with a static one it cannot change its voters, and says why.
+// started with a static one it cannot change its voters, and says why. A
+// dynamic quorum's health check counts its voters too.
 func TestQuorumCapabilityFollowsTheFormat(t *testing.T) {
 	p := New(Options{Logf: t.Logf})
 	if !cluster.Supports(p, cluster.CapQuorum) {
@@ -75,8 +76,14 @@ func TestQuorumCapabilityFollowsTheFormat(t *testing.T) {
 	if err := p.RemoveVoter(t.Context(), 1); err == nil || !strings.Contains(err.Error(), "static") {
 		t.Errorf("RemoveVoter on a static quorum: %v, want refused as static", err)
 	}
+	if strings.Contains(p.HealthChecked(), "voter") {
+		t.Errorf("a static quorum's health check names voters: %s", p.HealthChecked())
+	}
 	p.nodes[0].dirID = "JEXY6aqzQY-32P5TStzaFg"
 	if !cluster.Supports(p, cluster.CapQuorum) {
 		t.Error("a dynamic quorum lacks the quorum capability")
+	}
+	if !strings.Contains(p.HealthChecked(), "every node a voter") {
+		t.Errorf("a dynamic quorum's health check does not say it checks the voters: %s", p.HealthChecked())
 	}
 }

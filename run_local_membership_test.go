@@ -211,6 +211,7 @@ func TestChaosLocalGroupProtocolConsumer(t *testing.T) {
 // (by default the embedded one: kfake serves ConsumerGroupHeartbeat), with
 // the classic protocol as the control: its eager rebalances must show.
 func TestChaosGroupProtocolConsumer(t *testing.T) {
+	parallelOnEmbedded(t)
 	for _, protocol := range []string{generators.GroupClassic, generators.GroupConsumer} {
 		s := consumerProtocolScenario(base("group-protocol-"+protocol, 12*time.Second))
 		s.Consumer.GroupProtocol = protocol

@@ -27,7 +27,7 @@ func runCmd(args []string) int { return runWith(args, os.Stdout, os.Stderr) }
 type runFlags struct {
 	cluster, workload, nemesis, crashPoint string
 	acks, isolation, commit                string
-	timeLimit                              time.Duration
+	timeLimit, maxPollInterval             time.Duration
 	seed                                   int64
 	retries, maxInFlight, keys, producers  int
 	consumers                              int
@@ -51,6 +51,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.transactional, "transactional", false, "transactional producer (consume-transform-produce copiers)")
 	fs.StringVar(&f.isolation, "isolation", string(model.ReadCommitted), "consumer isolation.level: read_committed or read_uncommitted")
 	fs.StringVar(&f.commit, "commit-strategy", string(model.CommitAfterProcessing), "consumer commits: auto, before-processing, after-processing, transactional")
+	fs.DurationVar(&f.maxPollInterval, "max-poll-interval", 0, "consumer max.poll.interval.ms (0: librdkafka's 300s); a stall-consumer past it is evicted")
 	fs.IntVar(&f.keys, "keys", 3, "keys (partitions)")
 	fs.IntVar(&f.producers, "producers", 2, "producers")
 	fs.IntVar(&f.consumers, "consumers", 2, "consumers of the group (workload consume)")
@@ -201,7 +202,7 @@ func fromFlags(rf runFlags, set map[string]bool) (generators.Scenario, error) {
 			DeliveryTimeout: generators.Duration(20 * time.Second), RequestTimeout: generators.Duration(2 * time.Second)},
 		Consumer: generators.Consumer{ConsumerConfig: model.ConsumerConfig{IsolationLevel: model.Isolation(rf.isolation),
 			CommitStrategy: model.CommitStrategy(rf.commit)}, SessionTimeout: generators.Duration(time.Second),
-			AutoCommitInterval: generators.Duration(100 * time.Millisecond)},
+			AutoCommitInterval: generators.Duration(100 * time.Millisecond), MaxPollInterval: generators.Duration(rf.maxPollInterval)},
 		Workload: generators.Workload{Producers: rf.producers, Lanes: 4, Mode: generators.ModeGroup, Group: "kafkachaos",
 			Mix: generators.Mix{Send: 1, Poll: 1}, Rate: rf.rate, PollBatch: 50, ClientProcesses: rf.clientProcesses},
 		TimeLimit: generators.Duration(rf.timeLimit),
@@ -240,6 +241,10 @@ func faultsOf(rf runFlags, limit generators.Duration) ([]generators.Fault, error
 			if kind == generators.KindCrashConsumer {
 				f.Params.Point = rf.crashPoint
 			}
+		case generators.KindStallConsumer:
+			// it reads only a target; it starts once the group has joined and
+			// ends well before the run, for the consumer's waking to show
+			f.Start, f.Duration, f.Params = limit/5, limit*6/10, generators.FaultParams{}
 		}
 		found := false
 		for _, k := range generators.Kinds() {

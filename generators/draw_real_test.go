@@ -25,7 +25,9 @@ func realSpaces() map[string]Space {
 // Every scenario drawn for real brokers, by rapid and by seed, validates,
 // has only faults that can take effect, and asks its cluster for what its
 // faults need: lazy disks for disk faults, movable clocks for skews,
-// replication proxies for a toxic on the replication link.
+// replication proxies for a toxic on the replication link, a dynamic
+// quorum for remove-voter; an added broker has its time to join, and no
+// membership change waits on another fault (membershipClash).
 func TestRealDrawsValidate(t *testing.T) {
 	for name, sp := range realSpaces() {
 		check := func(t interface{ Fatalf(string, ...any) }, s Scenario) {
@@ -36,9 +38,14 @@ func TestRealDrawsValidate(t *testing.T) {
 				}
 				switch {
 				case isDiskKind(f.Kind) && !s.LazyDisks(), f.Kind == KindClockSkew && !s.Clocked(),
-					f.onReplication() && !s.ReplicationProxied():
+					f.onReplication() && !s.ReplicationProxied(), f.Kind == KindRemoveVoter && !s.DynamicQuorum():
 					t.Fatalf("%s: %+v, and the cluster does not ask for what it needs", name, f)
+				case f.Kind == KindAddBroker && f.Start.D() > s.TimeLimit.D()-addBrokerEffect:
+					t.Fatalf("%s: add-broker at %v of %v: no %v left to join", name, f.Start, s.TimeLimit, addBrokerEffect)
 				}
+			}
+			if membershipClash(s) {
+				t.Fatalf("%s: a membership change overlaps a fault it waits on: %+v", name, s.Nemesis)
 			}
 		}
 		rapid.Check(t, func(t *rapid.T) { check(t, ScenarioGenIn(sp).Draw(t, "scenario")) })
@@ -87,7 +94,8 @@ func countDraws(sp Space, n int) map[string]int {
 }
 
 // Each newer kind, the replication link and txn queues are drawn at all,
-// over 400 draws per space; docker never draws what it cannot run.
+// over 400 draws per space; docker never draws what it cannot run, nor
+// local-short add-broker, whose 2-4 s cannot hold its 30 s to join.
 func TestNewerKindsAreDrawn(t *testing.T) {
 	const n = 400
 	local := realSpaces()["local-long"]
@@ -98,9 +106,9 @@ func TestNewerKindsAreDrawn(t *testing.T) {
 		want []string
 	}{
 		{"local-long", local, []string{KindClockSkew, "clock-skew/strobe", KindPowerLoss, KindDiskFault, KindReassign,
-			KindRemoveBroker, "latency/replication", "txn-queues"}},
+			KindRemoveBroker, KindAddBroker, KindRemoveVoter, "latency/replication", "txn-queues"}},
 		{"local-short", localShort, []string{KindClockSkew, KindPowerLoss, KindDiskFault, KindReassign, KindRemoveBroker,
-			"latency/replication"}},
+			KindRemoveVoter, "latency/replication"}},
 		{"docker-long", realSpaces()["docker-long"], []string{KindClockSkew, KindPowerLoss, KindDiskFault, KindReassign, "txn-queues"}},
 		{"embedded-fast", FastSpace(), []string{"txn-queues", "queues-without-copiers", "crash-producer/txn-queues"}},
 	}
@@ -113,11 +121,14 @@ func TestNewerKindsAreDrawn(t *testing.T) {
 			}
 		}
 		if c.sp.Provider == "docker" {
-			for _, k := range []string{KindRemoveBroker, "latency/replication"} {
+			for _, k := range []string{KindRemoveBroker, KindAddBroker, KindRemoveVoter, "latency/replication"} {
 				if got[k] > 0 {
 					t.Errorf("docker drew %s %d times: the provider cannot run it", k, got[k])
 				}
 			}
+		}
+		if c.sp.MaxTime < addBrokerEffect && got[KindAddBroker] > 0 {
+			t.Errorf("%s drew add-broker %d times in runs of at most %v", c.name, got[KindAddBroker], c.sp.MaxTime)
 		}
 	}
 }
@@ -198,5 +209,37 @@ func TestFitStrobe(t *testing.T) {
 	strobe.Duration = Duration(2 * DefaultStrobe)
 	if got := fitStrobe(strobe).Params.Mode; got != ClockStrobe {
 		t.Errorf("a strobe of %v: mode %q, want it kept", strobe.Duration, got)
+	}
+}
+
+// A draw's add-broker and remove-voter do not overlap what they would wait
+// on or undo: each case clashes, and its twin moved clear of it does not.
+func TestMembershipClash(t *testing.T) {
+	sec := time.Second
+	voter := at(KindRemoveVoter, 40*sec, 50*sec, FaultParams{Target: "one"})
+	added := at(KindAddBroker, 10*sec, 20*sec, FaultParams{})
+	cases := []struct {
+		name      string
+		clash, ok []Fault
+	}{
+		{"a kill while a voter is out; the kill after its return has landed",
+			[]Fault{voter, at(KindKill, 45*sec, 50*sec, FaultParams{})}, []Fault{voter, at(KindKill, 56*sec, 58*sec, FaultParams{})}},
+		{"a partition ending as the voter leaves; one healed before",
+			[]Fault{voter, at(KindPartition, 35*sec, 40*sec, FaultParams{})}, []Fault{voter, at(KindPartition, 30*sec, 35*sec, FaultParams{})}},
+		{"a reassign while the added broker's replica moves back; one after",
+			[]Fault{added, at(KindReassign, 45*sec, 50*sec, FaultParams{})}, []Fault{added, at(KindReassign, 51*sec, 56*sec, FaultParams{})}},
+		{"a voter out while a broker joins; a kill then (add-broker waits on no kill)",
+			[]Fault{added, voter}, []Fault{added, at(KindKill, 15*sec, 20*sec, FaultParams{})}},
+	}
+	for _, c := range cases {
+		s := Baseline("real", "local", 90*sec)
+		s.Nemesis = c.clash
+		if !membershipClash(s) {
+			t.Errorf("%s: %+v not a clash", c.name, c.clash)
+		}
+		s.Nemesis = c.ok
+		if membershipClash(s) {
+			t.Errorf("%s: the twin %+v clashes", c.name, c.ok)
+		}
 	}
 }

@@ -208,9 +208,10 @@ func boolInt(b bool) int {
 // drawNemesis draws at least sp.MinFaults faults that can take effect in
 // s: kinds whose need s meets, each starting where it can act. A drawn
 // fault that would still be unavailable (a node fault starting without a
-// majority up) or would queue behind another on the same clients is
-// dropped; the first never is, having no other to overlap, so a space of
-// MinFaults 1 always gets one.
+// majority up), would queue behind another on the same clients or would
+// wait on another's membership change (membershipClash) is dropped; the
+// first never is, having no other to overlap, so a space of MinFaults 1
+// always gets one.
 func drawNemesis(d drawer, sp Space, s Scenario) []Fault {
 	kinds := availableKinds(sp.Kinds, s)
 	if len(kinds) == 0 {
@@ -258,7 +259,7 @@ func drawPackages(d drawer, sp Space, s Scenario, kinds []string) []Fault {
 func keepIfAvailable(s Scenario, f Fault) []Fault {
 	with := s
 	with.Nemesis = append(s.Nemesis, f)
-	if !allAvailable(with) || clientFaultsQueue(with) || waitsOnProbes(with) {
+	if !allAvailable(with) || clientFaultsQueue(with) || waitsOnProbes(with) || membershipClash(with) {
 		return s.Nemesis
 	}
 	return with.Nemesis

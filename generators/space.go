@@ -57,9 +57,13 @@ var realKinds = []string{KindKill, KindPause, KindPartition, KindCrashConsumer, 
 var machineKinds = []string{KindClockSkew, KindPowerLoss, KindDiskFault, KindReassign}
 
 // localKinds are the kinds the local provider alone has: unregistering a
-// broker; latency faults there may also act on the replication link
-// (replicationLinkOn).
-var localKinds = []string{KindRemoveBroker}
+// broker, adding one (drawn only in runs long enough for it to join,
+// addBrokerEffect) and taking a voter out of a dynamic quorum, which the
+// scenario then asks for (DynamicQuorum); latency faults there may also
+// act on the replication link (replicationLinkOn). What the provider's
+// Kafka release cannot run (add-broker below 4.0, remove-voter below 3.9)
+// runner.DrawableKinds leaves out.
+var localKinds = []string{KindRemoveBroker, KindAddBroker, KindRemoveVoter}
 
 // replicationLinkOn reports whether provider's brokers can replicate
 // through the harness's proxies (a latency fault with link replication):

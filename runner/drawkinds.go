@@ -10,7 +10,11 @@ import (
 // it starts (Injectable). KindsFor names what a provider runs where its
 // machine has the tools; this is what it runs on this machine, so that a
 // draw never asks for a movable clock without libfaketime, nor for lazy
-// disks without root and /dev/fuse, and fails for it after the draw.
+// disks without root and /dev/fuse, and fails for it after the draw. The
+// probe is also checked against prov's Kafka release (kafkaFits): below
+// 4.0 no add-broker or remove-broker, below 3.9 no remove-voter (whose
+// probe asks for the dynamic quorum it needs); and a started local
+// cluster with a static quorum has no remove-voter.
 func DrawableKinds(prov cluster.Provider) []string {
 	var out []string
 	for _, k := range generators.KindsFor(prov.Name()) {

@@ -105,16 +105,12 @@ func checkStallRun(t *testing.T, out runner.Outcome) {
 	}
 }
 
-// TestChaosConsumerStall: a consumer whose processing stalls for twice
-// max.poll.interval while librdkafka heartbeats is evicted by librdkafka
-// itself (not by its session), and its first poll after the stall shows it
-// (MAX_POLL_EXCEEDED, its assignment revoked) before it rejoins. What it had
-// processed and not committed is read again by the group: duplicates,
-// allowed at least once; nothing lost.
-func TestChaosConsumerStall(t *testing.T) {
-	parallelOnEmbedded(t)
-	out := runKept(t, stallScenario(base("consumer-stall", 6500*time.Millisecond), 2*time.Second, 4*time.Second))
-	checkStallRun(t, out)
+// checkEvicted checks a run whose stall outlasted max.poll.interval: the
+// fault saw the eviction, and so does the history: the stalled process's
+// first poll after it reports MAX_POLL_EXCEEDED with its keys revoked, and
+// a later poll of it is assigned keys again (it rejoined).
+func checkEvicted(t *testing.T, out runner.Outcome) stallSeen {
+	t.Helper()
 	seen := readStall(t, out)
 	switch {
 	case !seen.detail.Evicted:
@@ -126,7 +122,35 @@ func TestChaosConsumerStall(t *testing.T) {
 	case !seen.assigned:
 		t.Errorf("process %d never rejoined (no keys assigned after the stall)", seen.detail.Process)
 	}
+	return seen
+}
+
+// TestChaosConsumerStall: a consumer whose processing stalls for twice
+// max.poll.interval while librdkafka heartbeats is evicted by librdkafka
+// itself (not by its session), and its first poll after the stall shows it
+// (MAX_POLL_EXCEEDED, its assignment revoked) before it rejoins. What it had
+// processed and not committed is read again by the group: duplicates,
+// allowed at least once; nothing lost.
+func TestChaosConsumerStall(t *testing.T) {
+	parallelOnEmbedded(t)
+	out := runKept(t, stallScenario(base("consumer-stall", 6500*time.Millisecond), 2*time.Second, 4*time.Second))
+	checkStallRun(t, out)
+	seen := checkEvicted(t, out)
 	t.Logf("STALL: %+v; evicted op %v; %d duplicate deliveries", seen.detail, opIndex(seen.maxPollOp), out.Result.Counts[checkers.DuplicateDelivery])
+}
+
+// TestChaosConsumerStallProcesses: the same stall of a consumer in a
+// worker process of its own (workload.client-processes), asked over the
+// wire; the process and its librdkafka run on (unlike pause-client).
+func TestChaosConsumerStallProcesses(t *testing.T) {
+	parallelOnEmbedded(t)
+	s := stallScenario(base("consumer-stall-processes", 7*time.Second), 2*time.Second, 4*time.Second)
+	s.Workload.ClientProcesses = true
+	s.Nemesis[0].Start = d(2 * time.Second) // the worker processes start first
+	out := runKept(t, s)
+	checkStallRun(t, out)
+	seen := checkEvicted(t, out)
+	t.Logf("STALL IN A PROCESS: %+v; evicted op %v; %d duplicate deliveries", seen.detail, opIndex(seen.maxPollOp), out.Result.Counts[checkers.DuplicateDelivery])
 }
 
 // TestChaosConsumerStallShort is the control: a stall shorter than
@@ -170,11 +194,7 @@ func TestChaosConsumerStallGroupProtocol(t *testing.T) {
 	s.Workload.Consumers = 1
 	out := runKept(t, s)
 	checkStallRun(t, out)
-	seen := readStall(t, out)
-	if !seen.detail.Evicted || seen.maxPollOp == nil {
-		t.Errorf("stalled %d ms past max.poll.interval %d ms under KIP-848, and no eviction seen: %+v, op %v",
-			seen.detail.StalledMs, seen.detail.MaxPollMs, seen.detail, opIndex(seen.maxPollOp))
-	}
+	seen := checkEvicted(t, out)
 	t.Logf("STALL KIP-848: %+v; evicted op %v; assigned again %t; %d duplicate deliveries", seen.detail, opIndex(seen.maxPollOp),
 		seen.assigned, out.Result.Counts[checkers.DuplicateDelivery])
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -70,17 +71,17 @@ const (
 
 // Waking is what a stalled consumer saw once it went on.
 type Waking struct {
-	Stalled         time.Duration // held to resumed
-	MaxPollInterval time.Duration // the consumer's, or librdkafka's default
+	Stalled         time.Duration `json:"stalled"`           // held to resumed
+	MaxPollInterval time.Duration `json:"max-poll-interval"` // the consumer's, or librdkafka's default
 	// Evicted: the first poll op after the stall saw MAX_POLL_EXCEEDED,
 	// librdkafka had left the group; Error is its text.
-	Evicted bool
-	Error   string
+	Evicted bool   `json:"evicted"`
+	Error   string `json:"error,omitempty"`
 	// Rebalance is what that poll op saw move (nil: nothing).
-	Rebalance *histories.Rebalance
+	Rebalance *histories.Rebalance `json:"rebalance,omitempty"`
 	// Commit is the commit op made on waking, before that poll, as
 	// "type" or "type: error" ("" when none was made).
-	Commit string
+	Commit string `json:"commit,omitempty"`
 }
 
 // ErrStallPending is a stall asked of a consumer that has one requested
@@ -114,9 +115,6 @@ func (s *Stall) MaxPollInterval() time.Duration {
 	return librdkafkaMaxPollInterval
 }
 
-// Held is closed once the worker is blocked between two ops.
-func (s *Stall) Held() <-chan struct{} { return s.held }
-
 // At is where the stall is held ("" before it is).
 func (s *Stall) At() string {
 	s.mu.Lock()
@@ -148,10 +146,6 @@ func (s *Stall) Resume() {
 	}
 }
 
-// Woke is closed once the first poll op after the stall completed; a
-// consumer that ends first (crash, close) never closes it: see Ended.
-func (s *Stall) Woke() <-chan struct{} { return s.woke }
-
 // Ended reports whether the stalled consumer has ended.
 func (s *Stall) Ended() bool { return s.c.Ended() }
 
@@ -160,6 +154,75 @@ func (s *Stall) Waking() Waking {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.waking
+}
+
+// StallReport is a stall's account, for a fault's detail: where it held
+// the consumer and, once over, what the consumer saw.
+type StallReport struct {
+	Process           int64   `json:"process"`
+	At                string  `json:"held"`
+	MaxPollIntervalMs int64   `json:"max-poll-interval-ms"`
+	Waking            *Waking `json:"waking,omitempty"`
+	Ended             bool    `json:"ended,omitempty"` // the consumer ended before its next poll
+}
+
+// Report is the stall's account so far.
+func (s *Stall) Report() StallReport {
+	return StallReport{Process: s.Process(), At: s.At(), MaxPollIntervalMs: s.MaxPollInterval().Milliseconds()}
+}
+
+// WaitHeld waits up to bound (or ctx) for the stall to be held; one not
+// held by then is withdrawn, or, held just then, kept.
+func (s *Stall) WaitHeld(ctx context.Context, bound time.Duration) error {
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-s.held:
+		return nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	if s.Cancel() {
+		return fmt.Errorf("consumer %d reached no point between its ops within %v", s.Process(), bound)
+	}
+	return nil
+}
+
+// Wake resumes the stall and waits up to bound for the consumer's first
+// poll op after it: the stall's whole account. Ended is set in it when the
+// consumer ended first (a crash, a clean close); an error when it neither
+// ended nor polled within bound.
+func (s *Stall) Wake(bound time.Duration) (StallReport, error) {
+	s.Resume()
+	w, ended, err := s.waitWoke(bound)
+	r := s.Report()
+	r.Ended = ended
+	if err == nil && !ended {
+		r.Waking = &w
+	}
+	return r, err
+}
+
+// waitWoke waits up to bound for the first poll op after the stall and
+// returns what the consumer saw; ended is true when it ended first, with
+// nothing seen.
+func (s *Stall) waitWoke(bound time.Duration) (w Waking, ended bool, err error) {
+	deadline := time.NewTimer(bound)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.woke:
+			return s.Waking(), false, nil
+		case <-tick.C:
+			if s.Ended() {
+				return Waking{}, true, nil
+			}
+		case <-deadline.C:
+			return Waking{}, false, fmt.Errorf("consumer %d completed no poll within %v of its resume", s.Process(), bound)
+		}
+	}
 }
 
 // hold marks the stall held at point at, unless it was cancelled.

@@ -60,10 +60,8 @@ func TestStallHoldsBetweenOps(t *testing.T) {
 	}
 	polled := make(chan error, 1)
 	go func() { polled <- c.Poll(context.Background(), 10, 50*time.Millisecond) }()
-	select {
-	case <-s.Held():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the stall was not held within 5s")
+	if err := s.WaitHeld(context.Background(), 5*time.Second); err != nil {
+		t.Fatal(err)
 	}
 	if s.Cancel() || s.At() != StallBetweenPolls {
 		t.Errorf("held stall: withdrawn or held at %q, want kept, %s", s.At(), StallBetweenPolls)
@@ -84,12 +82,10 @@ func TestStallHoldsBetweenOps(t *testing.T) {
 	if err := c.Poll(context.Background(), 10, 50*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-s.Woke():
-	default:
-		t.Fatal("the first poll after the stall did not report to it")
+	w, ended, err := s.waitWoke(time.Second)
+	if err != nil || ended {
+		t.Fatalf("the first poll after the stall did not report to it: ended %t, %v", ended, err)
 	}
-	w := s.Waking()
 	if w.Stalled < 200*time.Millisecond || w.Evicted || w.MaxPollInterval != librdkafkaMaxPollInterval {
 		t.Errorf("waking %+v: want stalled >= 200ms, not evicted, librdkafka's default interval", w)
 	}

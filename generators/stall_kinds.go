@@ -16,6 +16,8 @@ import (
 // member's first poll after it sees the eviction, and a commit it makes on
 // waking carries its old membership. Shorter, nothing happens: the control.
 // Params.Target is "one" (the default): one consumer, chosen by the seed.
+// With workload.client-processes the consumer's worker process stalls it,
+// asked over the wire.
 const KindStallConsumer = "stall-consumer"
 
 // stallWake is how long before the run's end a stall must be over: the
@@ -50,8 +52,6 @@ func (f Fault) validateStall(field string, s *Scenario) error {
 		return bad(field+".params.target", "%q: stall-consumer stalls one consumer (want one, or leave it empty)", f.Params.Target)
 	case !reflect.ValueOf(rest).IsZero():
 		return bad(field+".params", "%+v: stall-consumer reads only target", rest)
-	case s.Workload.ClientProcesses:
-		return bad(field+".kind", "stall-consumer is not supported with workload.client-processes: a worker process takes no stall request (pause-client stops one whole)")
 	case s.Consumer.CommitStrategy == model.CommitTransactional:
 		return bad(field+".kind", "stall-consumer stalls a group consumer, and with commit-strategy transactional the consumers assign and only watch")
 	case f.End() > s.TimeLimit-Duration(stallWake):

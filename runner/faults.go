@@ -184,7 +184,7 @@ func (sc *schedule) fault(f generators.Fault) (nemesis.Fault, error) {
 	case generators.KindChurn:
 		return &clientFault{name: f.Kind, do: sc.churn}, nil
 	case generators.KindStallConsumer:
-		return &stallConsumer{sc: sc}, nil
+		return &stallConsumer{hold: sc.stallHere}, nil
 	}
 	return nil, fmt.Errorf("fault kind %q has no nemesis in this build", f.Kind)
 }

@@ -12,7 +12,8 @@ import (
 
 // procFault makes the nemesis fault for a client fault of a run whose
 // clients are worker processes: a crash is a SIGKILL of one, a churn its
-// clean stop, a pause a SIGSTOP for the window.
+// clean stop, a pause a SIGSTOP for the window, a stall its consumer's
+// own (client.Consumer.Stall), asked over the wire.
 func procFault(pool *proc.Pool, f generators.Fault) (nemesis.Fault, error) {
 	kill := func(roles ...string) func(context.Context) (any, error) {
 		return func(ctx context.Context) (any, error) { return pool.Kill(ctx, roles...) }
@@ -27,6 +28,8 @@ func procFault(pool *proc.Pool, f generators.Fault) (nemesis.Fault, error) {
 		return &clientFault{name: f.Kind, do: func(ctx context.Context) (any, error) { return pool.Churn(ctx) }}, nil
 	case generators.KindPauseClient:
 		return &pauseClient{pool: pool, role: f.Params.Role}, nil
+	case generators.KindStallConsumer:
+		return &stallConsumer{hold: stallProcess(pool)}, nil
 	}
 	return nil, fmt.Errorf("fault kind %q has no nemesis in this build", f.Kind)
 }

@@ -8,13 +8,14 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/workers"
+	"github.com/kafkachaos/kafkachaos/workers/proc"
 )
 
 // Bounds of a consumer stall. A consumer reaches a point between its ops
-// within a poll's wait and a commit (commitHold covers a commit waiting for
+// within a poll's wait and a commit (the bound covers a commit waiting for
 // a moving coordinator); after the stall its next poll op follows a commit
 // made on waking, which may wait for its timeout (10 s) and a read-back
-// (5 s): wakeBound covers both.
+// (5 s): stallWakeBound covers both.
 const (
 	stallHoldBound = 5 * time.Second
 	stallWakeBound = 20 * time.Second
@@ -24,12 +25,14 @@ const (
 // stops between two ops for the window (Start returns once it has) and
 // goes on at its end; the heal counts once its next poll op completed, and
 // the detail says what it saw (evicted by max.poll.interval.ms or not).
+// hold stalls one, in this process or in a worker process, and returns its
+// account and how to resume it.
 type stallConsumer struct {
-	sc *schedule
+	hold func(ctx context.Context) (client.StallReport, func() (client.StallReport, error), error)
 
-	mu    sync.Mutex
-	stall *client.Stall
-	last  any
+	mu     sync.Mutex
+	resume func() (client.StallReport, error)
+	last   any
 }
 
 func (f *stallConsumer) Name() string { return "stall-consumer" }
@@ -41,34 +44,13 @@ func (f *stallConsumer) Detail() any {
 }
 
 func (f *stallConsumer) Start(ctx context.Context) error {
-	s, err := f.sc.stallOne()
+	r, resume, err := f.hold(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errNotFired, err)
 	}
-	if err := held(ctx, s); err != nil {
-		return fmt.Errorf("%w: consumer %d: %w", errNotFired, s.Process(), err)
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.stall = s
-	f.last = map[string]any{"process": s.Process(), "held": s.At(), "max-poll-interval-ms": s.MaxPollInterval().Milliseconds()}
-	return nil
-}
-
-// held waits until s is held; one not held within stallHoldBound is
-// withdrawn (or, held just then, kept).
-func held(ctx context.Context, s *client.Stall) error {
-	t := time.NewTimer(stallHoldBound)
-	defer t.Stop()
-	select {
-	case <-s.Held():
-		return nil
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	if s.Cancel() {
-		return fmt.Errorf("reached no point between its ops within %v", stallHoldBound)
-	}
+	f.resume, f.last = resume, stallDetail(r)
 	return nil
 }
 
@@ -78,63 +60,70 @@ func held(ctx context.Context, s *client.Stall) error {
 // recover: a failed heal.
 func (f *stallConsumer) Stop(context.Context) error {
 	f.mu.Lock()
-	s := f.stall
-	f.stall = nil
+	resume := f.resume
+	f.resume = nil
 	f.mu.Unlock()
-	if s == nil {
+	if resume == nil {
 		return nil
 	}
-	s.Resume()
-	d, err := woke(s)
+	r, err := resume()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.last = d
+	f.last = stallDetail(r)
 	return err
 }
 
-// woke waits for s's consumer's first poll op after the stall and says
-// what it saw.
-func woke(s *client.Stall) (map[string]any, error) {
-	d := map[string]any{"process": s.Process(), "held": s.At(), "max-poll-interval-ms": s.MaxPollInterval().Milliseconds()}
-	deadline := time.NewTimer(stallWakeBound)
-	defer deadline.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-s.Woke():
-			w := s.Waking()
-			d["stalled-ms"], d["evicted"] = w.Stalled.Milliseconds(), w.Evicted
-			if w.Error != "" {
-				d["error"] = w.Error
-			}
-			if w.Commit != "" {
-				d["commit-on-waking"] = w.Commit
-			}
-			if r := w.Rebalance; r != nil && len(r.Revoked) > 0 {
-				d["revoked"] = r.Revoked
-			}
-			if r := w.Rebalance; r != nil && len(r.Assigned) > 0 {
-				d["assigned"] = r.Assigned
-			}
-			return d, nil
-		case <-tick.C:
-			if s.Ended() {
-				d["effect"] = "the consumer ended before its next poll"
-				return d, nil
-			}
-		case <-deadline.C:
-			return d, fmt.Errorf("consumer %d completed no poll within %v of its resume", s.Process(), stallWakeBound)
-		}
+// stallDetail is a stall's account as its nemesis op's detail.
+func stallDetail(r client.StallReport) map[string]any {
+	d := map[string]any{"process": r.Process, "held": r.At, "max-poll-interval-ms": r.MaxPollIntervalMs}
+	if r.Ended {
+		d["effect"] = "the consumer ended before its next poll"
 	}
+	w := r.Waking
+	if w == nil {
+		return d
+	}
+	d["stalled-ms"], d["evicted"] = w.Stalled.Milliseconds(), w.Evicted
+	if w.Error != "" {
+		d["error"] = w.Error
+	}
+	if w.Commit != "" {
+		d["commit-on-waking"] = w.Commit
+	}
+	if r := w.Rebalance; r != nil && len(r.Revoked) > 0 {
+		d["revoked"] = r.Revoked
+	}
+	if r := w.Rebalance; r != nil && len(r.Assigned) > 0 {
+		d["assigned"] = r.Assigned
+	}
+	return d
 }
 
-// stallOne asks a running group consumer, chosen by the seed among those
-// with no crash awaited, to stall.
-func (sc *schedule) stallOne() (*client.Stall, error) {
+// stallHere stalls a running group consumer of this process's workload,
+// chosen by the seed among those with no crash awaited.
+func (sc *schedule) stallHere(ctx context.Context) (client.StallReport, func() (client.StallReport, error), error) {
 	slot := sc.crashable()
 	if slot == nil {
-		return nil, workers.ErrNothingToCrash
+		return client.StallReport{}, nil, workers.ErrNothingToCrash
 	}
-	return slot.Stall()
+	s, err := slot.Stall()
+	if err != nil {
+		return client.StallReport{}, nil, err
+	}
+	if err := s.WaitHeld(ctx, stallHoldBound); err != nil {
+		return client.StallReport{}, nil, err
+	}
+	return s.Report(), func() (client.StallReport, error) { return s.Wake(stallWakeBound) }, nil
+}
+
+// stallProcess stalls the consumer of a consumer's worker process, which
+// holds and wakes it as stallHere does, within the same bounds.
+func stallProcess(pool *proc.Pool) func(context.Context) (client.StallReport, func() (client.StallReport, error), error) {
+	return func(ctx context.Context) (client.StallReport, func() (client.StallReport, error), error) {
+		st, err := pool.Stall(ctx, stallHoldBound, stallWakeBound)
+		if err != nil {
+			return client.StallReport{}, nil, err
+		}
+		return st.Report, st.Resume, nil
+	}
 }

@@ -42,6 +42,7 @@ type worker struct {
 	mu      sync.Mutex // one request waits for its reply at a time
 	replies chan reply
 	gone    chan struct{} // closed when the harness's end is closed
+	stalls  chan message  // the harness's stalls and resumes (serveStalls)
 }
 
 // serve runs the position the harness sends until told to stop, and
@@ -54,7 +55,7 @@ func serve(in io.Reader, out, stderr io.Writer) int {
 		return 2
 	}
 	st := m.Start
-	w := &worker{out: newEncoder(out), replies: make(chan reply, 1), gone: make(chan struct{})}
+	w := &worker{out: newEncoder(out), replies: make(chan reply, 1), gone: make(chan struct{}), stalls: make(chan message, 2)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go w.read(dec, cancel)
@@ -76,6 +77,7 @@ func serve(in io.Reader, out, stderr io.Writer) int {
 		return 1
 	}
 	w.out.send(message{Ready: true})
+	go w.serveStalls(ctx, wl)
 	<-ctx.Done()
 	wl.Stop(context.Background())
 	return w.finish(wl)
@@ -107,6 +109,11 @@ func (w *worker) read(dec *json.Decoder, cancel context.CancelFunc) {
 			w.replies <- *m.Reply
 		case m.Stop:
 			cancel()
+		case m.Stall != nil || m.Resume:
+			select {
+			case w.stalls <- m:
+			default: // the harness asks one at a time: never full
+			}
 		}
 	}
 }

@@ -21,5 +21,5 @@
 // which a run calls before it starts its own.
 //
 // It must not know the cluster provider, the nemesis, checkers or models:
-// faults reach it as Kill, Pause and Churn calls.
+// faults reach it as Kill, Pause, Churn and Stall calls.
 package proc

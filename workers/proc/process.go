@@ -30,6 +30,10 @@ type child struct {
 	in     *encoder
 	ready  chan struct{} // closed when it has started its clients
 	exited chan struct{} // closed once it is reaped and its end recorded
+	// stalled takes its answers to stalls and resumes, asked one at a
+	// time (askMu: stall.go)
+	stalled chan stallAnswer
+	askMu   sync.Mutex
 
 	mu     sync.Mutex
 	how    string // how it was ended, when the harness ended it
@@ -61,7 +65,7 @@ func (p *Pool) spawn(at workers.Position, fence bool) (*child, error) {
 		return nil, fmt.Errorf("worker process for %s: %w", at, err)
 	}
 	ch := &child{at: at, pid: cmd.Process.Pid, cmd: cmd, in: newEncoder(stdin),
-		ready: make(chan struct{}), exited: make(chan struct{})}
+		ready: make(chan struct{}), exited: make(chan struct{}), stalled: make(chan stallAnswer, 1)}
 	go ch.serve(p, stdout)
 	ch.in.send(message{Start: &start{Scenario: p.s, Position: at, Bootstrap: p.opts.Bootstrap, Fence: fence}})
 	if fence {
@@ -132,6 +136,11 @@ func (ch *child) take(p *Pool, led *ledger, m message) {
 		p.fail(fmt.Errorf("worker process %d (%s): %s", ch.pid, ch.at, m.Error))
 	case m.Ready:
 		close(ch.ready)
+	case m.Stalled != nil:
+		select {
+		case ch.stalled <- *m.Stalled:
+		default: // an answer nobody waits for any more
+		}
 	}
 }
 

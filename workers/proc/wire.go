@@ -18,6 +18,10 @@ type message struct {
 	Start *start `json:"start,omitempty"`
 	Stop  bool   `json:"stop,omitempty"`
 	Reply *reply `json:"reply,omitempty"`
+	// Stall and Resume stall the worker's consumer and end that stall
+	// (stall.go); the worker answers each with Stalled
+	Stall  *stallReq `json:"stall,omitempty"`
+	Resume bool      `json:"resume,omitempty"`
 
 	// worker -> harness; each of Op, NextValue and NextProcess waits for
 	// its reply before the worker goes on
@@ -27,6 +31,7 @@ type message struct {
 	Error       string        `json:"error,omitempty"` // a harness error the worker met
 	Ready       bool          `json:"ready,omitempty"` // its clients are started
 	Done        bool          `json:"done,omitempty"`  // stopped cleanly: its last line
+	Stalled     *stallAnswer  `json:"stalled,omitempty"`
 }
 
 // start is what a worker process runs.

@@ -64,7 +64,6 @@ func checkFencedCrashes(t *testing.T, a attempt) {
 // harness sends for its member id. On real brokers the same run is
 // TestChaosLocalGroupProtocolConsumerCrash.
 func TestChaosGroupProtocolConsumerCrash(t *testing.T) {
-	parallelOnEmbedded(t)
 	if *flagCluster != "embedded" {
 		t.Skip("on real brokers this run is TestChaosLocalGroupProtocolConsumerCrash")
 	}

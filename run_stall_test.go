@@ -3,10 +3,12 @@ package kafkachaos_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -108,7 +110,8 @@ func checkStallRun(t *testing.T, out runner.Outcome) {
 // checkEvicted checks a run whose stall outlasted max.poll.interval: the
 // fault saw the eviction, and so does the history: the stalled process's
 // first poll after it reports MAX_POLL_EXCEEDED with its keys revoked, and
-// a later poll of it is assigned keys again (it rejoined).
+// a later poll of it is assigned keys again (it rejoined); a commit it made
+// on waking is recorded info, with the error Kafka answered.
 func checkEvicted(t *testing.T, out runner.Outcome) stallSeen {
 	t.Helper()
 	seen := readStall(t, out)
@@ -121,6 +124,12 @@ func checkEvicted(t *testing.T, out runner.Outcome) stallSeen {
 		t.Errorf("poll op %d saw MAX_POLL_EXCEEDED and no revoked keys: %+v", seen.maxPollOp.Index, seen.maxPollOp.Rebalance)
 	case !seen.assigned:
 		t.Errorf("process %d never rejoined (no keys assigned after the stall)", seen.detail.Process)
+	case seen.detail.Held == client.StallBeforeCommit && !strings.HasPrefix(seen.detail.Commit, string(histories.Info)+": "):
+		// the evicted member is no member: Kafka refuses its commit
+		// (UNKNOWN_MEMBER_ID: kfake always, real brokers while the group
+		// has another member), and a refusal after librdkafka's retries
+		// proves nothing
+		t.Errorf("the commit made on waking, evicted, is %q: want info with Kafka's error", seen.detail.Commit)
 	}
 	return seen
 }

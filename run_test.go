@@ -102,8 +102,15 @@ func window(s generators.Scenario) (start, dur generators.Duration) {
 // directory is and what was found.
 func run(t *testing.T, s generators.Scenario) runner.Outcome {
 	t.Helper()
+	return runKeeping(t, s, *flagKeep)
+}
+
+// runKeeping is run with the run directory kept when keep says so (tests
+// run side by side: the choice is an argument, never the shared flag).
+func runKeeping(t *testing.T, s generators.Scenario, keep bool) runner.Outcome {
+	t.Helper()
 	skipUninjectable(t, s)
-	out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: *flagKeep,
+	out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: keep,
 		Replay: replay, Reuse: suiteClusters})
 	where := out.Dir
 	if !out.Kept {
@@ -144,12 +151,9 @@ func skipUninjectable(t *testing.T, s generators.Scenario) {
 // removed at the end unless the run failed or -kafkachaos.keep says keep.
 func runKept(t *testing.T, s generators.Scenario) runner.Outcome {
 	t.Helper()
-	keep := *flagKeep
-	*flagKeep = true
-	defer func() { *flagKeep = keep }()
-	out := run(t, s)
+	out := runKeeping(t, s, true)
 	t.Cleanup(func() {
-		if !keep && !t.Failed() {
+		if !*flagKeep && !t.Failed() {
 			os.RemoveAll(out.Dir)
 			os.Remove(filepath.Dir(out.Dir))
 		}

@@ -231,11 +231,14 @@ func faultsOf(rf runFlags, limit generators.Duration) ([]generators.Fault, error
 	var errs []error
 	for _, kind := range strings.Split(rf.nemesis, ",") {
 		kind = strings.TrimSpace(kind)
-		f := generators.Fault{Kind: kind, Start: limit / 10, Duration: limit * 8 / 10,
-			Params: generators.FaultParams{Probability: rf.faultProbability}}
+		f := generators.Fault{Kind: kind, Start: limit / 10, Duration: limit * 8 / 10}
 		switch kind {
+		case generators.KindLostAck, generators.KindDrop:
+			// --fault-probability is the request faults' alone: kinds that
+			// read no probability refuse one (reassign, add-broker, remove-voter)
+			f.Params.Probability = rf.faultProbability
 		case generators.KindDelay:
-			f.Params.Delay = generators.Duration(50 * time.Millisecond)
+			f.Params.Probability, f.Params.Delay = rf.faultProbability, generators.Duration(50*time.Millisecond)
 		case generators.KindCrashConsumer, generators.KindCrashProducer, generators.KindChurn, generators.KindLeaderShuffle:
 			f.Params = generators.FaultParams{Every: generators.Duration(500 * time.Millisecond)}
 			if kind == generators.KindCrashConsumer {

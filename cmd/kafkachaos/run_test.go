@@ -110,3 +110,40 @@ func TestRunRandomWorkloadDrawsTheClustersKinds(t *testing.T) {
 		}
 	}
 }
+
+// --nemesis gives a kind that reads no probability none: the membership,
+// quorum and stall kinds refuse parameters they do not read, and
+// --fault-probability is the request faults' alone. (reassign reads none
+// either, but needs a broker holding no replica: run's topics have three
+// on three.)
+func TestRunNemesisKindsWithoutParamsValidate(t *testing.T) {
+	for _, kind := range []string{generators.KindAddBroker, generators.KindRemoveBroker,
+		generators.KindRemoveVoter, generators.KindStallConsumer} {
+		var rf runFlags
+		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		rf.register(fs)
+		args := []string{"--cluster", "local", "--workload", "consume", "--time-limit", "60s", "--nemesis", kind}
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		s, err := scenarioOf(rf, set, "")
+		if err == nil {
+			err = s.Validate()
+		}
+		if err != nil {
+			t.Errorf("--nemesis %s: %v", kind, err)
+		}
+	}
+	var rf runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	rf.register(fs)
+	if err := fs.Parse([]string{"--nemesis", "lost-ack", "--fault-probability", "0.4"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenarioOf(rf, map[string]bool{"nemesis": true, "fault-probability": true}, "")
+	if err != nil || len(s.Nemesis) != 1 || s.Nemesis[0].Params.Probability != 0.4 {
+		t.Errorf("--nemesis lost-ack --fault-probability 0.4: %v, %+v", err, s.Nemesis)
+	}
+}

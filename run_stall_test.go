@@ -30,8 +30,8 @@ func stallScenario(s generators.Scenario, maxPoll, stall time.Duration) generato
 
 // stallSeen is what a run of stallScenario shows of its stall: the
 // fault's own account (its stop op's detail) and, from the consumers' ops,
-// whether the stalled process's first poll after it reported librdkafka's
-// MAX_POLL_EXCEEDED and a rebalance.
+// whether a poll of the stalled process after it reported librdkafka's
+// MAX_POLL_EXCEEDED, and which rebalances followed.
 type stallSeen struct {
 	detail struct {
 		Process    int64  `json:"process"`
@@ -42,9 +42,9 @@ type stallSeen struct {
 		Held       string `json:"held"`
 		ErrorShown string `json:"error"`
 	}
-	maxPollOp   *histories.Op
-	rebalanceOp *histories.Op // its first op after the start with a rebalance
-	assigned    bool          // a poll of it was assigned keys once evicted
+	maxPollOp *histories.Op
+	revokedOp *histories.Op // its first op from maxPollOp on whose rebalance revoked keys
+	assigned  bool          // a poll of it was assigned keys once evicted
 }
 
 func readStall(t *testing.T, out runner.Outcome) stallSeen {
@@ -69,10 +69,13 @@ func readStall(t *testing.T, out runner.Outcome) stallSeen {
 			if op.Extra["max-poll-exceeded"] != nil && seen.maxPollOp == nil {
 				seen.maxPollOp = op
 			}
-			if op.Rebalance != nil && seen.rebalanceOp == nil {
-				seen.rebalanceOp = op
+			if seen.maxPollOp == nil || op.Rebalance == nil {
+				break
 			}
-			seen.assigned = seen.assigned || (seen.maxPollOp != nil && op.Rebalance != nil && len(op.Rebalance.Assigned) > 0)
+			if len(op.Rebalance.Revoked) > 0 && seen.revokedOp == nil {
+				seen.revokedOp = op
+			}
+			seen.assigned = seen.assigned || len(op.Rebalance.Assigned) > 0
 		}
 	}
 	if !stopped {
@@ -109,8 +112,8 @@ func checkStallRun(t *testing.T, out runner.Outcome) {
 
 // checkEvicted checks a run whose stall outlasted max.poll.interval: the
 // fault saw the eviction, and so does the history: the stalled process's
-// first poll after it reports MAX_POLL_EXCEEDED with its keys revoked, and
-// a later poll of it is assigned keys again (it rejoined); a commit it made
+// first poll after it reports MAX_POLL_EXCEEDED, that poll or a later one
+// revokes its keys, and one is assigned keys again (it rejoined); a commit it made
 // on waking is recorded info, with the error Kafka answered.
 func checkEvicted(t *testing.T, out runner.Outcome) stallSeen {
 	t.Helper()
@@ -120,8 +123,12 @@ func checkEvicted(t *testing.T, out runner.Outcome) stallSeen {
 		t.Errorf("stalled %d ms past max.poll.interval %d ms, and the fault saw no eviction: %+v", seen.detail.StalledMs, seen.detail.MaxPollMs, seen.detail)
 	case seen.maxPollOp == nil:
 		t.Errorf("no poll op of process %d after the stall reports max-poll-exceeded", seen.detail.Process)
-	case seen.maxPollOp.Rebalance == nil || len(seen.maxPollOp.Rebalance.Revoked) == 0:
-		t.Errorf("poll op %d saw MAX_POLL_EXCEEDED and no revoked keys: %+v", seen.maxPollOp.Index, seen.maxPollOp.Rebalance)
+	case seen.revokedOp == nil:
+		// the revocation usually comes in the same poll op as the error;
+		// a loaded CI run under KIP-848 saw the error alone in its op (the
+		// revocation then waits on librdkafka's leave, a request: likely
+		// what was late; not seen here in 40 runs under load)
+		t.Errorf("poll op %d saw MAX_POLL_EXCEEDED, and no poll of process %d from it on revoked keys", seen.maxPollOp.Index, seen.detail.Process)
 	case !seen.assigned:
 		t.Errorf("process %d never rejoined (no keys assigned after the stall)", seen.detail.Process)
 	case seen.detail.Held == client.StallBeforeCommit && !strings.HasPrefix(seen.detail.Commit, string(histories.Info)+": "):
@@ -198,12 +205,15 @@ func TestChaosConsumerStallGroupProtocol(t *testing.T) {
 	if *flagCluster != "embedded" {
 		t.Skip("KIP-848 on real brokers needs Kafka 4.0+: TestChaosLocalConsumerStall runs the classic protocol")
 	}
-	s := stallScenario(base("consumer-stall-group-protocol", 6500*time.Millisecond), 2*time.Second, 4*time.Second)
+	// 3 s after the stall, not 0.5: the leave heartbeat's answer and the
+	// rejoin are requests, slower on a loaded machine than classic's
+	// local revocation
+	s := stallScenario(base("consumer-stall-group-protocol", 9*time.Second), 2*time.Second, 4*time.Second)
 	s.Consumer.GroupProtocol = generators.GroupConsumer
 	s.Workload.Consumers = 1
 	out := runKept(t, s)
 	checkStallRun(t, out)
 	seen := checkEvicted(t, out)
-	t.Logf("STALL KIP-848: %+v; evicted op %v; assigned again %t; %d duplicate deliveries", seen.detail, opIndex(seen.maxPollOp),
-		seen.assigned, out.Result.Counts[checkers.DuplicateDelivery])
+	t.Logf("STALL KIP-848: %+v; evicted op %v, revoked op %v; assigned again %t; %d duplicate deliveries", seen.detail, opIndex(seen.maxPollOp),
+		opIndex(seen.revokedOp), seen.assigned, out.Result.Counts[checkers.DuplicateDelivery])
 }

@@ -20,7 +20,8 @@ import (
 // broker's, it stays a client setting): once the interval passes without a
 // Poll, librdkafka leaves the group, queues a MAX_POLL_EXCEEDED error
 // ("Application maximum poll interval exceeded") for the next Poll, revokes
-// the assignment as lost there, and rejoins only once the application
+// the assignment as lost (there, or — seen once under KIP-848 on a loaded
+// machine — a Poll or more later), and rejoins only once the application
 // polls again. A commit the member makes on waking, before that Poll,
 // carries its old membership, and is recorded as Kafka answers it (see
 // commit: a broker's rejection is info, read back).
@@ -41,7 +42,8 @@ const librdkafkaMaxPollInterval = 300 * time.Second
 
 // maxPollExtra is the Extra field of a poll op in which librdkafka reported
 // MAX_POLL_EXCEEDED: its error text. The member had left its group; the
-// op's rebalance shows the assignment it lost and the one it rejoined to.
+// op's rebalance, or a later op's, shows the assignment it lost and the one
+// it rejoined to.
 const maxPollExtra = "max-poll-exceeded"
 
 // Stall is one stall requested of a consumer (Consumer.Stall): held once

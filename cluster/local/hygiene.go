@@ -27,7 +27,10 @@ type resource struct {
 var (
 	nsPattern   = regexp.MustCompile(`^kc-([a-z0-9]{6})-n[0-9]+$`)
 	linkPattern = regexp.MustCompile(`^kc[bvp]([a-z0-9]{6})(n[0-9]+)?$`)
-	tagPattern  = regexp.MustCompile(`kafkachaos-([a-z0-9]{6})`)
+	// the id ends the tag: the docker provider's rules are tagged
+	// kafkachaos-docker-<id>, and "docker" is six such letters (a local
+	// sweep would take a live docker run's rules for a dead run "docker"'s)
+	tagPattern = regexp.MustCompile(`kafkachaos-([a-z0-9]{6})(?:[^a-z0-9-]|$)`)
 )
 
 // CleanLeftovers removes everything that runs whose owner process is gone

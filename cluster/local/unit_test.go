@@ -54,6 +54,15 @@ func TestNamesFitInterfacesAndAreFoundByScans(t *testing.T) {
 	if m := tagPattern.FindStringSubmatch(`comment "` + ruleTag(id) + `"`); m == nil || m[1] != id {
 		t.Errorf("rule scan does not attribute tag %q", ruleTag(id))
 	}
+	for _, line := range []string{"-A FORWARD -i kc-x -m comment --comment " + ruleTag(id) + " -j ACCEPT", ruleTag(id)} {
+		if m := tagPattern.FindStringSubmatch(line); m == nil || m[1] != id {
+			t.Errorf("rule scan does not attribute %q to run %s", line, id)
+		}
+	}
+	// the docker provider's rule (cluster/docker's ruleTagPrefix): none of ours
+	if got := tagPattern.FindStringSubmatch("-A FORWARD -i br-1 -m comment --comment kafkachaos-docker-" + id + " -j ACCEPT"); got != nil {
+		t.Errorf("rule scan claims a docker run's rule: %v", got)
+	}
 	if got := linkPattern.FindStringSubmatch("kcbx"); got != nil {
 		t.Errorf("link scan claims a foreign interface: %v", got)
 	}

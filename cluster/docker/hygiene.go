@@ -7,10 +7,13 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/kafkachaos/kafkachaos/internal/flock"
 	"github.com/moby/moby/client"
 )
 
@@ -77,7 +80,36 @@ func CleanLeftovers(ctx context.Context) ([]string, error) {
 	return cleanLeftovers(ctx, cli)
 }
 
+// cleanLeftovers sweeps under the sweep lock (lockSweeps).
 func cleanLeftovers(ctx context.Context, cli *client.Client) ([]string, error) {
+	unlock, err := lockSweeps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return sweepLeftovers(ctx, cli)
+}
+
+// sweepLockFile (in the temporary directory) makes sweeps of crashed runs
+// one at a time across processes, and lets the package's hygiene tests
+// hold off others' sweeps while they fake a crashed run and sweep it
+// themselves: a docker run starting beside them (the docker pass beside
+// the unit pass) would otherwise take their fake run first (CI saw it).
+const sweepLockFile = "kafkachaos-docker-sweep.lock"
+
+// lockSweeps takes the sweep lock, waiting at most two minutes (a holder
+// keeps it for a sweep or a hygiene test: seconds).
+func lockSweeps(ctx context.Context) (unlock func(), err error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	unlock, err = flock.LockContext(ctx, filepath.Join(os.TempDir(), sweepLockFile))
+	if err != nil {
+		return nil, fmt.Errorf("cluster/docker: sweeping crashed runs: %w", err)
+	}
+	return unlock, nil
+}
+
+func sweepLeftovers(ctx context.Context, cli *client.Client) ([]string, error) {
 	owners, err := runOwners(ctx, cli)
 	if err != nil {
 		return nil, err

@@ -45,6 +45,17 @@ func fakeRun(t *testing.T, ctx context.Context, image, owner string) string {
 	return id
 }
 
+// holdSweeps keeps other processes' sweeps off for the rest of the test,
+// whose fake crashed runs are its own to sweep.
+func holdSweeps(t *testing.T) {
+	t.Helper()
+	unlock, err := lockSweeps(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+}
+
 // A crashed run's containers, network and rule go at the next cleanup; a
 // run whose owner lives (a parallel test package) stays.
 func TestDockerCleanLeftoversSparesLiveRuns(t *testing.T) {
@@ -54,6 +65,7 @@ func TestDockerCleanLeftoversSparesLiveRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	holdSweeps(t)
 	pid, _, _ := strings.Cut(ownerTag(), ":")
 	dead := fakeRun(t, ctx, image, pid+":1") // this pid, another start time: a reused pid
 	live := fakeRun(t, ctx, image, ownerTag())
@@ -73,7 +85,7 @@ func TestDockerCleanLeftoversSparesLiveRuns(t *testing.T) {
 	if _, err := addForwardRule(ctx, orphan); err != nil {
 		t.Fatal(err)
 	}
-	removed, err := CleanLeftovers(ctx)
+	removed, err := sweepLeftovers(ctx, cli)
 	if err != nil {
 		t.Fatalf("CleanLeftovers: %v", err)
 	}
@@ -138,12 +150,18 @@ func TestDockerCleanLeftoversTakesACrashedRunsDisks(t *testing.T) {
 		t.Skipf("lazyfs cannot mount here: %v", err)
 	}
 	ctx := t.Context()
+	holdSweeps(t)
 	pid, _, _ := strings.Cut(ownerTag(), ":")
 	dead, live := newRunID(), newRunID()
 	fakeHostDir(t, dead, pid+":1")
 	fakeHostDir(t, live, ownerTag())
 	t.Cleanup(func() { removeHostDir(live) })
-	removed, err := CleanLeftovers(ctx)
+	cli, err := connect(ctx, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	removed, err := sweepLeftovers(ctx, cli)
 	if err != nil {
 		t.Fatalf("CleanLeftovers: %v", err)
 	}

@@ -1,7 +1,9 @@
 package flock
 
 import (
+	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,4 +47,26 @@ func TestLockUnderAFileFails(t *testing.T) {
 	if _, err := Lock(filepath.Join(path, "x", "y")); err == nil {
 		t.Error("lock under a file: no error")
 	}
+}
+
+func TestLockContextGivesUpWhenTheContextEnds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "l")
+	unlock, err := Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if u, err := LockContext(ctx, path); err == nil {
+		u()
+		t.Fatal("LockContext took a lock another holder has")
+	} else if !strings.Contains(err.Error(), "still held") {
+		t.Errorf("error %q does not say the lock is held", err)
+	}
+	unlock()
+	u, err := LockContext(context.Background(), path)
+	if err != nil {
+		t.Fatalf("LockContext after release: %v", err)
+	}
+	u()
 }

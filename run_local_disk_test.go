@@ -57,7 +57,9 @@ func requireFiredAndHealed(t *testing.T, a attempt, want ...string) {
 // A power loss of one broker, then of every replica of the partition at
 // once: each fires (brokers down, unsynced writes discarded) and heals
 // (brokers restarted and registered, the cluster healthy again).
-func TestChaosLocalPowerLoss(t *testing.T) { powerLossClaim(t, requireReal(t, "local"), "local-power-loss") }
+func TestChaosLocalPowerLoss(t *testing.T) {
+	powerLossClaim(t, requireReal(t, "local"), "local-power-loss")
+}
 
 // powerLossClaim runs TestChaosLocalPowerLoss's schedule on p's provider
 // under name.
@@ -79,7 +81,9 @@ func powerLossClaim(t *testing.T, p realProfile, name string) {
 // shows a log directory offline or a shutdown, or failed operations are
 // counted), and the heal clears the fault and starts a broker that shut
 // down.
-func TestChaosLocalDiskFault(t *testing.T) { diskFaultClaim(t, requireReal(t, "local"), "local-disk-fault") }
+func TestChaosLocalDiskFault(t *testing.T) {
+	diskFaultClaim(t, requireReal(t, "local"), "local-disk-fault")
+}
 
 // diskFaultClaim runs TestChaosLocalDiskFault's schedule on p's provider
 // under name.

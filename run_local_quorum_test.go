@@ -197,4 +197,3 @@ func quorumLine(q cluster.Quorum) string {
 	}
 	return s + fmt.Sprintf(" observers %d", len(q.Observers))
 }
-

@@ -74,7 +74,6 @@ func (p *Provider) PowerLoss(ctx context.Context, ids []int32) ([]cluster.DiskLo
 	return out, p.DiskError(err)
 }
 
-
 // FailDisk starts node's disk fault and marks where its container log
 // stands, for DiskReaction.
 func (p *Provider) FailDisk(ctx context.Context, id int32, mode string) error {

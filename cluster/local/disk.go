@@ -70,7 +70,6 @@ func (p *Provider) PowerLoss(ctx context.Context, ids []int32) ([]cluster.DiskLo
 	return out, p.DiskError(err)
 }
 
-
 // FailDisk starts node's disk fault and marks where its log stands, for
 // DiskReaction.
 func (p *Provider) FailDisk(_ context.Context, id int32, mode string) error {
@@ -128,6 +127,7 @@ func (p *Provider) HealDisk(ctx context.Context, id int32) (bool, error) {
 	}
 	return true, p.Restart(ctx, id)
 }
+
 // scanMounts finds lazyfs mounts tagged with a run id: a crashed run's
 // are served by nobody and are detached.
 func scanMounts(_ context.Context, add func(string, resource)) error {

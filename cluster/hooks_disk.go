@@ -15,6 +15,23 @@ type DiskLoss struct {
 	Bytes   int64 `json:"bytes"`   // unsynced bytes discarded (lazyfs.Loss.Bytes: preallocated index space included)
 }
 
+// DiskLosses converts a provider's own record of a power loss, a type with
+// DiskLoss's fields and no tags (internal/realbroker's NodeLoss: it sits
+// below this package and cannot name DiskLoss), to DiskLosses; a record
+// whose fields ever differ fails to compile at its provider's call.
+func DiskLosses[L ~struct {
+	Node    int32
+	Files   int
+	Dropped int
+	Bytes   int64
+}](ls []L) []DiskLoss {
+	out := make([]DiskLoss, len(ls))
+	for i, l := range ls {
+		out[i] = DiskLoss(l)
+	}
+	return out
+}
+
 // Disk fault modes (DiskFaulter.FailDisk), as generators spells them.
 const (
 	DiskEIO     = "eio"      // writes and syncs fail with EIO

@@ -67,11 +67,7 @@ func (p *Provider) unmountDisks() error { return p.disks.Unmount() }
 // unsynced writes: a correlated loss leaves no survivor to copy from.
 func (p *Provider) PowerLoss(ctx context.Context, ids []int32) ([]cluster.DiskLoss, error) {
 	losses, err := p.disks.PowerLoss(ids, func(id int32) error { return p.Kill(ctx, id) })
-	out := make([]cluster.DiskLoss, len(losses))
-	for i, l := range losses {
-		out[i] = cluster.DiskLoss(l)
-	}
-	return out, p.DiskError(err)
+	return cluster.DiskLosses(losses), p.DiskError(err)
 }
 
 // FailDisk starts node's disk fault and marks where its container log

@@ -63,11 +63,7 @@ func (p *Provider) PowerLoss(ctx context.Context, ids []int32) ([]cluster.DiskLo
 		}
 		return n.kill(ctx)
 	})
-	out := make([]cluster.DiskLoss, len(losses))
-	for i, l := range losses {
-		out[i] = cluster.DiskLoss(l)
-	}
-	return out, p.DiskError(err)
+	return cluster.DiskLosses(losses), p.DiskError(err)
 }
 
 // FailDisk starts node's disk fault and marks where its log stands, for

@@ -66,7 +66,8 @@ func (d *Disks) Disk(id int32) (*lazyfs.FS, error) {
 }
 
 // NodeLoss is what a power loss discarded on node's disk (lazyfs.Loss),
-// field for field cluster.DiskLoss, which a provider converts it to.
+// field for field cluster.DiskLoss, which cluster.DiskLosses converts it
+// to (without tags: the tags are cluster's).
 type NodeLoss struct {
 	Node    int32
 	Files   int

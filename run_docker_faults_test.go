@@ -24,10 +24,7 @@ import (
 // under CI=true).
 func requireDockerKind(t *testing.T, c cluster.Capability, why string) realProfile {
 	t.Helper()
-	p := requireReal(t, "docker")
-	if p.name == "short" {
-		t.Skip("full profile only: CI runs these kinds on the local provider")
-	}
+	p := requireFull(t, "docker", "full profile only: CI runs these kinds on the local provider")
 	if !cluster.Supports(docker.New(docker.Options{}), c) {
 		msg := "the docker provider offers no " + string(c) + " here: " + why
 		if os.Getenv("CI") == "true" {

@@ -77,10 +77,7 @@ func TestChaosGroupProtocolConsumerCrash(t *testing.T) {
 // on real brokers, where the leave heartbeat goes to Kafka's own group
 // coordinator.
 func TestChaosLocalGroupProtocolConsumerCrash(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("full profile only (make chaos-local): CI's short profile has no time for it")
-	}
+	p := requireFull(t, "local", "full profile only (make chaos-local): CI's short profile has no time for it")
 	s := groupProtocolCrashScenario(realScenario("local-group-protocol-consumer-crash", p))
 	checkFencedCrashes(t, runReal(t, s, 0))
 }

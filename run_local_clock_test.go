@@ -125,10 +125,7 @@ func checkReadings(t *testing.T, i int, evidence []string, offset time.Duration)
 // idempotent acks=all producer's exactly-once does not hold. Kafka keeps
 // data by the leader's wall clock; this pins that the harness shows it.
 func TestChaosLocalClockSkewRetentionLoses(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("claim: full profile only (a 45 s run on a cluster of its own)")
-	}
+	p := requireFull(t, "local", "claim: full profile only (a 45 s run on a cluster of its own)")
 	p.limit = 45 * time.Second
 	s := realScenario("local-clock-retention", p)
 	s.Cluster.BrokerConfigs = map[string]string{"log.retention.check.interval.ms": "1000"}

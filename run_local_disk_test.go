@@ -118,10 +118,7 @@ func ackedLost(o runner.Outcome) int64 {
 // (at-least-once) assumes failures are not correlated, so it is not held:
 // that is the claim, not a failure.
 func TestChaosLocalPowerLossLosesUnflushed(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("experiment: full profile only (make chaos-local); CI's short profile runs TestChaosLocalPowerLoss")
-	}
+	p := requireFull(t, "local", "experiment: full profile only (make chaos-local); CI's short profile runs TestChaosLocalPowerLoss")
 	p.limit = 30 * time.Second
 	s := diskScenario("local-power-loss-default-flush", p)
 	s.Nemesis = []generators.Fault{faultAt(s, generators.KindPowerLoss, "all", 0.4, 0.5)}
@@ -145,10 +142,7 @@ func TestChaosLocalPowerLossLosesUnflushed(t *testing.T) {
 // the leader and on each follower before the high watermark passes it, so
 // predicted: no acknowledged write is lost, and the model's guarantee holds.
 func TestChaosLocalPowerLossFlushEveryMessageSafe(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("experiment: full profile only (make chaos-local); CI's short profile runs TestChaosLocalPowerLoss")
-	}
+	p := requireFull(t, "local", "experiment: full profile only (make chaos-local); CI's short profile runs TestChaosLocalPowerLoss")
 	p.limit = 30 * time.Second
 	s := diskScenario("local-power-loss-flush-1", p)
 	s.Cluster.BrokerConfigs = map[string]string{"log.flush.interval.messages": "1"}
@@ -162,10 +156,7 @@ func TestChaosLocalPowerLossFlushEveryMessageSafe(t *testing.T) {
 // acknowledged write lost, as the followers' page caches hold what the
 // leader lost, and a full disk stops one broker, not its replicas.
 func TestChaosLocalPowerLossOfTheLeaderSafe(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("experiment: full profile only (make chaos-local); CI's short profile runs TestChaosLocalPowerLoss")
-	}
+	p := requireFull(t, "local", "experiment: full profile only (make chaos-local); CI's short profile runs TestChaosLocalPowerLoss")
 	p.limit = 40 * time.Second
 	s := diskScenario("local-power-loss-leader", p)
 	full := faultAt(s, generators.KindDiskFault, "one", 0.6, 0.8)

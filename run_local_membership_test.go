@@ -27,10 +27,7 @@ import (
 // duplicate nothing; each move must complete (verified) and the partition
 // return to its replicas.
 func TestChaosLocalReassign(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("full profile only (make chaos-local): CI's short profile runs TestChaosLocalMembership, which makes this change among others")
-	}
+	p := requireFull(t, "local", "full profile only (make chaos-local): CI's short profile runs TestChaosLocalMembership, which makes this change among others")
 	s := realScenario("local-reassign", p)
 	s.Topic.ReplicationFactor = 2 // so that one broker of three holds no replica, for one to move to
 	s.Workload.Consumers = 1
@@ -52,10 +49,7 @@ func TestChaosLocalReassign(t *testing.T) {
 // then started again, registering anew. RF 3, min ISR 2: the two replicas
 // left keep acks=all writes going, and nothing is lost or duplicated.
 func TestChaosLocalRemoveBroker(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("full profile only (make chaos-local): CI's short profile runs TestChaosLocalMembership, which makes this change among others")
-	}
+	p := requireFull(t, "local", "full profile only (make chaos-local): CI's short profile runs TestChaosLocalMembership, which makes this change among others")
 	s := realScenario("local-remove-broker", p)
 	// a clean stop, the fencing (broker session 6 s), a restart and the
 	// catch-up take 20-40 s on two loaded cores

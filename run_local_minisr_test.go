@@ -109,10 +109,7 @@ func TestChaosLocalMinISR1UncleanElectionLoses(t *testing.T) {
 // partition leaderless (sends fail or time out) until it returns, and no
 // acknowledged write is lost.
 func TestChaosLocalMinISR1CleanElectionNoLoss(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("control: full profile only (make chaos-local); CI's short profile runs the unclean claim")
-	}
+	p := requireFull(t, "local", "control: full profile only (make chaos-local); CI's short profile runs the unclean claim")
 	s := minISR1Scenario("local-minisr1-clean", p, false)
 	n := max(1, p.attempts-1)
 	for i := range n {

@@ -48,10 +48,7 @@ func TestChaosLocalControllerQuorum(t *testing.T) {
 // lost or duplicated, and the voter is added back once the quorum is
 // whole.
 func TestChaosLocalControllerQuorumKill(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("experiment: full profile only (make chaos-local); CI's short profile runs TestChaosLocalControllerQuorum")
-	}
+	p := requireFull(t, "local", "experiment: full profile only (make chaos-local); CI's short profile runs TestChaosLocalControllerQuorum")
 	requireDynamicQuorum(t)
 	s := realScenario("local-controller-quorum-kill", p)
 	s.Workload.Consumers = 1

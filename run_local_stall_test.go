@@ -16,10 +16,7 @@ import (
 // group.min.session.timeout.ms to 1 s, so the 1 s session is accepted. A
 // 12 s run: 4 s stalls of a 2 s max.poll.interval.
 func TestChaosLocalConsumerStall(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("full profile only (make chaos-local): CI's short profile has no time for it")
-	}
+	p := requireFull(t, "local", "full profile only (make chaos-local): CI's short profile has no time for it")
 	s := realScenario("local-consumer-stall", p)
 	s.TimeLimit = d(12 * time.Second)
 	s.Keys = generators.SequentialKeys(2, "in", "")

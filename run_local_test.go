@@ -67,6 +67,17 @@ func requireReal(t testing.TB, provider string) realProfile {
 	return profileOf(provider)
 }
 
+// requireFull is requireReal for an experiment of the full profile only:
+// under the short one (CI's) it skips, saying why.
+func requireFull(t testing.TB, provider, why string) realProfile {
+	t.Helper()
+	p := requireReal(t, provider)
+	if p.name == "short" {
+		t.Skip(why)
+	}
+	return p
+}
+
 // missingFor is what this machine lacks to run provider: the local
 // provider needs root, Java and Maven for namespaced brokers, the docker
 // provider an answering engine (scripts/dockerd.sh start).
@@ -386,10 +397,7 @@ func TestChaosLocalTransactionalCopyExactlyOnce(t *testing.T) {
 // TestChaosLocalThroughput measures the workload against the 3-broker
 // cluster without faults (full profile only): producers unthrottled.
 func TestChaosLocalThroughput(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("measurement: full profile only")
-	}
+	p := requireFull(t, "local", "measurement: full profile only")
 	s := realScenario("local-throughput", p)
 	s.TimeLimit = d(20 * time.Second)
 	s.Workload.Rate, s.Workload.Producers, s.Workload.Lanes, s.Workload.Consumers = 0, 2, 8, 1
@@ -411,10 +419,7 @@ func TestChaosLocalThroughput(t *testing.T) {
 // TestChaosLocalAcks1LeaderLossLostWrite, which every profile runs. With no
 // lost write in any run there is nothing to measure, and it fails saying so.
 func TestChaosLocalAcks1KillTimeToLostWrite(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("measurement: full profile only")
-	}
+	p := requireFull(t, "local", "measurement: full profile only")
 	s := realScenario("local-acks1-kill-timing", p)
 	s.TimeLimit = d(30 * time.Second)
 	s.Producer.ProducerConfig = model.LegacyDefaultProducer()

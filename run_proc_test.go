@@ -87,10 +87,7 @@ func processesKilledAndGone(t *testing.T, out runner.Outcome, kills int) {
 // (duplicate-delivery, which at-least-once allows). Another consumer is
 // killed (SIGKILL) once.
 func TestChaosLocalPausedConsumerZombie(t *testing.T) {
-	p := requireReal(t, "local")
-	if p.name == "short" {
-		t.Skip("evidence: full profile only (make chaos-local); CI's short profile runs the paused copier")
-	}
+	p := requireFull(t, "local", "evidence: full profile only (make chaos-local); CI's short profile runs the paused copier")
 	s := realScenario("local-paused-consumer", p)
 	s.Workload.Consumers, s.Workload.Mode, s.Workload.ClientProcesses = 2, generators.ModeGroup, true
 	s.Consumer.CommitStrategy = model.CommitAfterProcessing

@@ -80,10 +80,6 @@ func drawLink(d drawer, label func(string) string, s Scenario) string {
 	return ""
 }
 
-// voterChange is how long a voter's removal or return takes to land, with
-// margin: 1.4 s and 1.5 s in the short real run.
-const voterChange = 5 * time.Second
-
 // membershipClash reports whether a draw's add-broker or remove-voter
 // overlaps a fault it would wait on or undo, each window stretched by the
 // time its last change takes to land. Both could take effect alone, but
@@ -117,10 +113,6 @@ func clashes(a, b string) bool {
 	return false
 }
 
-// landing is how long f's last step takes to land after its window.
-func landing(f Fault, s Scenario) time.Duration {
-	if f.Kind == KindRemoveVoter {
-		return voterChange
-	}
-	return f.need(s).effect
-}
+// landing is how long f's last step takes to land after its window (a
+// voter's return takes as long as its removal).
+func landing(f Fault, s Scenario) time.Duration { return f.need(s).effect }

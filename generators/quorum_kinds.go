@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"time"
 )
 
 // KindRemoveVoter takes one controller out of the KRaft voter set for the
@@ -23,8 +24,14 @@ const KindRemoveVoter = "remove-voter"
 var removeVoterTargets = []string{"", "one", "controller"}
 
 // removeVoterNeed is remove-voter's availability rule: Kafka refuses to
-// remove the last voter, so a voter must be left.
-func removeVoterNeed() need { return need{brokers: 2} }
+// remove the last voter, so a voter must be left; and the removal lands
+// (committed, DescribeQuorum listing the node an observer) before the run
+// ends.
+func removeVoterNeed() need { return need{brokers: 2, effect: voterChange} }
+
+// voterChange is how long a voter's removal or return takes to land, with
+// margin: 1.0-2.1 s on cluster/local (Kafka 3.9.1, 4.4.0).
+const voterChange = 5 * time.Second
 
 // DynamicQuorum reports whether s's cluster is formatted with a dynamic
 // controller quorum: asked for (cluster.dynamic-quorum), or needed by a

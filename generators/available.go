@@ -16,8 +16,12 @@ func Available(s Scenario, i int) error {
 		return err
 	}
 	if s.Cluster.Brokers < n.brokers {
-		return bad(field+".kind", "%s%s needs %d brokers to act on, the cluster has %d",
-			f.Kind, targetText(f), n.brokers, s.Cluster.Brokers)
+		why := ""
+		if f.Kind == KindReassign {
+			why = fmt.Sprintf(" (one more than topic.replication-factor %d: a broker to move a replica to)", s.Topic.ReplicationFactor)
+		}
+		return bad(field+".kind", "%s%s needs %d brokers to act on, the cluster has %d%s",
+			f.Kind, targetText(f), n.brokers, s.Cluster.Brokers, why)
 	}
 	if err := n.timing(f, s.TimeLimit.D(), field); err != nil {
 		return err

@@ -30,7 +30,7 @@ type runFlags struct {
 	timeLimit, maxPollInterval             time.Duration
 	seed                                   int64
 	retries, maxInFlight, keys, producers  int
-	consumers                              int
+	consumers, brokers, replicationFactor  int
 	rate, faultProbability                 float64
 	idempotence, transactional             bool
 	clientProcesses                        bool
@@ -53,6 +53,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.commit, "commit-strategy", string(model.CommitAfterProcessing), "consumer commits: auto, before-processing, after-processing, transactional")
 	fs.DurationVar(&f.maxPollInterval, "max-poll-interval", 0, "consumer max.poll.interval.ms (0: librdkafka's 300s); a stall-consumer past it is evicted")
 	fs.IntVar(&f.keys, "keys", 3, "keys (partitions)")
+	fs.IntVar(&f.brokers, "brokers", 3, "brokers in the cluster")
+	fs.IntVar(&f.replicationFactor, "replication-factor", 3, "replicas of each partition (min.insync.replicas stays 2, or 1 with one replica); below --brokers, reassign has a broker to move one to")
 	fs.IntVar(&f.producers, "producers", 2, "producers")
 	fs.IntVar(&f.consumers, "consumers", 2, "consumers of the group (workload consume)")
 	fs.Float64Var(&f.rate, "rate", 500, "ops per second over all workers; 0 = as fast as they go")
@@ -194,9 +196,9 @@ func fromFlags(rf runFlags, set map[string]bool) (generators.Scenario, error) {
 	}
 	s := generators.Scenario{
 		Name: "run-" + rf.workload, Seed: rf.seed,
-		Cluster: generators.Cluster{Provider: rf.cluster, Brokers: 3},
+		Cluster: generators.Cluster{Provider: rf.cluster, Brokers: rf.brokers},
 		Keys:    generators.SequentialKeys(rf.keys, "in", ""),
-		Topic:   model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2},
+		Topic:   model.TopicConfig{ReplicationFactor: rf.replicationFactor, MinInsyncReplicas: min(2, rf.replicationFactor)},
 		Producer: generators.Producer{ProducerConfig: model.ProducerConfig{Acks: acks, Retries: rf.retries,
 			EnableIdempotence: idem, MaxInFlight: rf.maxInFlight},
 			DeliveryTimeout: generators.Duration(20 * time.Second), RequestTimeout: generators.Duration(2 * time.Second)},

@@ -113,28 +113,20 @@ func TestRunRandomWorkloadDrawsTheClustersKinds(t *testing.T) {
 
 // --nemesis gives a kind that reads no probability none: the membership,
 // quorum and stall kinds refuse parameters they do not read, and
-// --fault-probability is the request faults' alone. (reassign reads none
-// either, but needs a broker holding no replica: run's topics have three
-// on three.)
+// --fault-probability is the request faults' alone. Reassign needs a
+// broker holding no replica: --replication-factor below --brokers.
 func TestRunNemesisKindsWithoutParamsValidate(t *testing.T) {
 	for _, kind := range []string{generators.KindAddBroker, generators.KindRemoveBroker,
-		generators.KindRemoveVoter, generators.KindStallConsumer} {
-		var rf runFlags
-		fs := flag.NewFlagSet("run", flag.ContinueOnError)
-		rf.register(fs)
-		args := []string{"--cluster", "local", "--workload", "consume", "--time-limit", "60s", "--nemesis", kind}
-		if err := fs.Parse(args); err != nil {
-			t.Fatal(err)
+		generators.KindRemoveVoter, generators.KindStallConsumer, generators.KindReassign} {
+		if err := validateRunArgs(t, "--nemesis", kind, "--replication-factor", "2"); err != nil {
+			t.Errorf("--nemesis %s --replication-factor 2: %v", kind, err)
 		}
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		s, err := scenarioOf(rf, set, "")
-		if err == nil {
-			err = s.Validate()
-		}
-		if err != nil {
-			t.Errorf("--nemesis %s: %v", kind, err)
-		}
+	}
+	if err := validateRunArgs(t, "--nemesis", generators.KindReassign); err == nil || !strings.Contains(err.Error(), "replication-factor") {
+		t.Errorf("--nemesis reassign with three replicas on three brokers: %v, want refused naming the replication factor", err)
+	}
+	if err := validateRunArgs(t, "--brokers", "4", "--nemesis", generators.KindReassign); err != nil {
+		t.Errorf("--nemesis reassign on four brokers: %v", err)
 	}
 	var rf runFlags
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -146,4 +138,23 @@ func TestRunNemesisKindsWithoutParamsValidate(t *testing.T) {
 	if err != nil || len(s.Nemesis) != 1 || s.Nemesis[0].Params.Probability != 0.4 {
 		t.Errorf("--nemesis lost-ack --fault-probability 0.4: %v, %+v", err, s.Nemesis)
 	}
+}
+
+// validateRunArgs is the scenario run makes of a consume run on local
+// (60 s) with args, validated.
+func validateRunArgs(t *testing.T, args ...string) error {
+	t.Helper()
+	var rf runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	rf.register(fs)
+	if err := fs.Parse(append([]string{"--cluster", "local", "--workload", "consume", "--time-limit", "60s"}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	s, err := scenarioOf(rf, set, "")
+	if err != nil {
+		return err
+	}
+	return s.Validate()
 }

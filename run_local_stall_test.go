@@ -10,9 +10,9 @@ import (
 
 // TestChaosLocalConsumerStall (full profile): TestChaosConsumerStall on real
 // brokers, where Kafka's own group coordinator takes the evicted member's
-// LeaveGroup, hands its partitions to the other member, and answers the
-// commit it makes on waking (the embedded cluster answered UNKNOWN_MEMBER_ID,
-// recorded info and read back). realbroker lowers
+// LeaveGroup, hands its partitions to the other member, and refuses the
+// commit it makes on waking as the embedded cluster does (UNKNOWN_MEMBER_ID,
+// recorded info and read back: seen so on Kafka 4.4.0). realbroker lowers
 // group.min.session.timeout.ms to 1 s, so the 1 s session is accepted. A
 // 12 s run: 4 s stalls of a 2 s max.poll.interval.
 func TestChaosLocalConsumerStall(t *testing.T) {

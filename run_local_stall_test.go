@@ -28,3 +28,24 @@ func TestChaosLocalConsumerStall(t *testing.T) {
 	t.Logf("LOCAL STALL: %+v; evicted op %v; %d duplicate deliveries; %s", seen.detail, opIndex(seen.maxPollOp),
 		a.out.Result.Counts[checkers.DuplicateDelivery], a)
 }
+
+// TestChaosLocalConsumerStallGroupProtocol (full profile): the stall under
+// KIP-848 on real brokers (4.0+), one consumer as in
+// TestChaosConsumerStallGroupProtocol: librdkafka enforces
+// max.poll.interval.ms under either protocol, and Kafka's own coordinator
+// takes its leave heartbeat and refuses the commit made on waking.
+func TestChaosLocalConsumerStallGroupProtocol(t *testing.T) {
+	p := requireFull(t, "local", "full profile only (make chaos-local): CI's short profile has no time for it")
+	s := realScenario("local-consumer-stall-group-protocol", p)
+	s.TimeLimit = d(15 * time.Second)
+	s.Keys = generators.SequentialKeys(2, "in", "")
+	s = stallScenario(s, 2*time.Second, 4*time.Second)
+	s.Consumer.GroupProtocol = generators.GroupConsumer
+	s.Workload.Consumers = 1
+	s.Nemesis[0].Start = d(3 * time.Second) // real brokers' group joins take longer
+	a := safeRun(t, s)
+	checkStallRun(t, a.out)
+	seen := checkEvicted(t, a.out)
+	t.Logf("LOCAL STALL KIP-848: %+v; evicted op %v, revoked op %v; %d duplicate deliveries; %s", seen.detail, opIndex(seen.maxPollOp),
+		opIndex(seen.revokedOp), a.out.Result.Counts[checkers.DuplicateDelivery], a)
+}

@@ -27,6 +27,10 @@
 //     (Restart), and group and transaction coordinators are a hash over
 //     the live brokers, so a kill or restart moves them; group and
 //     transaction state is cluster-wide and moves with them intact.
+//   - A node restarts on its own port. The brokers' ports are leased from
+//     below the kernel's ephemeral range (ports.go), so that while a node
+//     is down no other cluster or connection on the machine takes its port;
+//     a proxied cluster's proxies keep theirs instead.
 //   - Pause holds each request reaching the node in a sleeping control
 //     until Resume; connections stay open and other nodes are served
 //     meanwhile (kfake serves requests on one connection in order).

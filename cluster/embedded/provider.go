@@ -39,6 +39,8 @@ type Provider struct {
 	topics []string
 	// proxies front the brokers when the run's Spec is Proxied.
 	proxies *proxies
+	// ports are the brokers' own ports otherwise (see ports.go).
+	ports *portLease
 }
 
 // errNotStarted is what every call that needs a running cluster returns
@@ -103,8 +105,16 @@ func (e *Provider) Start(ctx context.Context, spec cluster.Spec) error {
 		opts = append(opts, kfake.BrokerConfigs(spec.BrokerConfigs))
 	}
 	if spec.Proxied {
+		// a proxy keeps its port while its node is down; the node's own
+		// listener takes any free one on restart
 		e.proxies = newProxies()
 		opts = append(opts, kfake.ListenFn(e.proxies.listen))
+	} else {
+		if e.ports, err = leasePorts(spec.Brokers); err != nil {
+			e.stopLocked()
+			return err
+		}
+		opts = append(opts, kfake.Ports(e.ports.ports...))
 	}
 	fake, err := kfake.NewCluster(opts...)
 	if err != nil {
@@ -194,6 +204,8 @@ func (e *Provider) stopLocked() {
 		e.proxies.set.Close()
 		e.proxies = nil
 	}
+	e.ports.release()
+	e.ports = nil
 	e.closeLog()
 }
 

@@ -29,8 +29,8 @@
 //     transaction state is cluster-wide and moves with them intact.
 //   - A node restarts on its own port. The brokers' ports are leased from
 //     below the kernel's ephemeral range (ports.go), so that while a node
-//     is down no other cluster or connection on the machine takes its port;
-//     a proxied cluster's proxies keep theirs instead.
+//     is down no other cluster or connection on the machine takes its port
+//     (behind proxies too, whose upstreams therefore never change).
 //   - Pause holds each request reaching the node in a sleeping control
 //     until Resume; connections stay open and other nodes are served
 //     meanwhile (kfake serves requests on one connection in order).

@@ -39,7 +39,8 @@ type Provider struct {
 	topics []string
 	// proxies front the brokers when the run's Spec is Proxied.
 	proxies *proxies
-	// ports are the brokers' own ports otherwise (see ports.go).
+	// ports are the brokers' own ports (behind the proxies if any; see
+	// ports.go).
 	ports *portLease
 }
 
@@ -104,16 +105,15 @@ func (e *Provider) Start(ctx context.Context, spec cluster.Spec) error {
 	if len(spec.BrokerConfigs) > 0 {
 		opts = append(opts, kfake.BrokerConfigs(spec.BrokerConfigs))
 	}
+	if e.ports, err = leasePorts(spec.Brokers); err != nil {
+		e.stopLocked()
+		return err
+	}
 	if spec.Proxied {
-		// a proxy keeps its port while its node is down; the node's own
-		// listener takes any free one on restart
-		e.proxies = newProxies()
+		// the brokers listen on the leased ports behind proxies
+		e.proxies = newProxies(e.ports.ports)
 		opts = append(opts, kfake.ListenFn(e.proxies.listen))
 	} else {
-		if e.ports, err = leasePorts(spec.Brokers); err != nil {
-			e.stopLocked()
-			return err
-		}
 		opts = append(opts, kfake.Ports(e.ports.ports...))
 	}
 	fake, err := kfake.NewCluster(opts...)

@@ -18,18 +18,21 @@ import (
 //
 // Behavior: kfake advertises its listener's address and re-listens on the
 // same port when a killed node is added back; listen hands it a listener on
-// a port of its own that reports the proxy's address, and on a restart
-// (asked for the proxy's port) re-points that proxy at the new listener.
+// a leased port of the broker's own (ports.go) that reports the proxy's
+// address, and on a restart (asked for the proxy's port) listens on that
+// same own port again, so the proxy's upstream never changes and the proxy
+// never stops listening.
 type proxies struct {
 	set *kproxy.Set
 
 	mu     sync.Mutex
+	ports  []int             // the brokers' own ports, leased, in start order
 	byPort map[int]string    // proxy port -> proxy name
 	own    map[string]string // proxy name -> the broker's own address
 }
 
-func newProxies() *proxies {
-	return &proxies{set: kproxy.New(), byPort: map[int]string{}, own: map[string]string{}}
+func newProxies(ports []int) *proxies {
+	return &proxies{set: kproxy.New(), ports: ports, byPort: map[int]string{}, own: map[string]string{}}
 }
 
 // listen is kfake's ListenFn.
@@ -38,23 +41,25 @@ func (p *proxies) listen(network, address string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded cluster: listen address %q: %w", address, err)
 	}
-	l, err := net.Listen(network, "127.0.0.1:0")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if name, known := p.byPort[port]; known {
+		l, err := net.Listen(network, p.own[name]) // a restart: the node's own port again
+		if err != nil {
+			return nil, fmt.Errorf("embedded cluster: restart behind proxy %s: %w", name, err)
+		}
+		tcp, _ := net.ResolveTCPAddr("tcp", address)
+		return advertised{Listener: l, addr: tcp}, nil
+	}
+	if len(p.own) == len(p.ports) {
+		return nil, fmt.Errorf("embedded cluster: a broker beyond the %d whose ports were leased", len(p.ports))
+	}
+	l, err := net.Listen(network, "127.0.0.1:"+strconv.Itoa(p.ports[len(p.own)]))
 	if err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	name, known := p.byPort[port]
-	if known {
-		err = p.set.Repoint(name, l.Addr().String())
-	} else {
-		name = fmt.Sprintf("n%d", len(p.byPort))
-		_, err = p.set.Add(name, "127.0.0.1:0", l.Addr().String())
-	}
-	var addr string
-	if err == nil {
-		addr, err = p.set.Addr(name)
-	}
+	name := fmt.Sprintf("n%d", len(p.own))
+	addr, err := p.set.Add(name, "127.0.0.1:0", l.Addr().String())
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("embedded cluster: %w", err)

@@ -2,6 +2,8 @@ package embedded
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,8 +36,11 @@ func TestProxiedClusterKeepsItsProxiesOverKillAndRestart(t *testing.T) {
 	if err := e.Restart(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
+	if own := e.proxies.own["n0"]; !strings.HasSuffix(own, fmt.Sprintf(":%d", e.ports.ports[0])) {
+		t.Fatalf("node 0 listens at %s behind its proxy after the restart, want its leased port %d", own, e.ports.ports[0])
+	}
 	if rt, err := e.ProbeProxy(ctx, 0); err != nil || rt < 200*time.Millisecond {
-		t.Fatalf("a probe after the restart took %v (%v): want the toxic still on the re-pointed proxy", rt, err)
+		t.Fatalf("a probe after the restart took %v (%v): want the toxic still on the proxy", rt, err)
 	}
 	if err := e.HealToxics(ctx); err != nil {
 		t.Fatal(err)

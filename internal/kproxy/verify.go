@@ -8,8 +8,6 @@ import (
 	"net"
 	"slices"
 	"time"
-
-	toxiproxy "github.com/Shopify/toxiproxy/v2"
 )
 
 // ProbeTimeout bounds one probe's round trip: a proxy answers within
@@ -25,23 +23,6 @@ func (s *Set) Addr(name string) (string, error) {
 	p.Lock()
 	defer p.Unlock()
 	return p.Listen, nil
-}
-
-// Repoint sends proxy name to a new upstream, keeping its address and its
-// toxics; its open connections close (the old upstream is gone: a broker
-// that restarted listens elsewhere).
-func (s *Set) Repoint(name, upstream string) error {
-	p, err := s.proxy(name)
-	if err != nil {
-		return err
-	}
-	p.Lock()
-	listen := p.Listen
-	p.Unlock()
-	if err := p.Update(&toxiproxy.Proxy{Listen: listen, Upstream: upstream, Enabled: true}); err != nil {
-		return fmt.Errorf("kproxy: repointing %s to %s: %w", name, upstream, err)
-	}
-	return nil
 }
 
 // ApplyVerified adds t to proxy under name, lists it back, and for a

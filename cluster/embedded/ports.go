@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,7 +53,8 @@ func leasePorts(n int) (*portLease, error) {
 			l.release()
 			return nil, fmt.Errorf("embedded cluster: no %d free ports in %d-%d after %d tries", n, lo, hi-1, tries)
 		}
-		if p := lo + rand.N(hi-lo); l.take(p) {
+		// a lock this lease holds would be granted again: skip its own
+		if p := lo + rand.N(hi-lo); !slices.Contains(l.ports, p) && l.take(p) {
 			l.ports = append(l.ports, p)
 		}
 	}
@@ -64,7 +66,7 @@ func leasePorts(n int) (*portLease, error) {
 func (l *portLease) take(p int) bool {
 	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart, Start: int64(p), Len: 1}
 	if unix.FcntlFlock(l.file.Fd(), unix.F_OFD_SETLK, &lk) != nil {
-		return false // another cluster's, or this one's already
+		return false // another cluster's
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 	if err == nil {

@@ -39,7 +39,9 @@ func TestChaosDelayedRequestsTransactions(t *testing.T) {
 	s.Nemesis = []generators.Fault{{Kind: generators.KindDelayedRequests, Start: start, Duration: dur,
 		Params: generators.FaultParams{Delay: d(500 * time.Millisecond), Requests: []string{"produce", "end-txn", "txn-offset-commit"}}}}
 	out := run(t, s)
-	mustHaveWorked(t, out, 20, "txn")
+	// each held transaction takes 1.5 s: 31-35 commit in 4 s here, 14 in a
+	// loaded CI run (before and after the window, mostly)
+	mustHaveWorked(t, out, 10, "txn")
 	if hits(out) == 0 {
 		t.Errorf("the hold held no request: the run proves nothing")
 	}

@@ -2,10 +2,12 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
@@ -159,8 +161,18 @@ func (e *Provider) restart(node int32) (string, error) {
 		return addrOf(n), err
 	}
 	n.down.Remove()
-	if _, _, err := e.fake.AddNode(node, n.port); err != nil {
-		return "", fmt.Errorf("embedded cluster: restart node %d on port %d: %w", node, n.port, err)
+	// its port may still be held for a moment after the kill (see
+	// verifyRefused): asked again for up to verifyTimeout
+	deadline := time.Now().Add(verifyTimeout)
+	for {
+		_, _, err := e.fake.AddNode(node, n.port)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			return "", fmt.Errorf("embedded cluster: restart node %d on port %d: %w", node, n.port, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	n.down = nil
 	return n.addr, nil

@@ -29,13 +29,16 @@ func TestChaosLocalConsumerStall(t *testing.T) {
 		a.out.Result.Counts[checkers.DuplicateDelivery], a)
 }
 
-// TestChaosLocalConsumerStallGroupProtocol (full profile): the stall under
-// KIP-848 on real brokers (4.0+), one consumer as in
-// TestChaosConsumerStallGroupProtocol: librdkafka enforces
-// max.poll.interval.ms under either protocol, and Kafka's own coordinator
-// takes its leave heartbeat and refuses the commit made on waking.
+// TestChaosLocalConsumerStallGroupProtocol: the stall under KIP-848 on
+// real brokers (4.0+), with one consumer, so that the stalled member owns
+// partitions: librdkafka enforces max.poll.interval.ms under either
+// protocol, and Kafka's own coordinator takes its leave heartbeat and
+// refuses the commit made on waking. CI runs it here, not on the embedded
+// cluster: there kfake answered the rejoining member's heartbeat with
+// INVALID_REQUEST in a loaded run (a fatal error to librdkafka), and in
+// another the revocation came too late (docs/FINDINGS.md).
 func TestChaosLocalConsumerStallGroupProtocol(t *testing.T) {
-	p := requireFull(t, "local", "full profile only (make chaos-local): CI's short profile has no time for it")
+	p := requireReal(t, "local")
 	s := realScenario("local-consumer-stall-group-protocol", p)
 	s.TimeLimit = d(15 * time.Second)
 	s.Keys = generators.SequentialKeys(2, "in", "")

@@ -192,28 +192,3 @@ func opIndex(op *histories.Op) any {
 	}
 	return op.Index
 }
-
-// TestChaosConsumerStallGroupProtocol: the same stall under KIP-848, where
-// the session and heartbeats are the broker's and max.poll.interval stays
-// the client's: librdkafka leaves the group (its leave heartbeat) all the
-// same, and the member's first poll after the stall shows it. One
-// consumer, so that the stalled member owns partitions: with two, kfake
-// gave both to the other member for the first seconds, and the stalled
-// one, owning none, saw no MAX_POLL_EXCEEDED in a 4 s stall.
-func TestChaosConsumerStallGroupProtocol(t *testing.T) {
-	parallelOnEmbedded(t)
-	if *flagCluster != "embedded" {
-		t.Skip("KIP-848 on real brokers needs Kafka 4.0+: TestChaosLocalConsumerStall runs the classic protocol")
-	}
-	// 3 s after the stall, not 0.5: the leave heartbeat's answer and the
-	// rejoin are requests, slower on a loaded machine than classic's
-	// local revocation
-	s := stallScenario(base("consumer-stall-group-protocol", 9*time.Second), 2*time.Second, 4*time.Second)
-	s.Consumer.GroupProtocol = generators.GroupConsumer
-	s.Workload.Consumers = 1
-	out := runKept(t, s)
-	checkStallRun(t, out)
-	seen := checkEvicted(t, out)
-	t.Logf("STALL KIP-848: %+v; evicted op %v, revoked op %v; assigned again %t; %d duplicate deliveries", seen.detail, opIndex(seen.maxPollOp),
-		opIndex(seen.revokedOp), seen.assigned, out.Result.Counts[checkers.DuplicateDelivery])
-}

@@ -47,6 +47,8 @@ type Env struct {
 	Start int
 	// Dir is the run directory, for the code's own logs.
 	Dir string
+
+	groups *procGroups // the run's, for Command
 }
 
 // Service is the code under test. It runs until ctx is cancelled, which is

@@ -30,22 +30,12 @@ func small(t *testing.T) chaostest.Options {
 // and shift which output partition it goes to (0: its input's).
 func copier(out func(v int64) []int64, shift int32) chaostest.Service {
 	return func(ctx context.Context, env chaostest.Env) error {
-		c, err := kafka.NewConsumer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "group.id": env.Group,
-			"enable.auto.commit": false, "enable.auto.offset.store": false, "auto.offset.reset": "earliest",
-			"session.timeout.ms": 1000, "heartbeat.interval.ms": 200, "max.poll.interval.ms": 2000, "log_level": 0})
+		c, p, err := clients(env)
 		if err != nil {
 			return err
 		}
 		defer c.Close()
-		p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "go.delivery.reports": false,
-			"linger.ms": 0, "log_level": 0})
-		if err != nil {
-			return err
-		}
 		defer p.Close()
-		if err := c.Subscribe(env.Input, nil); err != nil {
-			return err
-		}
 		for ctx.Err() == nil {
 			if err := copyBatch(c, p, env, out, shift); err != nil {
 				return err
@@ -53,6 +43,29 @@ func copier(out func(v int64) []int64, shift int32) chaostest.Service {
 		}
 		return nil
 	}
+}
+
+// clients are a copier's consumer, subscribed to the input in the code's
+// group, and its producer.
+func clients(env chaostest.Env) (*kafka.Consumer, *kafka.Producer, error) {
+	c, err := kafka.NewConsumer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "group.id": env.Group,
+		"enable.auto.commit": false, "enable.auto.offset.store": false, "auto.offset.reset": "earliest",
+		"session.timeout.ms": 1000, "heartbeat.interval.ms": 200, "max.poll.interval.ms": 2000, "log_level": 0})
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "go.delivery.reports": false,
+		"linger.ms": 0, "log_level": 0})
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	if err := c.Subscribe(env.Input, nil); err != nil {
+		c.Close()
+		p.Close()
+		return nil, nil, err
+	}
+	return c, p, nil
 }
 
 // copyBatch copies what arrives within 50ms, then commits it.
@@ -206,49 +219,6 @@ func TestBadOptionsAreErrors(t *testing.T) {
 		_, err := chaostest.Run(t.Context(), tc.want, copier(same, 0), tc.opts)
 		if err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: err %v, want one saying %q", tc.name, err, tc.says)
-		}
-	}
-}
-
-// helperEnv marks the test binary started by Command as the code under
-// test.
-const helperEnv = "CHAOSTEST_HELPER_COPIER"
-
-// TestHelperCopier is the program Command runs in
-// TestCommandIsKilledOnCrashAndStartedAgain: the test binary itself, as a
-// copier reading its Env from the environment.
-func TestHelperCopier(t *testing.T) {
-	if os.Getenv(helperEnv) == "" {
-		t.Skip("the code under test of TestCommandIsKilledOnCrashAndStartedAgain, run by it")
-	}
-	env, err := chaostest.EnvFromEnviron()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := copier(same, 0)(context.Background(), env); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// A program is the code under test as a function is: crashes are SIGKILL,
-// each start is a new process, and an at-least-once copier loses nothing.
-func TestCommandIsKilledOnCrashAndStartedAgain(t *testing.T) {
-	t.Setenv(helperEnv, "1")
-	o := small(t)
-	o.Duration = 2 * time.Second
-	// each start is a process exec and a group join: on a loaded CI run the
-	// last start had not caught up in 5 s (30 of 60 records copied, one
-	// partition untouched); the drain ends as soon as it has
-	o.Drain = 15 * time.Second
-	o.Faults = []chaostest.Fault{chaostest.CrashService(500*time.Millisecond, time.Second, 500*time.Millisecond)}
-	o.Keep = true // to look for the program's logs
-	v, err := chaostest.Run(t.Context(), chaostest.AtLeastOnce, chaostest.Command(os.Args[0], "-test.run=^TestHelperCopier$"), o)
-	if err != nil || !v.Held || len(v.Hangs)+len(v.Notes) != 0 {
-		t.Fatalf("%v, %v", v, err)
-	}
-	for start := range 4 { // the first start and three crashes
-		if _, err := os.Stat(filepath.Join(v.Dir, fmt.Sprintf("command-%d.log", start))); err != nil {
-			t.Errorf("start %d of the program: %v", start, err)
 		}
 	}
 }

@@ -132,6 +132,8 @@ type run struct {
 	input *inputLog
 	sup   *supervisor
 	logs  *client.Logs // librdkafka's lines of the harness's own clients
+	// groups is the process groups Command started.
+	groups procGroups
 	// drained says whether the code caught up within Options.Drain.
 	drained string
 
@@ -148,7 +150,7 @@ func (r *run) intN(n int) int {
 // env is what the code under test is given.
 func (r *run) env() Env {
 	return Env{Bootstrap: r.prov.Bootstrap(), Input: r.s.Keys.Topic, Output: r.s.Keys.OutputTopic,
-		Partitions: r.s.Keys.Count, Group: r.s.Workload.Group, TransactionalID: r.s.Workload.Group, Dir: r.dir}
+		Partitions: r.s.Keys.Count, Group: r.s.Workload.Group, TransactionalID: r.s.Workload.Group, Dir: r.dir, groups: &r.groups}
 }
 
 // record is the recorded part of the run, history.jsonl open throughout.
@@ -192,12 +194,12 @@ func (r *run) play(ctx context.Context, rec *histories.Recorder) error {
 	<-wctx.Done()
 	if ctx.Err() != nil {
 		sup.stop()
-		return errors.Join(ctx.Err(), in.close())
+		return errors.Join(ctx.Err(), in.close(), r.groups.survivors())
 	}
 	err = errors.Join(harmless(nemErr), in.close())
 	err = errors.Join(err, r.drain(ctx))
 	sup.stop()
-	return errors.Join(err, r.finalReads(ctx, rec))
+	return errors.Join(err, r.groups.survivors(), r.finalReads(ctx, rec))
 }
 
 // nemesisOptions: a fault counts as healed only once the cluster is whole

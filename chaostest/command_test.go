@@ -65,7 +65,7 @@ func TestCommandIsKilledOnCrashAndStartedAgain(t *testing.T) {
 	o.Faults = []chaostest.Fault{chaostest.CrashService(500*time.Millisecond, time.Second, 500*time.Millisecond)}
 	wrapper := chaostest.Command("sh", "-c", `"$0" -test.run='^TestHelperCopier$' & wait`, os.Args[0])
 	v, err := chaostest.Run(t.Context(), chaostest.AtLeastOnce, wrapper, o)
-	if err != nil || !v.Held || len(v.Hangs)+len(v.Notes) != 0 {
+	if err != nil || !v.Held || len(v.Hangs)+len(v.Notes)+len(v.Unconsumed) != 0 {
 		t.Fatalf("%v, %v", v, err)
 	}
 	for start := range 4 { // the first start and three crashes

@@ -23,9 +23,9 @@ const (
 // it is done once the code's group (Env.Group) has committed every input
 // partition to its end and the output's end offsets have stood still for
 // drainQuiet. Counting output records instead would end too soon for code
-// that duplicates. Code that has not caught up by then is not an error:
-// the final reads show what it delivered, and the verdict says that it was
-// still behind.
+// that duplicates. Code that has not caught up by then is not an error of
+// the run: the final reads show what it delivered, and the verdict names
+// the input it had not consumed (Verdict.Unconsumed), which is not lost.
 func (r *run) drain(ctx context.Context) error {
 	c, err := kafka.NewConsumer(&kafka.ConfigMap{"bootstrap.servers": r.prov.Bootstrap(), "group.id": r.s.Workload.Group,
 		"enable.auto.commit": false, "log_level": 0})
@@ -78,15 +78,7 @@ type progress struct {
 func (w *watch) state() (progress, error) {
 	var p progress
 	p.committedAll = true
-	tps := make([]kafka.TopicPartition, w.parts)
-	for i := range w.parts {
-		tps[i] = kafka.TopicPartition{Topic: &w.in, Partition: int32(i)}
-	}
-	var committed []kafka.TopicPartition
-	err := w.bounded("Committed", func() (err error) {
-		committed, err = w.c.Committed(tps, int(drainCall.Milliseconds()))
-		return err
-	})
+	committed, err := w.committed()
 	if err != nil {
 		return p, err
 	}
@@ -107,6 +99,20 @@ func (w *watch) state() (progress, error) {
 		p.outEnd += h
 	}
 	return p, nil
+}
+
+// committed is the group's committed offset of each input partition
+// (negative: none).
+func (w *watch) committed() (committed []kafka.TopicPartition, err error) {
+	tps := make([]kafka.TopicPartition, w.parts)
+	for i := range w.parts {
+		tps[i] = kafka.TopicPartition{Topic: &w.in, Partition: int32(i)}
+	}
+	err = w.bounded("Committed", func() (err error) {
+		committed, err = w.c.Committed(tps, int(drainCall.Milliseconds()))
+		return err
+	})
+	return committed, err
 }
 
 func (w *watch) high(topic string, part int32) (h int64, err error) {

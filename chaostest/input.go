@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -130,4 +131,11 @@ func (in *inputLog) acked() int {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return len(in.offsets)
+}
+
+// ackedValues is the values whose input sends were ok.
+func (in *inputLog) ackedValues() map[int64]int64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return maps.Clone(in.offsets)
 }

@@ -44,7 +44,7 @@ func Run(ctx context.Context, want Guarantee, svc Service, opts Options) (v Verd
 	}
 	v.Dir, v.Want = dir, want
 	defer func() {
-		v.Kept = err != nil || !v.Held || len(v.Hangs) > 0 || opts.Keep
+		v.Kept = err != nil || !v.Held || len(v.Hangs)+len(v.Unconsumed)+len(v.InputLost) > 0 || opts.Keep
 		if !v.Kept {
 			os.RemoveAll(dir)
 			os.Remove(filepath.Dir(dir)) // the test's directory, if now empty
@@ -136,6 +136,9 @@ type run struct {
 	groups procGroups
 	// drained says whether the code caught up within Options.Drain.
 	drained string
+	// end is the input and the group's offsets once the code stopped; nil
+	// when they could not be read.
+	end *inputEnd
 
 	mu  sync.Mutex
 	rng *rand.Rand
@@ -199,7 +202,10 @@ func (r *run) play(ctx context.Context, rec *histories.Recorder) error {
 	err = errors.Join(harmless(nemErr), in.close())
 	err = errors.Join(err, r.drain(ctx))
 	sup.stop()
-	return errors.Join(err, r.groups.survivors(), r.finalReads(ctx, rec))
+	err = errors.Join(err, r.groups.survivors(), r.finalReads(ctx, rec))
+	end, eerr := r.readInputEnd(ctx)
+	r.end = end
+	return errors.Join(err, eerr)
 }
 
 // nemesisOptions: a fault counts as healed only once the cluster is whole

@@ -2,6 +2,7 @@ package chaostest
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,16 +18,27 @@ import (
 // records that prove it, by name.
 type Verdict struct {
 	// Held: the observed guarantee satisfies Want, and every anomaly found
-	// has a known effect on delivery.
+	// has a known effect on delivery. It judges the input the code
+	// consumed and the cluster kept: Unconsumed and InputLost are neither
+	// loss nor proof, and Check fails for them.
 	Held     bool
 	Want     Guarantee
 	Observed Guarantee
 	// Lost are input records acknowledged to the harness that the output
-	// does not hold; Duplicated are input records the output holds more
-	// than once. Each anomaly names at most the cases the checkers keep
-	// for the report (200); results.json has the exact counts.
+	// does not hold and that the code's group committed past: the code's
+	// loss. Duplicated are input records the output holds more than once.
+	// Each names at most the cases the checkers keep for the report (200);
+	// results.json has the exact counts.
 	Lost       []Record
 	Duplicated []Record
+	// Unconsumed are acknowledged input records the output does not hold
+	// and the code's group had not committed past when the code was
+	// stopped: not consumed in time (Options.Drain), not lost.
+	Unconsumed []Record
+	// InputLost are acknowledged input records the input topic no longer
+	// held at the end: the cluster lost them before the code could read
+	// them, which is no finding about the code.
+	InputLost []Record
 	// Other names the other anomalies the checkers found (ordering,
 	// inconsistent offsets), with their counts: they do not change the
 	// guarantee.
@@ -89,6 +101,14 @@ func (v Verdict) String() string {
 	}
 	list("lost", v.Lost)
 	list("duplicated", v.Duplicated)
+	if n := len(v.Unconsumed); n > 0 {
+		fmt.Fprintf(&b, "\n  %d input records not consumed in time: the code's group had not committed past them when the code was stopped (Options.Drain bounds the wait); they are not judged", n)
+	}
+	list("not consumed in time", v.Unconsumed)
+	if n := len(v.InputLost); n > 0 {
+		fmt.Fprintf(&b, "\n  %d acknowledged input records lost from the input topic: the cluster lost them, not the code, and the code could not be judged on them", n)
+	}
+	list("lost from the input", v.InputLost)
 	for _, s := range slices.Concat(v.Other, v.Notes, v.Hangs) {
 		fmt.Fprintf(&b, "\n  %s", s)
 	}
@@ -117,10 +137,13 @@ func (v *Verdict) judge(dir string, r *run, herr error) error {
 		return err
 	}
 	res, obs := out.Result, out.Observed
+	v.Acked, v.Delivered = r.input.acked(), len(delivered)
 	v.Held, v.Observed = out.Held, obs.EndToEnd
-	v.Acked, v.Delivered = r.input.acked(), delivered
 	v.Lost = r.records(res, obs.Loss)
 	v.Duplicated = r.records(res, obs.Duplication)
+	if r.end != nil {
+		out.Result.Warnings = append(out.Result.Warnings, v.sortMissing(r, &out, delivered)...)
+	}
 	for _, a := range slices.Concat(obs.OrderOnly, obs.Unclassified) {
 		v.Other = append(v.Other, fmt.Sprintf("%s: %d cases", a, res.Counts[a]))
 	}
@@ -130,6 +153,49 @@ func (v *Verdict) judge(dir string, r *run, herr error) error {
 	}
 	out.Stats = runner.Stats{Stats: res.Stats}
 	return runner.WriteResults(dir, &out, herr)
+}
+
+// sortMissing splits the acknowledged values the output lacks into the
+// code's loss, input not consumed in time and input the cluster lost
+// (inputEnd.fates). When none is the code's, the guarantee is judged
+// without the checkers' loss, all of which is then about those values
+// (only the final reads of the output read the pipelines, so every loss
+// they find is an acknowledged value they did not return). It returns
+// what results.json must say of them, whose verdict is the history's.
+func (v *Verdict) sortMissing(r *run, out *runner.Outcome, delivered map[int64]bool) []string {
+	var missing []int64
+	for val := range r.input.ackedValues() {
+		if !delivered[val] {
+			missing = append(missing, val)
+		}
+	}
+	lost, unconsumed, inputLost := r.end.fates(missing, r.s.Keys.Count)
+	v.Unconsumed, v.InputLost = r.named(out.Result, unconsumed), r.named(out.Result, inputLost)
+	v.Lost = slices.DeleteFunc(v.Lost, func(rec Record) bool { _, ok := lost[rec.Value]; return !ok })
+	var warnings []string
+	if n := len(unconsumed); n > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d acknowledged input records were not consumed by the code in time (its group had not committed past them when it was stopped): their loss here is not the code's", n))
+	}
+	if n := len(inputLost); n > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d acknowledged input records are missing from the input topic: the cluster lost them, not the code", n))
+	}
+	if len(lost) == 0 && len(missing) > 0 && out.Result.Counts[checkers.LostAfterRead] == 0 {
+		obs := model.Observe(withoutLoss(out.Result))
+		v.Held, v.Observed = out.Expected.HeldBy(obs), obs.EndToEnd
+	}
+	return warnings
+}
+
+// withoutLoss is res without its lost-write and unseen findings.
+func withoutLoss(res checkers.Result) checkers.Result {
+	loss := []checkers.Anomaly{checkers.LostWrite, checkers.Unseen}
+	res.Anomalies, res.Counts = maps.Clone(res.Anomalies), maps.Clone(res.Counts)
+	res.AnomalyTypes = slices.DeleteFunc(slices.Clone(res.AnomalyTypes), func(a checkers.Anomaly) bool { return slices.Contains(loss, a) })
+	for _, a := range loss {
+		delete(res.Anomalies, a)
+		delete(res.Counts, a)
+	}
+	return res
 }
 
 // expectation is the test's statement as results.json records an
@@ -162,21 +228,26 @@ func (r *run) records(res checkers.Result, as []checkers.Anomaly) []Record {
 			out = append(out, rec)
 		}
 	}
-	slices.SortFunc(out, func(a, b Record) int {
+	sortRecords(out)
+	return out
+}
+
+// sortRecords sorts rs in key and value order.
+func sortRecords(rs []Record) {
+	slices.SortFunc(rs, func(a, b Record) int {
 		if a.Partition != b.Partition {
 			return int(a.Partition - b.Partition)
 		}
 		return int(a.Value - b.Value)
 	})
-	return out
 }
 
-// scanOutput counts the distinct values the output holds, and fails on
+// scanOutput is the distinct values the output holds; it fails on
 // the first output record on a partition other than its input's: the
 // contract of Env, without which the history's pipelines (input partition
 // k to output partition k) would call it lost from one and unexplained in
 // the other.
-func scanOutput(src histories.Source, parts int) (int, error) {
+func scanOutput(src histories.Source, parts int) (map[int64]bool, error) {
 	seen := map[int64]bool{}
 	err := src.Scan(func(op *histories.Op) error {
 		for _, m := range op.Mops {
@@ -193,5 +264,5 @@ func scanOutput(src histories.Source, parts int) (int, error) {
 		}
 		return nil
 	})
-	return len(seen), err
+	return seen, err
 }

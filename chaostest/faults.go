@@ -1,8 +1,13 @@
 package chaostest
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/nemesis"
@@ -12,6 +17,8 @@ import (
 // schedule turns the faults into a nemesis schedule: cluster kinds as
 // every run makes them (runner.ClusterFaults), the client crash kinds as
 // crashes of the code under test.
+// Each fault is tracked (r.faults), for the run's fault stats and to name
+// the steps a schedule cut short never ran.
 func (r *run) schedule(sup *supervisor) (nemesis.Schedule, error) {
 	cf := runner.ClusterFaults{Provider: r.prov, Scenario: outputTargeted(r.s), IntN: r.intN}
 	if err := cf.Unsupported(); err != nil {
@@ -26,9 +33,103 @@ func (r *run) schedule(sup *supervisor) (nemesis.Schedule, error) {
 		if err != nil {
 			return nil, fmt.Errorf("chaostest: fault %d: %w", i, err)
 		}
-		out = append(out, runner.Steps(f, nf)...)
+		t := &tracked{Fault: nf, kind: f.Kind, index: i}
+		steps := runner.Steps(f, t)
+		t.steps = len(steps)
+		r.faults = append(r.faults, t)
+		out = append(out, steps...)
 	}
 	return out, nil
+}
+
+// errNotFired wraps the error of a fault that did not take effect (a
+// crash that found no running start of the code, or whose code hung): it
+// is counted, not fired, and the schedule goes on.
+var errNotFired = errors.New("fault did not take effect")
+
+// tracked is one fault of the schedule, counting its steps that started
+// and those whose effect was seen.
+type tracked struct {
+	nemesis.Fault
+	kind  string
+	index int // in Options.Faults
+	steps int // in the schedule
+
+	mu       sync.Mutex
+	started  int
+	fired    int64
+	errs     []string
+	startErr bool // a start failed, which stops the schedule
+}
+
+// Events and Detail pass the tracked fault's through, so the history reads
+// as if it were not wrapped.
+func (t *tracked) Events() (start, stop string) {
+	if e, ok := t.Fault.(nemesis.Events); ok {
+		return e.Events()
+	}
+	return t.Fault.Name() + "-start", t.Fault.Name() + "-stop"
+}
+
+func (t *tracked) Detail() any {
+	if d, ok := t.Fault.(nemesis.Detailer); ok {
+		return d.Detail()
+	}
+	return nil
+}
+
+func (t *tracked) Start(ctx context.Context) error {
+	err := t.Fault.Start(ctx)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.started++
+	switch {
+	case err == nil:
+		t.fired++
+		return nil
+	case len(t.errs) < maxFaultErrors:
+		t.errs = append(t.errs, err.Error())
+	}
+	if errors.Is(err, errNotFired) {
+		return nil
+	}
+	t.startErr = true
+	return err
+}
+
+// maxFaultErrors bounds the errors kept per fault.
+const maxFaultErrors = 5
+
+// stat is the fault as results.json counts it.
+func (t *tracked) stat() runner.FaultStat {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return runner.FaultStat{Kind: t.kind, Fired: t.fired, Errors: slices.Clone(t.errs)}
+}
+
+// scheduleErr is the harness error of the schedule's run: a fault that
+// failed to start or to heal, and the steps it never ran, by fault. The
+// run's own end cutting the last heals short is none (nemesis.Run heals
+// what is active as it returns).
+func scheduleErr(nemErr error, faults []*tracked) error {
+	var missed []string
+	failed := false
+	for _, t := range faults {
+		t.mu.Lock()
+		failed = failed || t.startErr
+		if t.started < t.steps {
+			missed = append(missed, fmt.Sprintf("fault %d (%s): %d of its %d steps", t.index, t.kind, t.steps-t.started, t.steps))
+		}
+		t.mu.Unlock()
+	}
+	var errs []error
+	if nemErr != nil && (failed || !errors.Is(nemErr, context.DeadlineExceeded) || errors.Is(nemErr, nemesis.ErrHeal)) {
+		errs = append(errs, fmt.Errorf("nemesis: %w", nemErr))
+	}
+	if len(missed) > 0 {
+		errs = append(errs, fmt.Errorf("the fault schedule stopped early (%v); never ran: %s", nemErr, strings.Join(missed, "; ")))
+	}
+	return errors.Join(errs...)
 }
 
 // codeFault is a client fault kind aimed at the code under test.

@@ -134,6 +134,8 @@ type run struct {
 	logs  *client.Logs // librdkafka's lines of the harness's own clients
 	// groups is the process groups Command started.
 	groups procGroups
+	// faults is the schedule's faults, in Options.Faults order.
+	faults []*tracked
 	// drained says whether the code caught up within Options.Drain.
 	drained string
 	// end is the input and the group's offsets once the code stopped; nil
@@ -191,15 +193,20 @@ func (r *run) play(ctx context.Context, rec *histories.Recorder) error {
 	}
 	r.input = in
 	sup.start(ctx)
-	wctx, cancel := context.WithTimeout(ctx, r.opts.Duration)
+	began := time.Now()
+	wctx, cancel := context.WithDeadline(ctx, began.Add(r.opts.Duration))
 	defer cancel()
-	nemErr := nemesis.Run(wctx, sched, rec, r.nemesisOptions()...)
+	// A step at the run's very end must not lose the race with its
+	// deadline: the schedule has scheduleSlack more to start its steps.
+	nctx, ncancel := context.WithDeadline(ctx, began.Add(r.opts.Duration+scheduleSlack))
+	defer ncancel()
+	nemErr := nemesis.Run(nctx, sched, rec, r.nemesisOptions()...)
 	<-wctx.Done()
 	if ctx.Err() != nil {
 		sup.stop()
 		return errors.Join(ctx.Err(), in.close(), r.groups.survivors())
 	}
-	err = errors.Join(harmless(nemErr), in.close())
+	err = errors.Join(scheduleErr(nemErr, r.faults), in.close())
 	err = errors.Join(err, r.drain(ctx))
 	sup.stop()
 	err = errors.Join(err, r.groups.survivors(), r.finalReads(ctx, rec))
@@ -217,18 +224,6 @@ func (r *run) nemesisOptions() []nemesis.Option {
 	return nil
 }
 
-// harmless drops the schedule's own end (the run's deadline) from the
-// nemesis's error, keeping every failed fault and heal.
-func harmless(err error) error {
-	if err == nil || errors.Is(err, nemesis.ErrHeal) {
-		return err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return nil
-	}
-	return fmt.Errorf("nemesis: %w", err)
-}
-
 // finalReads reads every output partition from its beginning to its end.
 func (r *run) finalReads(ctx context.Context, rec *histories.Recorder) error {
 	keys := make(map[histories.Key]client.TopicPartition, r.s.Keys.Count)
@@ -244,6 +239,11 @@ func (r *run) finalReads(ctx context.Context, rec *histories.Recorder) error {
 	return client.FinalReads(fctx, client.FinalReadOptions{Bootstrap: r.prov.Bootstrap(), Keys: km, Recorder: rec,
 		Process: r.procs.Next(), ReadCommitted: !r.opts.ReadUncommitted, Logs: r.logs})
 }
+
+// scheduleSlack is how long past Options.Duration the fault schedule may
+// still start a step: one at the very end, or one a slow start before it
+// held back a little.
+const scheduleSlack = 500 * time.Millisecond
 
 // finalReadTimeout bounds the final reads of the output.
 const finalReadTimeout = time.Minute

@@ -129,8 +129,10 @@ func (s *supervisor) halt(in *instance, why string) (returnedIn time.Duration, h
 	}
 }
 
-// crash crashes a running instance chosen by the seed; nil when none runs.
-func (s *supervisor) crash() map[string]any {
+// crash crashes a running instance chosen by the seed. It did not take
+// effect (errNotFired) when none runs, or when the code did not return
+// within grace.
+func (s *supervisor) crash() (map[string]any, error) {
 	s.mu.Lock()
 	var running []*instance
 	for _, in := range s.current {
@@ -140,13 +142,18 @@ func (s *supervisor) crash() map[string]any {
 	}
 	if s.stopping || len(running) == 0 {
 		s.mu.Unlock()
-		return map[string]any{"crashed": nil, "why": "no start of the code was running"}
+		why := "no running start of the code to crash"
+		return map[string]any{"crashed": nil, "why": why}, fmt.Errorf("%w: %s", errNotFired, why)
 	}
 	in := running[s.intN(len(running))]
 	in.crashed = true
 	s.mu.Unlock()
 	took, hung := s.halt(in, "a crash")
-	return map[string]any{"crashed": in.start, "returned-ms": took.Milliseconds(), "hung": hung}
+	d := map[string]any{"crashed": in.start, "returned-ms": took.Milliseconds(), "hung": hung}
+	if hung {
+		return d, fmt.Errorf("%w: start %d of the code did not return within %v of its crash", errNotFired, in.start, s.grace)
+	}
+	return d, nil
 }
 
 // stop ends every slot: no new start, each running instance cancelled and
@@ -176,7 +183,8 @@ func isClosed(c chan struct{}) bool {
 // crashFault is the crash-consumer and crash-producer kinds for code under
 // test: an instantaneous fault that crashes one running start of the code
 // (its slot starts it again at once). It cannot be undone, so Stop does
-// nothing.
+// nothing. Its op's detail names the start it crashed, or why there was
+// none.
 type crashFault struct {
 	kind string
 	sup  *supervisor
@@ -189,11 +197,11 @@ func (f *crashFault) Events() (start, stop string) { return f.kind, f.kind + "-d
 func (f *crashFault) Stop(context.Context) error   { return nil }
 
 func (f *crashFault) Start(context.Context) error {
-	d := f.sup.crash()
+	d, err := f.sup.crash()
 	f.mu.Lock()
 	f.last = d
 	f.mu.Unlock()
-	return nil
+	return err
 }
 
 func (f *crashFault) Detail() any {

@@ -152,6 +152,11 @@ func (v *Verdict) judge(dir string, r *run, herr error) error {
 		v.Notes = append(v.Notes, r.drained)
 	}
 	out.Stats = runner.Stats{Stats: res.Stats}
+	for _, t := range r.faults {
+		st := t.stat()
+		out.Stats.Faults = append(out.Stats.Faults, st)
+		out.Stats.FaultsFired += st.Fired
+	}
 	return runner.WriteResults(dir, &out, herr)
 }
 

@@ -34,6 +34,15 @@
 // directory (history, results.json, the HTML report) is kept when the
 // guarantee did not hold.
 //
+// An acknowledged value the output lacks is the code's loss only when the
+// code's group committed past it. Once the code is stopped the harness
+// reads the input topic back and the group's committed offsets: a value
+// the group had not committed past is not consumed in time
+// (Verdict.Unconsumed: the code was too slow for Options.Drain), and one
+// the input topic no longer holds was lost by the cluster
+// (Verdict.InputLost). Neither is loss, nor proof: the guarantee is judged
+// on the rest, and Check fails for them, saying which.
+//
 // # Faults
 //
 // Faults are the scenario vocabulary of the whole harness
@@ -42,7 +51,11 @@
 // crash-consumer and crash-producer crash the code under test: its ctx is
 // cancelled, it must return within StopGrace without committing anything
 // more, and a new start of it takes its place. Code that does not return
-// in time is reported as hung and abandoned, never waited on. A test
+// in time is reported as hung and abandoned, never waited on. A Command's
+// crash is SIGKILL of its whole process group. A crash counts as fired
+// only when it crashed a running start that returned (results.json's
+// fault stats); otherwise its op says why. A schedule the run could not
+// play to its end is an error naming the steps that never ran. A test
 // names its faults (KillBroker, CrashService, any generators.Fault) or
 // draws them with rapid (FaultsGen). The
 // embedded cluster (the default) kills, pauses and moves leaders but keeps

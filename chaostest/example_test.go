@@ -43,3 +43,22 @@ func Example() {
 	// observed: exactly-once held: true
 	// some acknowledged: true all delivered: true lost: 0 duplicated: 0
 }
+
+// Code too slow for the run is not code that loses: here a copier that
+// stops on each input partition at its first value above 40 (as if each
+// record after took minutes). The 20 values it never consumed are not
+// consumed in time, not lost; the guarantee holds on the 40 it copied,
+// and Check would fail the test saying so.
+func Example_notConsumedInTime() {
+	root, _ := os.MkdirTemp("", "runs")
+	defer os.RemoveAll(root)
+	v, err := chaostest.Run(context.Background(), chaostest.ExactlyOnce, stuckCopier(40), chaostest.Options{RunsDir: root,
+		Brokers: 1, Partitions: 2, Records: 60, Duration: time.Second, Drain: 3 * time.Second})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("held:", v.Held, "lost:", len(v.Lost), "not consumed in time:", len(v.Unconsumed), "delivered:", v.Delivered)
+	// Output:
+	// held: true lost: 0 not consumed in time: 20 delivered: 40
+}

@@ -136,7 +136,7 @@ func startTime(pid int) string { _, s := stat(pid); return s }
 func waitDead(p pidOf, d time.Duration) error {
 	for end := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
 		state, started := stat(p.pid)
-		if started != p.started || state == "Z" || state == "X" {
+		if state == "" || started != p.started || state == "Z" || state == "X" {
 			return nil
 		}
 		if time.Now().After(end) {

@@ -53,7 +53,7 @@ func Example_notConsumedInTime() {
 	root, _ := os.MkdirTemp("", "runs")
 	defer os.RemoveAll(root)
 	v, err := chaostest.Run(context.Background(), chaostest.ExactlyOnce, stuckCopier(40), chaostest.Options{RunsDir: root,
-		Brokers: 1, Partitions: 2, Records: 60, Duration: time.Second, Drain: 3 * time.Second})
+		Brokers: 1, Partitions: 2, Records: 60, Duration: time.Second, Drain: 5 * time.Second})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -28,10 +28,11 @@ type procGroups struct {
 // procGroup is one start's program: its process group, and every process
 // it had when killed (which includes any that left the group).
 type procGroup struct {
-	start int
-	pgid  int
-	mu    sync.Mutex
-	seen  map[proc]bool
+	start  int
+	pgid   int
+	leader string // the leader's start time
+	mu     sync.Mutex
+	seen   map[proc]bool
 }
 
 // proc is one process; its start time tells it from a later one that got
@@ -44,7 +45,8 @@ type proc struct {
 // add registers the group that pid leads; gs may be nil (an Env not made
 // by a run), and then so is the group, whose kill still kills.
 func (gs *procGroups) add(start, pid int) *procGroup {
-	g := &procGroup{start: start, pgid: pid, seen: map[proc]bool{}}
+	leader, _ := readProc(pid)
+	g := &procGroup{start: start, pgid: pid, leader: leader.started, seen: map[proc]bool{}}
 	if gs != nil {
 		gs.mu.Lock()
 		gs.groups = append(gs.groups, g)
@@ -57,12 +59,22 @@ func (gs *procGroups) add(start, pid int) *procGroup {
 // SIGKILLs the group.
 func (g *procGroup) kill() {
 	ps := scanProcs()
+	if g.reused(ps) {
+		return
+	}
 	g.mu.Lock()
 	for _, p := range ps.of(g.pgid) {
 		g.seen[p.proc] = true
 	}
 	g.mu.Unlock()
 	syscall.Kill(-g.pgid, syscall.SIGKILL)
+}
+
+// reused says whether g's number now leads another process's group: once
+// every process of g is gone, a new process may get its number.
+func (g *procGroup) reused(ps procTable) bool {
+	p, ok := ps[g.pgid]
+	return ok && p.started != g.leader
 }
 
 // survivors waits up to survivorWait for every process of every group to
@@ -102,9 +114,10 @@ func (gs *procGroups) survivors() error {
 func (g *procGroup) left(ps procTable) []procEntry {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	inGroup := !g.reused(ps)
 	var out []procEntry
 	for _, p := range ps {
-		if p.pgid == g.pgid || g.seen[p.proc] {
+		if (inGroup && p.pgid == g.pgid) || g.seen[p.proc] {
 			out = append(out, p)
 		}
 	}

@@ -2,6 +2,7 @@ package chaostest_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,7 +13,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/chaostest"
 )
 
-// stuckCopier copies each record, one at a time, and commits it, except
+// stuckCopier copies what arrives and commits it once written, except
 // the values in drop, which it commits without writing; on each input
 // partition it stops at its first value above last, as code too slow to
 // have consumed the input's tail when the drain ends.
@@ -26,31 +27,50 @@ func stuckCopier(last int64, drop ...int64) chaostest.Service {
 		defer p.Close()
 		stuck := map[int32]bool{}
 		for ctx.Err() == nil {
-			m, err := c.ReadMessage(50 * time.Millisecond)
-			if err != nil {
-				continue // a timeout: nothing came
-			}
-			v, err := strconv.ParseInt(string(m.Value), 10, 64)
-			if err != nil {
-				return err
-			}
-			if part := m.TopicPartition.Partition; stuck[part] || v > last {
-				stuck[part] = true
-				continue
-			}
-			if !slices.Contains(drop, v) {
-				out := &kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &env.Output, Partition: m.TopicPartition.Partition}, Value: m.Value}
-				if err := p.Produce(out, nil); err != nil {
-					return err
-				}
-				p.Flush(5000)
-			}
-			if _, err := c.CommitMessage(m); err != nil {
+			if err := stuckBatch(c, p, env, stuck, last, drop); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
+}
+
+// stuckBatch copies what arrives until a poll finds nothing, then commits
+// it.
+func stuckBatch(c *kafka.Consumer, p *kafka.Producer, env chaostest.Env, stuck map[int32]bool, last int64, drop []int64) error {
+	stored := false
+	for {
+		m, err := c.ReadMessage(20 * time.Millisecond)
+		if err != nil {
+			break // a timeout: nothing came
+		}
+		v, err := strconv.ParseInt(string(m.Value), 10, 64)
+		if err != nil {
+			return err
+		}
+		if part := m.TopicPartition.Partition; stuck[part] || v > last {
+			stuck[part] = true
+			continue
+		}
+		if !slices.Contains(drop, v) {
+			out := &kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &env.Output, Partition: m.TopicPartition.Partition}, Value: m.Value}
+			if err := p.Produce(out, nil); err != nil {
+				return err
+			}
+		}
+		if _, err := c.StoreMessage(m); err != nil {
+			return err
+		}
+		stored = true
+	}
+	if !stored {
+		return nil
+	}
+	if n := p.Flush(5000); n > 0 {
+		return errors.New("records still unwritten after 5s: nothing is committed")
+	}
+	_, err := c.Commit()
+	return err
 }
 
 func seq(from, to int64) []int64 {

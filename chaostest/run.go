@@ -178,8 +178,9 @@ func (r *run) record(ctx context.Context) error {
 }
 
 // play: the code and the input producer start, the faults play for
-// Duration, then everything is healed, the code catches up and stops, and
-// the output is read to its end.
+// Duration, then everything is healed, the code catches up and stops,
+// nothing it started is left, the output is read to its end, and the input
+// and the group's offsets are read back (inputEnd).
 func (r *run) play(ctx context.Context, rec *histories.Recorder) error {
 	sup := newSupervisor(r.svc, r.env(), r.opts, r.intN)
 	r.sup = sup

@@ -123,7 +123,7 @@ func (c *collector) visit(op *histories.Op) error {
 		switch {
 		case m.F == histories.MSend && sendsOf(op):
 			if err = checkSend(op, i, m); err == nil {
-				c.send(op, m, node)
+				c.send(op, m, node, final)
 			}
 		case m.F == histories.MPoll && readsOf(op):
 			err = c.poll(op, i, m, final)
@@ -138,15 +138,19 @@ func (c *collector) visit(op *histories.Op) error {
 	return nil
 }
 
-func (c *collector) send(op *histories.Op, m *histories.Mop, node int32) {
+func (c *collector) send(op *histories.Op, m *histories.Mop, node int32, final bool) {
 	c.stats.Writes++
 	ks := c.key(m.Key)
 	var s int32
+	read := false
 	if op.Type == histories.OK && m.Offset >= 0 {
 		s = ks.observe(m.Offset, m.Value)
-		c.prog.lag.sent(op, keyValue{m.Key, m.Value}, ks.slots.at(s).flags&readOK != 0)
+		read = ks.slots.at(s).flags&readOK != 0
 	} else {
 		s = ks.slots.add(m.Value)
+	}
+	if !final {
+		c.prog.backlog.sent(op, keyValue{m.Key, m.Value}, op.Type == histories.OK && m.Offset >= 0, read)
 	}
 	t := &ks.slots
 	if t.at(s).writer >= 0 && t.at(s).writer != op.Index {
@@ -187,7 +191,7 @@ func (c *collector) poll(op *histories.Op, i int, m *histories.Mop, final bool) 
 			s := ks.observe(r.Offset, r.Value)
 			if ok {
 				ks.slots.at(s).flags |= read
-				c.prog.lag.read(op, keyValue{k, r.Value})
+				c.prog.backlog.read(op, keyValue{k, r.Value}, final)
 			}
 		}
 	}

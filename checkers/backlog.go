@@ -117,16 +117,17 @@ func (b *backlog) sent(op *histories.Op, kv keyValue, offsetKnown, alreadyRead b
 		if offsetKnown {
 			u.ackOp, u.ackAt = op.Index, op.Time
 		}
+	default:
+		if ok {
+			return // an info completion changes nothing the invoke did not say
+		}
 	}
 	b.put(kv, u)
 }
 
 // read notes that ok op returned kv: a final read proves the record is in
-// the log, a workload read ends its wait.
+// the log, a workload read ends its wait (its caller watches the key).
 func (b *backlog) read(op *histories.Op, kv keyValue, final bool) {
-	if !final {
-		b.watch(kv.key)
-	}
 	u, ok := b.unread[kv]
 	switch {
 	case !ok:

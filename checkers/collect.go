@@ -183,6 +183,9 @@ func (c *collector) poll(op *histories.Op, i int, m *histories.Mop, final bool) 
 	for k, recs := range m.Records {
 		ks := c.key(k)
 		read := readFlags(ks, op, final)
+		if ok && !final && len(recs) > 0 {
+			c.prog.backlog.watch(k)
+		}
 		for _, r := range recs {
 			if err := checkRecord(op, i, k, r); err != nil {
 				return err
@@ -228,6 +231,8 @@ func (c *collector) seal() []string {
 		}
 	}
 	c.pending = nil
+	// liveness needs only spans from here on: the backlog goes before pass 2
+	c.prog.seal(func(k int64) bool { ks, ok := c.keys[k]; return ok && ks.finalFrom >= 0 })
 	sort.Slice(c.keyList, func(i, j int) bool { return c.keyList[i].key < c.keyList[j].key })
 	var unwritten, multi int64
 	for _, ks := range c.keyList {

@@ -142,7 +142,6 @@ func (c *collector) hang(op *histories.Op) error {
 // hang), so that results.json leaves it out.
 func (c *collector) liveness() *Liveness {
 	p := &c.prog
-	p.seal(func(k int64) bool { ks, ok := c.keys[k]; return ok && ks.finalFrom >= 0 })
 	l := &Liveness{Live: true, ClientHangs: c.hangs, WorstRealtimeLag: p.backlog.worst}
 	heal, healed := p.lastHeal(l)
 	faults := p.faultUnion()

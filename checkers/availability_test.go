@@ -77,16 +77,22 @@ func expectWindow(t *testing.T, name string, got *Window, from, to int64, faulte
 }
 
 // killRun: sends succeed, stop while a node is killed (2500-5000 ms) and
-// resume 500 ms after the heal; polls go on throughout.
+// resume 500 ms after the heal; a consumer of key 1 reads two of the
+// three acked values before the kill, polls nothing during it while the
+// third waits, and reads it and the new ones after the heal.
 func killRun(h *hist) {
+	h.keys(9, ok, "assign", 1)
+	h.at(0)
 	h.sends(ok, 10, 0, 0, 1000, 2000)
-	h.emptyPolls(2200)
+	h.op(9, ok, "poll", pl(1, 0, 10, 1, 11))
+	h.at(2200)
 	h.nem(2500, "kill", killStart)
 	h.sends(info, 20, 0, 3000, 4000)
 	h.emptyPolls(3500)
 	h.nem(5000, "restart", killStop)
 	h.sends(ok, 30, 3, 5500, 6000)
-	h.emptyPolls(6100)
+	h.op(9, ok, "poll", pl(1, 2, 12, 3, 30, 4, 31))
+	h.at(6100)
 }
 
 func TestUnavailabilityDuringAndAfterAFault(t *testing.T) {
@@ -103,11 +109,20 @@ func TestUnavailabilityDuringAndAfterAFault(t *testing.T) {
 	if l.LastHealNs == nil || *l.LastHealNs != 5000*ms || l.Unhealed {
 		t.Fatalf("last heal = %v, unhealed %v", l.LastHealNs, l.Unhealed)
 	}
-	if want := (Stall{Fault: "kill", FromNs: 2500 * ms, ToNs: 5000 * ms, Kind: "send", OKBefore: 3}); len(l.Stalls) != 1 || l.Stalls[0] != want {
-		t.Fatalf("stalls = %+v, want only %+v", l.Stalls, want)
+	// the poll that returned nothing during the kill, while an acked value
+	// waited, is no progress
+	want := []Stall{{Fault: "kill", FromNs: 2500 * ms, ToNs: 5000 * ms, Kind: "send", OKBefore: 3},
+		{Fault: "kill", FromNs: 2500 * ms, ToNs: 5000 * ms, Kind: "poll", OKBefore: 1}}
+	if !slices.Equal(l.Stalls, want) {
+		t.Fatalf("stalls = %+v, want %+v", l.Stalls, want)
 	}
-	if len(l.Faults) != 1 || l.Faults[0].OK["send"] != 0 || l.Faults[0].OK["poll"] != 1 || l.Faults[0].Open {
-		t.Fatalf("fault progress = %+v, want kill with 0 sends and 1 poll", l.Faults)
+	if len(l.Faults) != 1 || l.Faults[0].OK["send"] != 0 || l.Faults[0].OK["poll"] != 0 || l.Faults[0].Open {
+		t.Fatalf("fault progress = %+v, want kill with 0 sends and 0 polls", l.Faults)
+	}
+	p := kind(t, l, "poll")
+	expectWindow(t, "poll max-unavailable", p.MaxUnavailable, 2200, 6100, true)
+	if p.OK != 2 || p.RecoveryNs == nil || *p.RecoveryNs != 1100*ms {
+		t.Fatalf("poll = %+v: want 2 ok polls, recovery 1100 ms", p)
 	}
 }
 
@@ -145,10 +160,13 @@ func TestNeverRecoveredIsNotLive(t *testing.T) {
 // A kind that stopped before the heal has nothing to recover.
 func TestNoOpsAfterHealIsNotARecoveryFinding(t *testing.T) {
 	h := &hist{}
+	h.keys(9, ok, "assign", 1)
 	h.sends(ok, 10, 0, 0, 1000)
+	h.op(9, ok, "poll", pl(1, 0, 10, 1, 11))
+	h.at(1100)
 	h.nem(2500, "kill", killStart)
 	h.nem(5000, "restart", killStop)
-	h.emptyPolls(0, 5200)
+	h.emptyPolls(5200) // caught up: progress
 	l := liveness(t, h)
 	if s := kind(t, l, "send"); s.NeverRecovered || s.RecoveryNs != nil || !l.Live {
 		t.Fatalf("send = %+v, live %v", s, l.Live)
@@ -366,4 +384,86 @@ func ns(w *Window) int64 {
 		return 0
 	}
 	return w.Ns
+}
+
+// groupPolls appends ok polls of group consumer 9 that returned m (nothing
+// when m is empty) at each time.
+func (h *hist) groupPolls(m []histories.Mop, times ...int64) {
+	if len(m) == 0 {
+		m = []histories.Mop{{F: histories.MPoll, Records: map[int64][]histories.Record{}}}
+	}
+	for _, at := range times {
+		h.op(9, ok, "poll", m...)
+		h.last().Group = "g"
+		h.at(at)
+	}
+}
+
+// A group consumer that, after the last heal, gets only empty polls while
+// acknowledged records wait made no progress, however many of its polls
+// returned ok; the final reads that find those records are the harness's.
+func TestEmptyPollsWhileRecordsWaitAreNoProgress(t *testing.T) {
+	h := &hist{}
+	h.keys(9, ok, "subscribe", 1)
+	h.last().Group = "g"
+	h.at(0)
+	h.sends(ok, 10, 0, 100, 200)
+	h.groupPolls([]histories.Mop{pl(1, 0, 10, 1, 11)}, 300)
+	h.nem(1000, "kill", killStart)
+	h.nem(2000, "restart", killStop)
+	h.sends(ok, 20, 2, 2100, 2200)
+	h.groupPolls(nil, 2300, 2800, 3300, 3800, 4300, 4800, 5300)
+	h.finalAssign(50, 1)
+	h.at(5400)
+	h.finalPoll(50, pl(1, 0, 10, 1, 11, 2, 20, 3, 21))
+	h.at(5500)
+	l := liveness(t, h)
+	p := kind(t, l, "poll")
+	if l.Live || !p.NeverRecovered || p.RecoveryNs != nil || p.OK != 1 {
+		t.Fatalf("poll = %+v, live %v: want 1 ok poll (the one that delivered), never recovered, not live", p, l.Live)
+	}
+	expectWindow(t, "poll after heal", p.AfterHeal, 2000, 5300, false)
+}
+
+// With nothing waiting, an empty poll is a consumer caught up: progress.
+func TestEmptyPollWhenCaughtUpIsProgress(t *testing.T) {
+	h := &hist{}
+	h.keys(9, ok, "subscribe", 1)
+	h.last().Group = "g"
+	h.at(0)
+	h.sends(ok, 10, 0, 100, 200)
+	h.groupPolls([]histories.Mop{pl(1, 0, 10, 1, 11)}, 300)
+	h.nem(1000, "kill", killStart)
+	h.nem(2000, "restart", killStop)
+	h.groupPolls(nil, 2300, 2800)
+	p := kind(t, liveness(t, h), "poll")
+	if p.NeverRecovered || p.RecoveryNs == nil || *p.RecoveryNs != 300*ms || p.OK != 3 {
+		t.Fatalf("poll = %+v: want 3 ok polls, recovered 300 ms after the heal", p)
+	}
+}
+
+// The worst lag is the workload's: a value only the final reads returned
+// has none, and a run without a workload reader reports no lag at all.
+func TestFinalReadsHaveNoLag(t *testing.T) {
+	h := &hist{}
+	h.sends(ok, 10, 0, 0, 1000)
+	h.finalAssign(50, 1)
+	h.at(22000)
+	h.finalPoll(50, pl(1, 0, 10, 1, 11))
+	h.at(22100)
+	if l := liveness(t, h); l.WorstRealtimeLag != nil {
+		t.Fatalf("worst lag = %+v without a workload reader, want none", l.WorstRealtimeLag)
+	}
+	h = &hist{}
+	h.sends(ok, 10, 0, 0, 1000)
+	r := h.op(9, ok, "poll", pl(1, 0, 10))
+	h.at(500)
+	h.finalAssign(50, 1)
+	h.at(22000)
+	h.finalPoll(50, pl(1, 0, 10, 1, 11))
+	h.at(22100)
+	want := RealtimeLag{Ns: 500 * ms, Key: 1, Value: 10, SendOp: 0, ReadOp: r}
+	if l := liveness(t, h); l.WorstRealtimeLag == nil || *l.WorstRealtimeLag != want {
+		t.Fatalf("worst lag = %+v, want %+v (the workload's read, not the final reads')", l.WorstRealtimeLag, want)
+	}
 }

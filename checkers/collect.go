@@ -123,7 +123,7 @@ func (c *collector) visit(op *histories.Op) error {
 		switch {
 		case m.F == histories.MSend && sendsOf(op):
 			if err = checkSend(op, i, m); err == nil {
-				c.send(op, m, node)
+				c.send(op, m, node, final)
 			}
 		case m.F == histories.MPoll && readsOf(op):
 			err = c.poll(op, i, m, final)
@@ -138,15 +138,19 @@ func (c *collector) visit(op *histories.Op) error {
 	return nil
 }
 
-func (c *collector) send(op *histories.Op, m *histories.Mop, node int32) {
+func (c *collector) send(op *histories.Op, m *histories.Mop, node int32, final bool) {
 	c.stats.Writes++
 	ks := c.key(m.Key)
 	var s int32
+	read := false
 	if op.Type == histories.OK && m.Offset >= 0 {
 		s = ks.observe(m.Offset, m.Value)
-		c.prog.lag.sent(op, keyValue{m.Key, m.Value}, ks.slots.at(s).flags&readOK != 0)
+		read = ks.slots.at(s).flags&readOK != 0
 	} else {
 		s = ks.slots.add(m.Value)
+	}
+	if !final {
+		c.prog.backlog.sent(op, keyValue{m.Key, m.Value}, op.Type == histories.OK && m.Offset >= 0, read)
 	}
 	t := &ks.slots
 	if t.at(s).writer >= 0 && t.at(s).writer != op.Index {
@@ -179,6 +183,9 @@ func (c *collector) poll(op *histories.Op, i int, m *histories.Mop, final bool) 
 	for k, recs := range m.Records {
 		ks := c.key(k)
 		read := readFlags(ks, op, final)
+		if ok && !final && len(recs) > 0 {
+			c.prog.backlog.watch(k)
+		}
 		for _, r := range recs {
 			if err := checkRecord(op, i, k, r); err != nil {
 				return err
@@ -187,7 +194,7 @@ func (c *collector) poll(op *histories.Op, i int, m *histories.Mop, final bool) 
 			s := ks.observe(r.Offset, r.Value)
 			if ok {
 				ks.slots.at(s).flags |= read
-				c.prog.lag.read(op, keyValue{k, r.Value})
+				c.prog.backlog.read(op, keyValue{k, r.Value}, final)
 			}
 		}
 	}
@@ -224,6 +231,8 @@ func (c *collector) seal() []string {
 		}
 	}
 	c.pending = nil
+	// liveness needs only spans from here on: the backlog goes before pass 2
+	c.prog.seal(func(k int64) bool { ks, ok := c.keys[k]; return ok && ks.finalFrom >= 0 })
 	sort.Slice(c.keyList, func(i, j int) bool { return c.keyList[i].key < c.keyList[j].key })
 	var unwritten, multi int64
 	for _, ks := range c.keyList {

@@ -120,9 +120,13 @@
 // lists each and no detector judges it. A malformed one is an error naming
 // the op and field.
 //
-// The rest is measured in pass 1 (progress.go, liveness.go), which keeps the
-// completion time of each ok send, poll and txn (8 bytes an op) and the
-// fault windows, and judges them once the history has ended:
+// The rest is measured in pass 1 (progress.go, backlog.go, liveness.go),
+// which keeps the completion time of each ok send, poll and txn (8 bytes an
+// op), the spans in which records waited for the workload, and the fault
+// windows, and judges them once the history has ended. Only the workload's
+// progress counts (KindLiveness): an ok poll or txn is progress when it
+// delivered or sent records, or returned nothing while no record waited;
+// the final reads never count.
 //
 //   - Fault windows come from the nemesis ops: a start ("health" "when"
 //     "before", else an f "<fault>-start" or "start-<fault>") opens one, a
@@ -141,8 +145,10 @@
 //   - Stalls: a fault window of at least a second in which a kind that had
 //     ok ops before it had none (Redpanda's HANG).
 //   - Worst realtime lag (Jepsen's :worst-realtime-lag): the longest time
-//     from an ok send's completion (with an offset) to the first ok op that
-//     read its value; pass 1 keeps only the acked sends not yet read.
+//     from an ok send's completion (with an offset) to the first ok
+//     workload op that read its value (the final reads are not the
+//     workload's: without a workload reader there is no lag); pass 1 keeps
+//     only the sends not yet read.
 //
 // # Linearizability
 //

@@ -24,8 +24,9 @@ type Headline struct {
 	Recovered bool
 	// Stalls counts the fault windows in which a kind of op stopped.
 	Stalls int
-	// WorstLag is the worst realtime lag from an ack to the first read of
-	// its value; 0 when no send was timed.
+	// WorstLag is the worst realtime lag from an ack to the first
+	// workload read of its value; 0 when none was measured (no workload
+	// reader, or no send timed).
 	WorstLag time.Duration
 }
 

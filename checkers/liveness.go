@@ -36,8 +36,10 @@ type Liveness struct {
 	// history; recovery is then not measured.
 	Unhealed bool `json:"unhealed,omitempty"`
 	// WorstRealtimeLag (Jepsen's :worst-realtime-lag) is the longest time
-	// from an ok send's completion to the completion of the first ok op
-	// that read its value; sends without a reported offset are not timed.
+	// from an ok send's completion to the completion of the first ok
+	// workload op that read its value; sends without a reported offset are
+	// not timed, and the final reads are the harness's, so a run without a
+	// workload reader has none.
 	WorstRealtimeLag *RealtimeLag `json:"worst-realtime-lag,omitempty"`
 }
 
@@ -45,10 +47,21 @@ type Liveness struct {
 // one, no ok op may be mere chance.
 const StallMinNs int64 = 1e9
 
-// KindLiveness is the availability of one kind of op. A window of
-// unavailability is a time with no ok op of the kind while the kind was in
-// use: from its first op (invoke or completion) to its first ok op, between
-// two ok ops, and from its last ok op to its last op.
+// KindLiveness is the availability of one kind of op. Only the workload's
+// progress counts: an ok send, an ok poll or txn that sent or delivered
+// records, or one that returned nothing while no record waited for the
+// workload (a consumer caught up); never an empty poll while records wait,
+// nor the harness's final reads. "Ok op" below means such progress. A
+// window of unavailability is a time with no ok op of the kind while the
+// kind was in use: from its first op (invoke or completion) to its first ok
+// op, between two ok ops, and from its last ok op to its last op.
+//
+// A record waits from the invoke of the op that sent it to the first ok
+// workload read that returned it, if it is in the log: an ok op sent it, a
+// read returned it, or the final reads did not cover its key (an info
+// send's record may be there). Only the keys the workload assigned,
+// subscribed to or read count, and all of them at once: an empty poll of
+// one consumer while another's keys lag is no progress.
 type KindLiveness struct {
 	Kind string `json:"kind"`
 	OK   int64  `json:"ok"`
@@ -95,8 +108,8 @@ type Stall struct {
 	OKBefore int64 `json:"ok-before"`
 }
 
-// RealtimeLag is the time from a send's ok completion to the first ok op
-// that returned its value.
+// RealtimeLag is the time from a send's ok completion to the first ok
+// workload op that returned its value.
 type RealtimeLag struct {
 	Ns     int64 `json:"ns"`
 	Key    int64 `json:"key"`
@@ -129,17 +142,13 @@ func (c *collector) hang(op *histories.Op) error {
 // hang), so that results.json leaves it out.
 func (c *collector) liveness() *Liveness {
 	p := &c.prog
-	p.faults.seal(p.end)
-	l := &Liveness{Live: true, ClientHangs: c.hangs, WorstRealtimeLag: p.lag.worst}
+	l := &Liveness{Live: true, ClientHangs: c.hangs, WorstRealtimeLag: p.backlog.worst}
 	heal, healed := p.lastHeal(l)
 	faults := p.faultUnion()
 	for k := range p.kinds {
 		t := &p.kinds[k]
 		if !t.seen {
 			continue
-		}
-		if !slices.IsSorted(t.ok) {
-			slices.Sort(t.ok) // imported histories need not be in time order
 		}
 		kl := t.judge(progressKinds[k], faults, heal, healed)
 		l.Live = l.Live && !kl.NeverRecovered
@@ -180,9 +189,15 @@ func (p *progress) faultUnion() []span {
 	for _, w := range p.faults.windows {
 		out = append(out, span{w.start, w.end})
 	}
-	slices.SortFunc(out, func(a, b span) int { return cmp.Compare(a.from, b.from) })
-	merged := out[:0]
-	for _, s := range out {
+	return union(out)
+}
+
+// union is the time spans cover, as disjoint spans in time order; it
+// reuses spans' array.
+func union(spans []span) []span {
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.from, b.from) })
+	merged := spans[:0]
+	for _, s := range spans {
 		if n := len(merged); n > 0 && s.from <= merged[n-1].to {
 			merged[n-1].to = max(merged[n-1].to, s.to)
 			continue

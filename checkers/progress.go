@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -22,10 +23,17 @@ func kindIndex(f string) int {
 // kindTrack is what pass 1 keeps of one op kind: 8 bytes per ok op, the
 // only per-op state liveness needs, since the gaps between ok ops can be
 // judged against the fault windows only once the last nemesis op is known.
+//
+// An ok op is progress when it sent or delivered records. One that did
+// neither (a poll or a copier's step that returned nothing) waits in idle
+// until the end of the history shows whether a record was waiting for the
+// workload when it completed: an empty poll of a consumer caught up is
+// progress, one while records wait is not.
 type kindTrack struct {
 	seen        bool
-	first, last int64   // times of the first and last op of the kind, invoke or completion
-	ok          []int64 // completion times of ok ops, in history order
+	first, last int64   // times of the first and last workload op of the kind, invoke or completion
+	ok          []int64 // completion times of ok ops that made progress, in history order
+	idle        []int64 // completion times of ok ops that neither sent nor delivered
 }
 
 // faultWindow is one fault in force, from its start op to its stop op.
@@ -147,53 +155,17 @@ func (l *faultLog) seal(end int64) {
 	}
 }
 
-// keyValue names one value of one key.
-type keyValue struct{ key, value int64 }
-
-// ackedSend is an ok send not yet returned by an ok read.
-type ackedSend struct{ op, time int64 }
-
-// lagTrack finds the worst realtime lag: it holds the ok sends with an
-// offset that no ok op has read yet, so its size is the consumers' backlog,
-// not the history's.
-type lagTrack struct {
-	acked map[keyValue]ackedSend
-	worst *RealtimeLag
-}
-
-// sent notes an ok send of kv completed by op, unless an ok op already read
-// it (a read that completed first has no lag).
-func (t *lagTrack) sent(op *histories.Op, kv keyValue, alreadyRead bool) {
-	if alreadyRead {
-		return
-	}
-	if t.acked == nil {
-		t.acked = map[keyValue]ackedSend{}
-	}
-	t.acked[kv] = ackedSend{op.Index, op.Time}
-}
-
-// read notes that ok op returned kv.
-func (t *lagTrack) read(op *histories.Op, kv keyValue) {
-	a, ok := t.acked[kv]
-	if !ok {
-		return
-	}
-	delete(t.acked, kv)
-	if lag := op.Time - a.time; t.worst == nil || lag > t.worst.Ns {
-		t.worst = &RealtimeLag{Ns: lag, Key: kv.key, Value: kv.value, SendOp: a.op, ReadOp: op.Index}
-	}
-}
-
 // progress is pass 1's liveness state.
 type progress struct {
-	kinds  [len(progressKinds)]kindTrack
-	faults faultLog
-	lag    lagTrack
-	end    int64 // time of the last op
+	kinds   [len(progressKinds)]kindTrack
+	faults  faultLog
+	backlog backlog
+	end     int64 // time of the last op
 }
 
-// visit records op's time, kind and outcome, or its fault.
+// visit records op's time, kind and outcome, or its fault. The final reads
+// are the harness's, not the workload's: they make no progress and start
+// no wait (backlog.read still learns from them what the log holds).
 func (p *progress) visit(op *histories.Op) {
 	p.end = max(p.end, op.Time)
 	if !op.IsClient() {
@@ -202,6 +174,10 @@ func (p *progress) visit(op *histories.Op) {
 		}
 		return
 	}
+	if isFinal(op) {
+		return
+	}
+	p.backlog.visit(op)
 	k := kindIndex(op.F)
 	if k < 0 {
 		return
@@ -211,7 +187,48 @@ func (p *progress) visit(op *histories.Op) {
 		t.seen, t.first = true, op.Time
 	}
 	t.last = max(t.last, op.Time)
-	if op.Type == histories.OK {
+	switch {
+	case op.Type != histories.OK:
+	case moved(op):
 		t.ok = append(t.ok, op.Time)
+	default:
+		t.idle = append(t.idle, op.Time)
+	}
+}
+
+// moved reports whether ok op sent a record or delivered one.
+func moved(op *histories.Op) bool {
+	for i := range op.Mops {
+		m := &op.Mops[i]
+		switch {
+		case m.F == histories.MSend && sendsOf(op):
+			return true
+		case m.F == histories.MPoll && readsOf(op):
+			for _, recs := range m.Records {
+				if len(recs) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// seal decides, once the history has ended at end, which idle ops were
+// caught up (no record waited for the workload when they completed) and
+// counts them as progress; covered reports whether the final reads read a
+// key to its end.
+func (p *progress) seal(covered func(key int64) bool) {
+	p.faults.seal(p.end)
+	waits := p.backlog.seal(covered)
+	for k := range p.kinds {
+		t := &p.kinds[k]
+		for _, at := range t.idle {
+			if !waiting(waits, at) {
+				t.ok = append(t.ok, at)
+			}
+		}
+		t.idle = nil
+		slices.Sort(t.ok) // idle ops joined out of order; imported histories need not be in time order
 	}
 }

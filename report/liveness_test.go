@@ -101,3 +101,15 @@ func writeRun(t *testing.T, dir, results string) {
 		}
 	}
 }
+
+// Without a workload read there is no lag to show: the page says "-" and
+// why, rather than leaving the figure out or timing the final reads.
+func TestNoWorkloadReadLagIsADash(t *testing.T) {
+	page := renderResults(t, `{"valid":true,"anomaly-types":[],"anomalies":{},"guarantee-held":true,"live":true,
+	"liveness":{"live":true,"kinds":[{"kind":"send","ok":3}]}}`)
+	want := `Worst realtime lag: <b>-</b>: no ok workload op read an acknowledged value (the final reads are the harness's and do not count).`
+	if !strings.Contains(page, want) {
+		i := strings.Index(page, "Worst realtime lag")
+		t.Fatalf("page lacks %s\n%s", want, page[max(i, 0):max(i, 0)+300])
+	}
+}

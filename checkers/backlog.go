@@ -1,0 +1,178 @@
+package checkers
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// keyValue names one value of one key.
+type keyValue struct{ key, value int64 }
+
+// unread is a record the workload has not read yet.
+type unread struct {
+	sentAt int64 // invoke of the op that sent it (its completion when the history has no invoke)
+	// ackOp and ackAt are the ok completion that reported its offset; ackOp
+	// is -1 until then (a send without an offset is not timed).
+	ackOp, ackAt int64
+	acked        bool // an ok op sent it: it is in the log
+	final        bool // a final read returned it: it is in the log
+}
+
+// openInvoke is a process's client invoke not yet completed.
+type openInvoke struct {
+	at    int64
+	sends bool // it named the values it sends, so backlog follows them from it
+}
+
+// backlog follows each record the workload may have to read, from the
+// invoke of the op that sent it to the first ok workload read that returned
+// it: these waits decide which empty polls were caught up, and the acked
+// sends among them give the worst realtime lag. It holds only records not
+// read yet, so its size is the consumers' backlog, not the history's; a
+// wait that ended is kept as a span, merged with the last one where they
+// overlap (16 bytes a span, fewer spans than records).
+type backlog struct {
+	unread  map[keyValue]unread
+	invokes map[int64]openInvoke // process -> its open invoke
+	cur     openInvoke           // the invoke of the completion being visited
+	hasCur  bool
+	watched map[int64]bool // keys the workload assigned, subscribed to or read
+	waits   []span
+	worst   *RealtimeLag
+}
+
+// visit notes a workload op: an invoke opens its process's op (and starts
+// the wait of each value it sends), a completion closes it; assignments
+// name the keys the workload reads.
+func (b *backlog) visit(op *histories.Op) {
+	if op.Type == histories.Invoke {
+		b.invoke(op)
+	} else {
+		b.cur, b.hasCur = b.invokes[op.Process]
+		delete(b.invokes, op.Process)
+	}
+	if op.F == histories.FAssign || op.F == histories.FSubscribe {
+		b.watch(op.Keys...)
+	}
+	if op.Rebalance != nil {
+		b.watch(op.Rebalance.Assigned...)
+	}
+}
+
+func (b *backlog) invoke(op *histories.Op) {
+	if b.invokes == nil {
+		b.invokes = map[int64]openInvoke{}
+	}
+	inv := openInvoke{at: op.Time}
+	for i := range op.Mops {
+		if m := &op.Mops[i]; m.F == histories.MSend && sendsOf(op) {
+			inv.sends = true
+			b.put(keyValue{m.Key, m.Value}, unread{sentAt: op.Time, ackOp: -1})
+		}
+	}
+	b.invokes[op.Process] = inv
+}
+
+func (b *backlog) put(kv keyValue, u unread) {
+	if b.unread == nil {
+		b.unread = map[keyValue]unread{}
+	}
+	b.unread[kv] = u
+}
+
+func (b *backlog) watch(keys ...int64) {
+	if b.watched == nil {
+		b.watched = map[int64]bool{}
+	}
+	for _, k := range keys {
+		b.watched[k] = true
+	}
+}
+
+// sent notes the completion op of a send of kv. A value the workload read
+// before its sender completed has no wait left to follow: its invoke named
+// it (and the read ended its wait), or an ok op had read it already
+// (alreadyRead; the final reads come after every send). A failed send
+// wrote nothing.
+func (b *backlog) sent(op *histories.Op, kv keyValue, offsetKnown, alreadyRead bool) {
+	u, ok := b.unread[kv]
+	if !ok {
+		if (b.hasCur && b.cur.sends) || alreadyRead {
+			return
+		}
+		u = unread{sentAt: op.Time, ackOp: -1}
+		if b.hasCur {
+			u.sentAt = b.cur.at
+		}
+	}
+	switch op.Type {
+	case histories.Fail:
+		delete(b.unread, kv)
+		return
+	case histories.OK:
+		u.acked = true
+		if offsetKnown {
+			u.ackOp, u.ackAt = op.Index, op.Time
+		}
+	default:
+		if ok {
+			return // an info completion changes nothing the invoke did not say
+		}
+	}
+	b.put(kv, u)
+}
+
+// read notes that ok op returned kv: a final read proves the record is in
+// the log, a workload read ends its wait (its caller watches the key).
+func (b *backlog) read(op *histories.Op, kv keyValue, final bool) {
+	u, ok := b.unread[kv]
+	switch {
+	case !ok:
+		return
+	case final:
+		u.final = true
+		b.put(kv, u)
+		return
+	}
+	delete(b.unread, kv)
+	b.wait(span{u.sentAt, op.Time})
+	if lag := op.Time - u.ackAt; u.ackOp >= 0 && (b.worst == nil || lag > b.worst.Ns) {
+		b.worst = &RealtimeLag{Ns: lag, Key: kv.key, Value: kv.value, SendOp: u.ackOp, ReadOp: op.Index}
+	}
+}
+
+func (b *backlog) wait(s span) {
+	if n := len(b.waits); n > 0 && s.from <= b.waits[n-1].to && s.to >= b.waits[n-1].from {
+		b.waits[n-1] = span{min(s.from, b.waits[n-1].from), max(s.to, b.waits[n-1].to)}
+		return
+	}
+	b.waits = append(b.waits, s)
+}
+
+// seal returns the times some record waited for the workload, as disjoint
+// spans in time order. A record never read by the workload, on a key it
+// reads, waited to the end if it is in the log: an ok op sent it, a final
+// read returned it, or the final reads did not cover its key (an info
+// send's record may then be there). An info send the final reads did not
+// find never landed.
+func (b *backlog) seal(covered func(key int64) bool) []span {
+	for kv, u := range b.unread {
+		if b.watched[kv.key] && (u.acked || u.final || !covered(kv.key)) {
+			b.waits = append(b.waits, span{u.sentAt, math.MaxInt64})
+		}
+	}
+	b.unread = nil
+	b.waits = union(b.waits)
+	return b.waits
+}
+
+// waiting reports whether a record waited for the workload at time at,
+// strictly inside one of the disjoint spans waits.
+func waiting(waits []span, at int64) bool {
+	i, _ := slices.BinarySearchFunc(waits, at, func(s span, t int64) int { return cmp.Compare(s.from, t) })
+	// waits[i-1] is the last span that began before at
+	return i > 0 && at < waits[i-1].to && waits[i-1].from < at
+}

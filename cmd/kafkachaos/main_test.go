@@ -233,6 +233,35 @@ func TestCheckDirectoryLeavesTheVerdictForView(t *testing.T) {
 	}
 }
 
+// dupHistory reads value 1 at two offsets: a duplicate, which a producer
+// that retries without idempotence may write.
+const dupHistory = `{"index":0,"time":1,"process":0,"type":"invoke","f":"send","value":[{"f":"send","key":1,"value":1}]}
+{"index":1,"time":2,"process":0,"type":"ok","f":"send","value":[{"f":"send","key":1,"value":1,"offset":0}]}
+{"index":2,"time":3,"process":1,"type":"invoke","f":"poll","value":[{"f":"poll"}]}
+{"index":3,"time":4,"process":1,"type":"ok","f":"poll","value":[{"f":"poll","records":{"1":[[0,1],[1,1]]}}]}
+`
+
+// A run whose duplicates its configuration allows held: check says HELD
+// and exits 0, as its page is amber rather than red.
+func TestCheckHeldRunWithAllowedDuplicatesPasses(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, report.HistoryFile), []byte(dupHistory), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := generators.Random(1)
+	s.Producer.ProducerConfig = model.ProducerConfig{Acks: model.AcksAll, Retries: 3, MaxInFlight: 1}
+	s.Topic = model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2}
+	s.Consumer.ConsumerConfig = model.ConsumerConfig{IsolationLevel: model.ReadCommitted, CommitStrategy: model.CommitAfterProcessing}
+	s.Nemesis = nil
+	if err := generators.Save(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "check", dir)
+	if code != exitValid || !strings.Contains(out, ": HELD — observed at-least-once") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
 // A history file is checked and printed, and nothing is written beside it.
 func TestCheckFileWritesNothing(t *testing.T) {
 	h := write(t, "history.jsonl", lostHistory)

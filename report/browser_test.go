@@ -3,6 +3,8 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -106,4 +108,64 @@ func copyRun(t *testing.T, src string) string {
 		}
 	}
 	return dst
+}
+
+// A run that held with the anomalies its guarantee allows is amber in a
+// real browser: the verdict's border is drawn in amber, and no red.
+func TestBrowserShowsHeldRunWithAllowedAnomaliesInAmber(t *testing.T) {
+	bin := browsertest.Chromium(t)
+	dir := t.TempDir()
+	synth(t, dir, 200, 5)
+	if err := os.WriteFile(filepath.Join(dir, ResultsFile), []byte(heldWithDuplicates(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, IndexFile)
+	dom, _ := browsertest.Headless(t, bin, page, "--dump-dom")
+	if !regexp.MustCompile(`id="verdict" class="verdict allowed"[^>]*data-verdict="HELD"`).MatchString(dom) ||
+		!strings.Contains(dom, "allowed by the <b>producer hop</b>") {
+		t.Error("rendered page does not show the amber HELD verdict with its allowing hop")
+	}
+	shot := filepath.Join(t.ArtifactDir(), "held-amber.png")
+	browsertest.Headless(t, bin, page, "--window-size=1280,600", "--screenshot="+shot)
+	amber, red := verdictBorder(t, shot)
+	if amber < 400 || red > 0 {
+		t.Errorf("the verdict's border has %d amber and %d red pixels, want amber only", amber, red)
+	}
+	t.Logf("screenshot: %s", shot)
+}
+
+// verdictBorder counts the pixels of the screenshot's left strip, where
+// the verdict's 8 px border is drawn, that are the page's amber (#d97706)
+// or red (#b91c1c).
+func verdictBorder(t *testing.T, shot string) (amber, red int) {
+	t.Helper()
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(c color.Color, r, g, b uint32) bool {
+		cr, cg, cb, _ := c.RGBA()
+		d := func(x, y uint32) bool { return max(x>>8, y)-min(x>>8, y) <= 8 }
+		return d(cr, r) && d(cg, g) && d(cb, b)
+	}
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+		for x := bounds.Min.X; x < min(bounds.Min.X+80, bounds.Max.X); x++ {
+			switch c := img.At(x, y); {
+			case near(c, 0xd9, 0x77, 0x06):
+				amber++
+			case near(c, 0xb9, 0x1c, 0x1c):
+				red++
+			}
+		}
+	}
+	return amber, red
 }

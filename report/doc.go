@@ -8,9 +8,12 @@
 // scenario.json, optional porcupine visualizations): this package must not
 // know about Kafka clients, clusters or nemeses, and must not run checkers —
 // it shows what the checkers wrote. The verdict is read from results.json,
-// never recomputed (verdict.go): a harness error makes the run NOT TRUSTED
-// and is shown first, then the run's guarantee-held, then the checker's
-// valid; only a run that passes all three is green. Unclassified anomalies
+// never recomputed (verdict.go, whose one rule the runs index and
+// `kafkachaos summary` read too): a harness error makes the run NOT TRUSTED
+// and is shown first, then the run's guarantee-held (NOT HELD), both red;
+// a run that held is green when the checker found nothing and amber (HELD)
+// when it found anomalies the expected guarantee allows, with the hops that
+// allow them and the model's reasons. Unclassified anomalies
 // are named in the verdict, and liveness findings (availability per op kind,
 // recovery after the last heal, stalls in fault windows, the worst realtime
 // lag, client hangs) have their own section and never change it; a run

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // File names inside a run directory.
@@ -39,9 +40,18 @@ type runResults struct {
 	Breaks []string `json:"breaks"`
 	// HarnessError is set when the run itself went wrong.
 	HarnessError string `json:"harness-error"`
-	// Observation is the model's reading of the anomalies; only the ones it
-	// could not classify are shown apart.
+	// Expectation is the guarantee expected of each hop and why; nil hops
+	// when results.json has none.
+	Expectation struct {
+		Producer *model.Hop `json:"producer"`
+		Consumer *model.Hop `json:"consumer"`
+	} `json:"expected"`
+	// Observation is the model's reading of the anomalies: the guarantee
+	// each hop showed, and the anomalies that change no hop's.
 	Observation struct {
+		Producer     *model.Guarantee   `json:"producer"`
+		Consumer     *model.Guarantee   `json:"consumer"`
+		OrderOnly    []checkers.Anomaly `json:"order-only"`
 		Unclassified []checkers.Anomaly `json:"unclassified"`
 	} `json:"observed"`
 }

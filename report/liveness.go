@@ -11,7 +11,7 @@ import (
 // with its times written for a person. Nothing is recomputed.
 type livenessView struct {
 	ClientHangs []checkers.ClientHang
-	NotLive     *verdict // nil when the run is live
+	NotLive     *Verdict // nil when the run is live
 	Kinds       []kindRow
 	Faults      []faultRow
 	Stalls      int

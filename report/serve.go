@@ -14,8 +14,8 @@ import (
 // runEntry is one run in the index of a runs folder.
 type runEntry struct {
 	Path    string // relative to the runs folder, slash-separated
-	Verdict verdict
-	NotLive *verdict
+	Verdict Verdict
+	NotLive *Verdict
 	Types   []checkers.Anomaly
 }
 
@@ -33,7 +33,7 @@ func listRuns(runsDir string) ([]runEntry, error) {
 		// The same verdict as the run's page; unreadable results count as
 		// unchecked (the page names the error).
 		res, checked, err := loadResults(dir)
-		e := runEntry{Path: filepath.ToSlash(rel), Verdict: readVerdict(res, checked && err == nil)}
+		e := runEntry{Path: filepath.ToSlash(rel), Verdict: res.facts(checked && err == nil).Verdict()}
 		if err == nil {
 			e.Types, e.NotLive = res.AnomalyTypes, liveVerdict(res.Liveness)
 		}
@@ -53,7 +53,7 @@ var indexTemplate = template.Must(template.New("runs").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>kafkachaos runs</title>
 <style>body{font:13px system-ui,sans-serif;margin:24px;color:#0f172a}table{border-collapse:collapse}
 td,th{padding:4px 12px;border-bottom:1px solid #e2e8f0;text-align:left}.ok{color:#15803d;font-weight:700}
-.bad{color:#b91c1c;font-weight:700}.untrusted{color:#b45309;font-weight:700}.unk{color:#64748b}a{color:#1d4ed8}</style></head><body>
+.bad,.untrusted{color:#b91c1c;font-weight:700}.allowed{color:#b45309;font-weight:700}.unk{color:#64748b}a{color:#1d4ed8}</style></head><body>
 <h1>kafkachaos runs</h1>
 <table><thead><tr><th>run</th><th>verdict</th><th>anomalies</th></tr></thead><tbody>
 {{range .}}<tr class="run"><td><a href="{{.Path}}/">{{.Path}}</a></td>

@@ -1,11 +1,15 @@
 package report
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // renderResults renders a run directory with a two-op history and the given
@@ -151,5 +155,97 @@ func TestRunsIndexReadsTheSameVerdict(t *testing.T) {
 	}
 	if v := list[0].Verdict; v.Word != "NOT TRUSTED" || v.Green() {
 		t.Fatalf("index verdict %+v for a run with a harness error", v)
+	}
+}
+
+// heldWithDuplicates is results.json of a run that held at-least-once, as
+// the runner writes it: a retrying producer without idempotence and a
+// consumer that commits after processing, whose duplicates both hops allow.
+func heldWithDuplicates(t *testing.T) string {
+	t.Helper()
+	exp, err := model.Expected(
+		model.ProducerConfig{Acks: model.AcksAll, Retries: 3, MaxInFlight: 1},
+		model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2},
+		model.ConsumerConfig{IsolationLevel: model.ReadCommitted, CommitStrategy: model.CommitAfterProcessing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkers.Result{AnomalyTypes: []checkers.Anomaly{checkers.Duplicate, checkers.DuplicateDelivery},
+		Anomalies: map[checkers.Anomaly][]checkers.Case{
+			checkers.Duplicate:         {{Ops: []int64{0}, Explanation: "value 1 at offsets 0 and 1"}},
+			checkers.DuplicateDelivery: {{Ops: []int64{0}, Explanation: "offset 0 processed twice"}}},
+		Counts: map[checkers.Anomaly]int64{checkers.Duplicate: 12, checkers.DuplicateDelivery: 3}}
+	obs := model.Observe(res)
+	if !exp.HeldBy(obs) {
+		t.Fatal("the model does not hold this run: the fixture is wrong")
+	}
+	b, err := json.Marshal(map[string]any{"valid": false, "anomaly-types": res.AnomalyTypes, "anomalies": res.Anomalies,
+		"counts": res.Counts, "expected-guarantee": exp.EndToEnd, "observed-guarantee": obs.EndToEnd,
+		"guarantee-held": true, "expected": exp, "observed": obs, "reasons": exp.Reasons()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A run that held the guarantee its configuration promises is not painted
+// as a failure: it is HELD in amber, with its anomaly counts and, for each
+// hop that showed them, why that hop allows them.
+func TestHeldRunWithAllowedAnomaliesIsAmber(t *testing.T) {
+	page := renderResults(t, heldWithDuplicates(t))
+	class, valid, word := pageVerdict(t, page)
+	if class != "allowed" || valid != "false" || word != "HELD" {
+		t.Fatalf("verdict = %s / data-valid %s / %s, want allowed / false / HELD", class, valid, word)
+	}
+	for _, want := range []string{
+		`<a href="#a-duplicate">duplicate</a> ×12`, `<a href="#a-duplicate-delivery">duplicate-delivery</a> ×3`,
+		`allowed by the <b>producer hop</b> (expected at-least-once, observed at-least-once): `,
+		`retries&gt;0 without idempotence: a write whose response was lost is sent again and lands twice (may duplicate)`,
+		`allowed by the <b>consumer hop</b> (expected at-least-once, observed at-least-once): `,
+		`commit after processing: a crash after processing and before the commit redelivers those records (may duplicate, no loss)`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the verdict lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<title>✘") || strings.Contains(page, "<title>✔") {
+		t.Error("the title marks a held run with anomalies as failed or as clean")
+	}
+}
+
+// The runs index paints a run as its page does.
+func TestRunsIndexShowsAHeldRunWithAnomaliesInAmber(t *testing.T) {
+	runs := t.TempDir()
+	dir := filepath.Join(runs, "TestChaosA", "20250101T000000Z")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, HistoryFile), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, ResultsFile), []byte(heldWithDuplicates(t)), 0o644)
+	list, err := listRuns(runs)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("listRuns: %v %v", list, err)
+	}
+	if v := list[0].Verdict; v.Word != "HELD" || v.Class != "allowed" {
+		t.Fatalf("index verdict %+v for a held run with allowed anomalies, want HELD / allowed", v)
+	}
+}
+
+// Ordering anomalies change no hop's delivery: a held run that has only
+// them is amber, and says they are findings no hop allows.
+func TestHeldRunWithOrderingAnomaliesNamesThem(t *testing.T) {
+	page := renderResults(t, `{"valid":false,"anomaly-types":["poll-skip"],"anomalies":{"poll-skip":[{"ops":[0],"explanation":"x"}]},
+		"expected-guarantee":"exactly-once","observed-guarantee":"exactly-once","guarantee-held":true,
+		"expected":{"producer":{"guarantee":"exactly-once","reasons":["r"]},"consumer":{"guarantee":"exactly-once","reasons":["r"]}},
+		"observed":{"producer":"exactly-once","consumer":"exactly-once","end-to-end":"exactly-once","order-only":["poll-skip"]}}`)
+	if class, _, word := pageVerdict(t, page); class != "allowed" || word != "HELD" {
+		t.Fatalf("verdict %s %s, want allowed HELD", class, word)
+	}
+	i := strings.Index(page, `id="order-only"`)
+	if i < 0 || !strings.Contains(page[i:i+300], `<a href="#a-poll-skip">poll-skip</a>`) {
+		t.Fatal("the verdict does not name the ordering anomaly")
+	}
+	if strings.Contains(page, "allowed by the") {
+		t.Fatal("a hop that showed nothing is said to allow the anomaly")
 	}
 }

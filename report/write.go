@@ -38,7 +38,9 @@ func (o Options) inlineBudget() int64 {
 type page struct {
 	Title, Dir            string
 	Checked               bool
-	Verdict               verdict
+	Verdict               Verdict
+	Allowed               []allowance // for an amber verdict: the hops that allow its anomalies
+	OrderOnly             []checkers.Anomaly
 	HarnessError          string
 	Expected, Observed    string
 	HeldKnown, Held       bool // the run's verdict, when results.json has one
@@ -161,13 +163,16 @@ func build(dir string, opts Options) (*page, error) {
 	}
 	wins := faultWindows(c.nemesisBars(), c.End, c.NemValues)
 	p := &page{
-		Title: opts.Title, Dir: dir, Checked: checked, Verdict: readVerdict(res, checked),
+		Title: opts.Title, Dir: dir, Checked: checked, Verdict: res.facts(checked).Verdict(),
 		HarnessError: res.HarnessError, Expected: res.Expected, Observed: res.Observed,
 		HeldKnown: res.Held != nil, Held: res.Held != nil && *res.Held,
 		Unclassified: res.Observation.Unclassified, Liveness: newLivenessView(res.Liveness), Stats: res.Stats,
 		Anomalies: views, Warnings: res.Warnings, Scenario: sc,
 		HistoryOps: int(c.Ops), Windows: len(wins),
 		Visualizations: visualizations(dir, res), LinSummary: linSummary(res),
+	}
+	if p.Verdict.Class == "allowed" {
+		p.Allowed, p.OrderOnly = allowances(res), res.Observation.OrderOnly
 	}
 	if p.Title == "" {
 		p.Title = filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir))

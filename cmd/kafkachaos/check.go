@@ -29,6 +29,19 @@ type checkOutput struct {
 	Expected        *model.Guarantee    `json:"expected-guarantee,omitempty"`
 	Held            *bool               `json:"guarantee-held,omitempty"`
 	Linearizability *checkers.LinResult `json:"linearizability,omitempty"`
+
+	verdict report.Verdict // as the page shows it
+	wrote   string         // the directory whose results.json and index.html were written
+}
+
+// historyResults is results.json of a history checked without its
+// scenario: the checker's result and the guarantee the history showed. With
+// no expected guarantee it has no guarantee-held, and the page judges the
+// history by the checker alone (VALID or INVALID).
+type historyResults struct {
+	checkers.Result
+	Observed    model.Guarantee   `json:"observed-guarantee"`
+	Observation model.Observation `json:"observed"`
 }
 
 func checkCmd(args []string, stdout, stderr io.Writer) int {
@@ -39,8 +52,13 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	opts := checkerFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafkachaos check [--format jsonl|edn] [--json] PATH")
-		fmt.Fprintln(stderr, "PATH is a history file or a run directory. A run directory is judged again from its")
-		fmt.Fprintln(stderr, "scenario.json and history.jsonl: results.json and index.html are rewritten.")
+		fmt.Fprintln(stderr, "PATH is a history file or a directory holding history.jsonl. A directory is judged and")
+		fmt.Fprintln(stderr, "its results.json and index.html are rewritten, so `kafkachaos view DIR` shows the verdict:")
+		fmt.Fprintln(stderr, "against the expected guarantee of its scenario.json when it has one (a run directory),")
+		fmt.Fprintln(stderr, "by the checker alone otherwise (a history imported from elsewhere). A history file is")
+		fmt.Fprintln(stderr, "judged by the checker alone and nothing is written: pass DIR/history.jsonl to check a")
+		fmt.Fprintln(stderr, "directory without writing to it.")
+		fmt.Fprintln(stderr, "exit status: 0 the history showed no anomaly or the run held its guarantee, 1 otherwise, 2 error")
 		fs.PrintDefaults()
 	}
 	path, ok := parseOneArg(fs, args)
@@ -57,7 +75,9 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kafkachaos check:", err)
 		return exitError
 	}
+	note := stdout
 	if *asJSON {
+		note = stderr // stdout holds one JSON object
 		enc := json.NewEncoder(stdout)
 		if err := enc.Encode(out); err != nil {
 			fmt.Fprintln(stderr, "kafkachaos check:", err)
@@ -66,7 +86,10 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printSummary(stdout, out)
 	}
-	if !out.Valid {
+	if out.wrote != "" {
+		fmt.Fprintf(note, "wrote %s and %s\n", filepath.Join(out.wrote, report.ResultsFile), filepath.Join(out.wrote, report.IndexFile))
+	}
+	if !out.verdict.Passed() {
 		return exitInvalid
 	}
 	return exitValid
@@ -86,13 +109,29 @@ func check(path string, f histories.Format, opts checkers.Options) (checkOutput,
 	if err != nil {
 		return checkOutput{}, err
 	}
-	if st.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, generators.FileName)); err == nil {
-			return checkRunDir(path)
-		}
-		// A folder holding only a history: check it like a file.
-		path = filepath.Join(path, report.HistoryFile)
+	if !st.IsDir() {
+		out, err := checkHistory(path, f, opts)
+		out.verdict = report.Facts{Checked: true, Valid: out.Valid}.Verdict()
+		return out, err
 	}
+	var out checkOutput
+	if _, err := os.Stat(filepath.Join(path, generators.FileName)); err == nil {
+		out, err = checkRunDir(path)
+	} else {
+		out, err = checkHistoryDir(path, f, opts)
+	}
+	if err != nil {
+		return out, err
+	}
+	// The verdict as the page shows it, from what was written: a harness
+	// error the run recorded still makes it NOT TRUSTED.
+	out.wrote = path
+	out.verdict, err = report.ReadVerdict(path)
+	return out, err
+}
+
+// checkHistory judges a history file by the checker alone.
+func checkHistory(path string, f histories.Format, opts checkers.Options) (checkOutput, error) {
 	src, err := histories.Open(path, f)
 	if err != nil {
 		return checkOutput{}, err
@@ -108,7 +147,25 @@ func check(path string, f histories.Format, opts checkers.Options) (checkOutput,
 	return checkOutput{History: path, Result: res, Observed: obs.EndToEnd, Observation: obs}, nil
 }
 
-// checkRunDir judges a run directory again, as the run itself would have.
+// checkHistoryDir judges the history of a directory that has no scenario
+// (imported from elsewhere) and writes its results.json and index.html.
+func checkHistoryDir(dir string, f histories.Format, opts checkers.Options) (checkOutput, error) {
+	out, err := checkHistory(filepath.Join(dir, report.HistoryFile), f, opts)
+	if err != nil {
+		return out, err
+	}
+	b, err := json.MarshalIndent(historyResults{Result: out.Result, Observed: out.Observed, Observation: out.Observation}, "", "  ")
+	if err != nil {
+		return out, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, report.ResultsFile), append(b, '\n'), 0o644); err != nil {
+		return out, err
+	}
+	return out, report.Write(dir, report.Options{})
+}
+
+// checkRunDir judges a run directory again, as the run itself would have;
+// runner.Recheck writes its results.json and index.html.
 func checkRunDir(dir string) (checkOutput, error) {
 	out, err := runner.Recheck(dir)
 	if err != nil {
@@ -121,12 +178,8 @@ func checkRunDir(dir string) (checkOutput, error) {
 }
 
 func printSummary(w io.Writer, out checkOutput) {
-	verdict := "VALID"
-	if !out.Valid {
-		verdict = "INVALID"
-	}
 	s := out.Stats
-	fmt.Fprintf(w, "%s: %s — observed %s (producer %s, consumer %s)\n", out.History, verdict,
+	fmt.Fprintf(w, "%s: %s — observed %s (producer %s, consumer %s)\n", out.History, out.verdict.Word,
 		out.Observed, out.Observation.Producer, out.Observation.Consumer)
 	if out.Expected != nil {
 		held := "held"

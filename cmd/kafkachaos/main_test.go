@@ -10,6 +10,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/model"
+	"github.com/kafkachaos/kafkachaos/report"
 )
 
 // cli runs the command in process and returns exit code, stdout and stderr.
@@ -105,16 +106,7 @@ func TestCheckRunDirectoryRejudgesIt(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "history.jsonl"), []byte(lostHistory), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := generators.Random(1)
-	s.Producer.ProducerConfig = model.ProducerConfig{Acks: model.AcksAll, Retries: 3, EnableIdempotence: true, MaxInFlight: 1}
-	s.Topic = model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2}
-	s.Consumer.ConsumerConfig = model.ConsumerConfig{IsolationLevel: model.ReadCommitted, CommitStrategy: model.CommitAfterProcessing}
-	// A re-check judges the history, not the schedule; the drawn faults
-	// were drawn for another commit strategy and need not suit this one.
-	s.Nemesis = nil
-	if err := generators.Save(dir, s); err != nil {
-		t.Fatal(err)
-	}
+	saveScenario(t, dir)
 	code, out, errs := cli(t, "check", "--json", dir)
 	if code != exitInvalid {
 		t.Fatalf("exit %d, stderr %q", code, errs)
@@ -133,6 +125,22 @@ func TestCheckRunDirectoryRejudgesIt(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("check did not write %s: %v", f, err)
 		}
+	}
+}
+
+// saveScenario saves in dir a scenario that expects at-least-once: an
+// idempotent producer, a consumer that commits after processing.
+func saveScenario(t *testing.T, dir string) {
+	t.Helper()
+	s := generators.Random(1)
+	s.Producer.ProducerConfig = model.ProducerConfig{Acks: model.AcksAll, Retries: 3, EnableIdempotence: true, MaxInFlight: 1}
+	s.Topic = model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2}
+	s.Consumer.ConsumerConfig = model.ConsumerConfig{IsolationLevel: model.ReadCommitted, CommitStrategy: model.CommitAfterProcessing}
+	// A re-check judges the history, not the schedule; the drawn faults
+	// were drawn for another commit strategy and need not suit this one.
+	s.Nemesis = nil
+	if err := generators.Save(dir, s); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -182,5 +190,83 @@ func TestOnePathCommandsRefuseOtherArgCounts(t *testing.T) {
 				t.Errorf("%v: exit %d, stderr %q; want 2 and the usage or the bad flag named", args, code, errs)
 			}
 		}
+	}
+}
+
+// `check DIR` leaves its verdict in DIR, so that `view DIR` and `summary`
+// show it: a run directory is judged against its scenario.json, a folder
+// holding only a history (imported from elsewhere) by the checker alone.
+func TestCheckDirectoryLeavesTheVerdictForView(t *testing.T) {
+	for _, c := range []struct {
+		name, history string
+		scenario      bool
+		word          string
+	}{
+		{"history only, valid", validHistory, false, "VALID"},
+		{"history only, lost write", lostHistory, false, "INVALID"},
+		{"run directory, lost write", lostHistory, true, "NOT HELD"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, report.HistoryFile), []byte(c.history), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c.scenario {
+			saveScenario(t, dir)
+		}
+		_, out, errs := cli(t, "check", dir)
+		if want := "wrote " + filepath.Join(dir, report.ResultsFile); !strings.Contains(out, want) {
+			t.Errorf("%s: stdout does not say %q:\n%s%s", c.name, want, out, errs)
+		}
+		if code, out, errs := cli(t, "view", dir); code != exitValid {
+			t.Fatalf("%s: view: exit %d\n%s%s", c.name, code, out, errs)
+		}
+		page, err := os.ReadFile(filepath.Join(dir, report.IndexFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `data-verdict="` + c.word + `"`; !strings.Contains(string(page), want) {
+			t.Errorf("%s: the page lacks %s", c.name, want)
+		}
+		if s := summarize(dir); s.Status != c.word {
+			t.Errorf("%s: summary says %s (%s), want %s", c.name, s.Status, s.Error, c.word)
+		}
+	}
+}
+
+// dupHistory reads value 1 at two offsets: a duplicate, which a producer
+// that retries without idempotence may write.
+const dupHistory = `{"index":0,"time":1,"process":0,"type":"invoke","f":"send","value":[{"f":"send","key":1,"value":1}]}
+{"index":1,"time":2,"process":0,"type":"ok","f":"send","value":[{"f":"send","key":1,"value":1,"offset":0}]}
+{"index":2,"time":3,"process":1,"type":"invoke","f":"poll","value":[{"f":"poll"}]}
+{"index":3,"time":4,"process":1,"type":"ok","f":"poll","value":[{"f":"poll","records":{"1":[[0,1],[1,1]]}}]}
+`
+
+// A run whose duplicates its configuration allows held: check says HELD
+// and exits 0, as its page is amber rather than red.
+func TestCheckHeldRunWithAllowedDuplicatesPasses(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, report.HistoryFile), []byte(dupHistory), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := generators.Random(1)
+	s.Producer.ProducerConfig = model.ProducerConfig{Acks: model.AcksAll, Retries: 3, MaxInFlight: 1}
+	s.Topic = model.TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2}
+	s.Consumer.ConsumerConfig = model.ConsumerConfig{IsolationLevel: model.ReadCommitted, CommitStrategy: model.CommitAfterProcessing}
+	s.Nemesis = nil
+	if err := generators.Save(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "check", dir)
+	if code != exitValid || !strings.Contains(out, ": HELD — observed at-least-once") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// A history file is checked and printed, and nothing is written beside it.
+func TestCheckFileWritesNothing(t *testing.T) {
+	h := write(t, "history.jsonl", lostHistory)
+	cli(t, "check", h)
+	if _, err := os.Stat(filepath.Join(filepath.Dir(h), report.ResultsFile)); err == nil {
+		t.Fatal("checking a file wrote results.json beside it")
 	}
 }

@@ -21,20 +21,16 @@ import (
 	"github.com/kafkachaos/kafkachaos/runner"
 )
 
-// A run's status in a summary, worst first. The words are the viewer's
-// (report's index page), but the rule is the guarantee's: a run whose
-// anomalies its expected guarantee allows (a weak configuration showing its
-// weakness) is held here, where CI asks whether guarantees held, and
-// INVALID in the viewer, which is green only when the checker found nothing.
-// A held run whose cluster never came back after the last heal is NOT LIVE,
-// as on its page: a finding, not a pass.
+// A run's status in a summary is its page's verdict word (report.Facts:
+// VALID, HELD, NOT HELD, NOT TRUSTED, NOT CHECKED, INVALID), read by the
+// same rule, so CI and the viewer never disagree: a run whose anomalies its
+// expected guarantee allows (a weak configuration showing its weakness) is
+// HELD and passes. Two statuses are the summary's own: a results.json it
+// cannot read, and a run that passed but whose cluster never came back
+// after the last heal, which its page marks NOT LIVE beside the verdict.
 const (
-	statusUnreadable = "UNREADABLE"  // results.json (or scenario.json) could not be read
-	statusNotChecked = "NOT CHECKED" // a history but no results.json: the harness stopped before judging
-	statusNotTrusted = "NOT TRUSTED" // harness-error set: the verdict cannot be trusted
-	statusNotHeld    = "NOT HELD"    // observed weaker than expected
-	statusNotLive    = "NOT LIVE"    // held, but a kind of op never came back after the last heal
-	statusHeld       = "held"
+	statusUnreadable = "UNREADABLE" // results.json (or scenario.json) could not be read
+	statusNotLive    = "NOT LIVE"   // passed, but a kind of op never came back after the last heal
 )
 
 // runSummary is one run's line. Its JSON field names are a contract for CI
@@ -70,9 +66,10 @@ type runSummary struct {
 
 	types    []checkers.Anomaly // Counts' keys in results.json's order
 	liveness checkers.Headline
+	verdict  report.Verdict
 }
 
-func (s runSummary) passed() bool { return s.Status == statusHeld }
+func (s runSummary) passed() bool { return s.verdict.Passed() && s.Status != statusNotLive }
 
 func summaryCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
@@ -175,30 +172,29 @@ func summarize(dir string) runSummary {
 	errs = append(errs, err)
 	res, found, err := readResults(dir)
 	errs = append(errs, err)
-	if found && err == nil {
-		s.fill(res)
-	}
-	switch err := errors.Join(errs...); {
-	case err != nil:
+	if err := errors.Join(errs...); err != nil {
 		s.Status, s.Error = statusUnreadable, err.Error()
-	case !found:
-		s.Status = statusNotChecked
+		return s
+	}
+	if !found {
 		s.Error = fmt.Sprintf("%s: no %s: the harness stopped before judging the run; `kafkachaos check %s` judges it",
 			dir, report.ResultsFile, dir)
-	case s.HarnessError != "":
-		s.Status = statusNotTrusted
-	case !*s.Held:
-		s.Status = statusNotHeld
-	case s.liveness.NotLive:
+	} else {
+		s.fill(res)
+	}
+	s.verdict = report.Facts{Checked: found, HarnessError: s.HarnessError, Held: s.Held, Valid: res.Valid, Breaks: res.Breaks}.Verdict()
+	s.Status = s.verdict.Word
+	if s.verdict.Passed() && s.liveness.NotLive {
 		s.Status = statusNotLive
-	default:
-		s.Status = statusHeld
 	}
 	return s
 }
 
-func (s *runSummary) fill(res runner.Results) {
-	s.Expected, s.Observed, s.Held, s.HarnessError = res.Expected, res.Observed, &res.Held, res.HarnessError
+func (s *runSummary) fill(res judged) {
+	s.Expected, s.Observed, s.HarnessError = res.Expected, res.Observed, res.HarnessError
+	if res.judged {
+		s.Held = &res.Held
+	}
 	s.FaultsFired = res.Stats.FaultsFired
 	for _, f := range res.Stats.Faults {
 		for _, e := range f.Errors {
@@ -244,9 +240,16 @@ func readCluster(dir string) (string, error) {
 	return sc.Cluster.Provider, nil
 }
 
-// readResults decodes results.json into the runner's own type; found is
-// false when the run has none.
-func readResults(dir string) (res runner.Results, found bool, err error) {
+// judged is results.json in the runner's own type; judged is false for a
+// history checked without its scenario, which has no expected guarantee
+// and so no guarantee-held.
+type judged struct {
+	runner.Results
+	judged bool
+}
+
+// readResults decodes results.json; found is false when the run has none.
+func readResults(dir string) (res judged, found bool, err error) {
 	path := filepath.Join(dir, report.ResultsFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -255,7 +258,7 @@ func readResults(dir string) (res runner.Results, found bool, err error) {
 	if err != nil {
 		return res, true, err
 	}
-	if err := json.Unmarshal(b, &res); err != nil {
+	if err := json.Unmarshal(b, &res.Results); err != nil {
 		return res, true, fmt.Errorf("%s: %w", path, jsonAt(b, err))
 	}
 	var present map[string]json.RawMessage
@@ -263,13 +266,24 @@ func readResults(dir string) (res runner.Results, found bool, err error) {
 		return res, true, fmt.Errorf("%s: %w", path, jsonAt(b, err))
 	}
 	// A results.json lacking one of these is malformed, not a run that
-	// held nothing.
-	for _, f := range []string{"expected-guarantee", "observed-guarantee", "guarantee-held"} {
+	// held nothing: a verdict needs the guarantee it judged, and the other
+	// way round.
+	_, res.judged = present["guarantee-held"]
+	_, expected := present["expected-guarantee"]
+	need := []string{"observed-guarantee"}
+	if res.judged || expected {
+		need = append(need, "expected-guarantee", "guarantee-held")
+	}
+	for _, f := range need {
 		if _, ok := present[f]; !ok {
 			return res, true, fmt.Errorf("%s: field %s: missing", path, f)
 		}
 	}
-	for _, g := range []struct{ field, value string }{{"expected-guarantee", res.Expected}, {"observed-guarantee", res.Observed}} {
+	gs := []struct{ field, value string }{{"observed-guarantee", res.Observed}}
+	if res.judged {
+		gs = append(gs, struct{ field, value string }{"expected-guarantee", res.Expected})
+	}
+	for _, g := range gs {
 		if _, err := model.ParseGuarantee(g.value); err != nil {
 			return res, true, fmt.Errorf("%s: field %s: %w", path, g.field, err)
 		}
@@ -392,23 +406,39 @@ func (s runSummary) problem() string {
 	return s.HarnessError
 }
 
-// totals counts the runs by status, e.g. "3 runs: 1 held, 2 NOT HELD".
+// totals counts the runs by status, best first, e.g. "3 runs: 1 VALID,
+// 2 NOT HELD".
 func totals(runs []runSummary) string {
 	n := map[string]int{}
+	var order []runSummary
 	for _, r := range runs {
+		if n[r.Status] == 0 {
+			order = append(order, r)
+		}
 		n[r.Status]++
 	}
+	slices.SortStableFunc(order, func(a, b runSummary) int { return a.rank() - b.rank() })
 	parts := []string{}
-	for _, st := range []string{statusHeld, statusNotLive, statusNotHeld, statusNotTrusted, statusNotChecked, statusUnreadable} {
-		if n[st] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
-		}
+	for _, r := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", n[r.Status], r.Status))
 	}
 	noun := "runs"
 	if len(runs) == 1 {
 		noun = "run"
 	}
 	return fmt.Sprintf("%d %s: %s", len(runs), noun, strings.Join(parts, ", "))
+}
+
+// rank orders statuses as their verdicts, NOT LIVE after those that pass
+// and UNREADABLE last.
+func (s runSummary) rank() int {
+	switch s.Status {
+	case statusUnreadable:
+		return 100
+	case statusNotLive:
+		return 3
+	}
+	return 2 * s.verdict.Severity()
 }
 
 func heldWord(held *bool) string {

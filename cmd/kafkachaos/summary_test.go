@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/runner"
 )
 
@@ -124,20 +126,20 @@ func TestSummaryJSONReadsEveryKindOfRun(t *testing.T) {
 	}
 	got := byTest(runs)
 	held, lost, unhealed, crashed := got["TestChaosHeld"], got["TestChaosLost"], got["TestChaosUnhealed"], got["TestChaosCrashed"]
-	if held.Status != statusHeld || held.Held == nil || !*held.Held || held.Cluster != "embedded" ||
+	if held.Status != "VALID" || held.Held == nil || !*held.Held || held.Cluster != "embedded" ||
 		held.Expected != "at-least-once" || held.Observed != "exactly-once" || held.FaultsFired != 4 ||
 		held.Run != "20260101T000001.000Z" || held.Error != "" {
 		t.Errorf("held run: %+v", held)
 	}
-	if lost.Status != statusNotHeld || lost.Held == nil || *lost.Held || lost.Counts["lost-write"] != 2 ||
+	if lost.Status != "NOT HELD" || lost.Held == nil || *lost.Held || lost.Counts["lost-write"] != 2 ||
 		lost.Counts["unseen"] != 5 || lost.ClientHangs != 1 {
 		t.Errorf("violated run: %+v", lost)
 	}
-	if unhealed.Status != statusNotTrusted || !strings.Contains(unhealed.HarnessError, "could not be healed") ||
+	if unhealed.Status != "NOT TRUSTED" || !strings.Contains(unhealed.HarnessError, "could not be healed") ||
 		unhealed.HealFailures != 1 || unhealed.Held == nil || !*unhealed.Held {
 		t.Errorf("harness-error run: %+v", unhealed)
 	}
-	if crashed.Status != statusNotChecked || crashed.Held != nil || crashed.Cluster != "embedded" ||
+	if crashed.Status != "NOT CHECKED" || crashed.Held != nil || crashed.Cluster != "embedded" ||
 		!strings.Contains(crashed.Error, "no results.json") {
 		t.Errorf("crashed run: %+v", crashed)
 	}
@@ -173,7 +175,7 @@ func TestSummaryAllHeldExitsZero(t *testing.T) {
 	writeRun(t, root, "TestChaosA", "1", heldResults())
 	writeRun(t, root, "TestChaosB", "2", heldResults())
 	code, out, errs := cli(t, "summary", root)
-	if code != exitValid || errs != "" || !strings.Contains(out, "2 runs: 2 held") {
+	if code != exitValid || errs != "" || !strings.Contains(out, "2 runs: 2 VALID") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
@@ -268,7 +270,7 @@ func TestSummaryTextIsAlignedTable(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"NOT HELD", "lost-write=2 unseen=5", "NOT TRUSTED", "4, 1 unhealed",
-		"NOT CHECKED", "4 runs: 1 held, 1 NOT HELD, 1 NOT TRUSTED, 1 NOT CHECKED"} {
+		"NOT CHECKED", "4 runs: 1 VALID, 1 NOT HELD, 1 NOT TRUSTED, 1 NOT CHECKED"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
@@ -286,7 +288,7 @@ func TestSummaryMarkdownListsFailuresFirst(t *testing.T) {
 			rows = append(rows, l)
 		}
 	}
-	if len(rows) != 4 || !strings.HasPrefix(rows[3], "| held | `TestChaosHeld`") {
+	if len(rows) != 4 || !strings.HasPrefix(rows[3], "| VALID | `TestChaosHeld`") {
 		t.Fatalf("want 4 rows, the held one last:\n%s", out)
 	}
 	for _, r := range rows[:3] {
@@ -364,7 +366,7 @@ func TestSummaryOfARealRun(t *testing.T) {
 		t.Fatalf("exit %d, runs %+v, stderr %q", code, got, errs)
 	}
 	r := got[0]
-	if r.Status != statusHeld || r.Test != "run-produce" || r.Cluster != "embedded" || r.Expected == "" ||
+	if (r.Status != "VALID" && r.Status != "HELD") || r.Test != "run-produce" || r.Cluster != "embedded" || r.Expected == "" ||
 		r.Observed == "" || r.FaultsFired == 0 {
 		t.Fatalf("summary of a real run: %+v", r)
 	}
@@ -388,8 +390,49 @@ func Example_summary() {
 	fmt.Println("exit", code)
 	// Output:
 	// STATUS    TEST           RUN                   CLUSTER   EXPECTED       OBSERVED      HELD  ANOMALIES              FAULTS  HANGS  LIVE  SEND OUTAGE  RECOVERY  STALLS  WORST LAG  ERROR
-	// held      TestChaosHeld  20260101T000001.000Z  embedded  at-least-once  exactly-once  yes   -                      4       0      yes   -            -         0       -          -
+	// VALID     TestChaosHeld  20260101T000001.000Z  embedded  at-least-once  exactly-once  yes   -                      4       0      yes   -            -         0       -          -
 	// NOT HELD  TestChaosLost  20260101T000002.000Z  embedded  exactly-once   at-most-once  NO    lost-write=2 unseen=5  3       1      yes   1.5s         -         0       -          -
-	// 2 runs: 1 held, 1 NOT HELD
+	// 2 runs: 1 VALID, 1 NOT HELD
 	// exit 1
+}
+
+// heldWithDuplicatesResults held at-least-once with the duplicates a
+// retrying producer without idempotence may write.
+func heldWithDuplicatesResults() *runner.Results {
+	r := heldResults()
+	r.Observed, r.Valid = "at-least-once", false
+	r.AnomalyTypes = []checkers.Anomaly{"duplicate"}
+	r.Counts = map[checkers.Anomaly]int64{"duplicate": 12}
+	return r
+}
+
+// The summary says of each run what its page and the runs index say: one
+// rule, read from results.json. A held run with the anomalies its
+// guarantee allows passes.
+func TestSummaryStatusIsThePagesVerdict(t *testing.T) {
+	for name, res := range map[string]*runner.Results{"held": heldResults(), "held with duplicates": heldWithDuplicatesResults(),
+		"not held": violatedResults(), "harness error": harnessErrorResults()} {
+		dir := writeRun(t, t.TempDir(), "TestChaosX", "1", res)
+		s := summarize(dir)
+		if word := pageWord(t, dir); s.Status != word {
+			t.Errorf("%s: summary says %q, the page %q", name, s.Status, word)
+		}
+		if want := res.Held && res.HarnessError == ""; s.passed() != want {
+			t.Errorf("%s: passed = %v", name, s.passed())
+		}
+	}
+}
+
+// pageWord renders dir's page and returns its verdict word.
+func pageWord(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	if err := report.Render(&b, dir, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`id="verdict" [^>]*data-verdict="([A-Z ]+)"`).FindStringSubmatch(b.String())
+	if m == nil {
+		t.Fatal("the page has no verdict")
+	}
+	return m[1]
 }

@@ -164,7 +164,10 @@ func (sc *schedule) neverRan(horizon time.Duration) []string {
 	var out []string
 	nth := map[*meteredFault]int{}
 	for _, st := range sc.steps {
-		m := st.Fault.(*meteredFault)
+		m, ok := st.Fault.(*meteredFault)
+		if !ok {
+			continue
+		}
 		n := nth[m]
 		nth[m]++
 		if n < m.started() || st.At >= horizon {

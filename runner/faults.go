@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,28 +101,110 @@ func Steps(f generators.Fault, nf nemesis.Fault) nemesis.Schedule {
 
 // run plays the schedule until it ends or ctx does; every fault is healed,
 // or tried, when it returns. Its error is every fault that could not be
-// healed, by name, and any other error of the schedule; the run's own end
-// (ctx) is not one.
+// healed, by name, and any other error of the schedule. The run's own end
+// (ctx) is none: a fault then failing with the run's deadline ends the
+// schedule quietly, and the steps due before that end that never started
+// are named in their faults' stats. A schedule stopped while the run went
+// on (a start or a heal failed, even with a deadline of its own) is a
+// harness error naming every step that never ran.
 func (sc *schedule) run(ctx context.Context, rec nemesis.Recorder) error {
-	var errs []error
 	var opts []nemesis.Option
 	if hc, ok := sc.prov.(cluster.HealthChecker); ok {
 		// A fault counts as healed only once the cluster is healthy
 		// again, as etcd's robustness suite checks around failpoints.
 		opts = append(opts, nemesis.WithHealth(hc, nemesis.HealTimeout))
 	}
-	for _, err := range topLevel(nemesis.Run(ctx, sc.steps, rec, opts...)) {
+	c := &course{run: ctx}
+	for _, m := range sc.meter {
+		m.course = c
+	}
+	began := time.Now()
+	endedAt := make(chan time.Duration, 1)
+	stop := context.AfterFunc(ctx, func() { endedAt <- time.Since(began) })
+	err := nemesis.Run(ctx, sc.steps, rec, opts...)
+	end := time.Duration(-1) // the run goes on
+	if !stop() {
+		end = <-endedAt
+	}
+	early := c.halted() || (end < 0 && err != nil)
+	var errs []error
+	for _, err := range topLevel(err) {
 		// Heals come from the meters, which see every one: nemesis.Run
 		// may return a failed heal joined with, or hidden behind, the
 		// run's deadline.
-		if !onlyContext(err) && !errors.Is(err, errUnhealed) {
+		if (early || !onlyContext(err)) && !errors.Is(err, errUnhealed) {
 			errs = append(errs, err)
 		}
+	}
+	if missed := sc.neverRan(horizon(ctx, began, end, early)); early && len(missed) > 0 {
+		errs = append(errs, fmt.Errorf("the schedule stopped before the run's end; never ran: %s", strings.Join(missed, ", ")))
 	}
 	for _, m := range sc.meter {
 		errs = append(errs, m.unhealed()...)
 	}
 	return errors.Join(errs...)
+}
+
+// horizon is how far into the schedule its steps were due to run: to the
+// run's end (end, since began), and for a schedule stopped early to the
+// run's deadline (the steps it would have run).
+func horizon(ctx context.Context, began time.Time, end time.Duration, early bool) time.Duration {
+	if !early && end >= 0 {
+		return end
+	}
+	if d, ok := ctx.Deadline(); ok {
+		return d.Sub(began)
+	}
+	return time.Duration(math.MaxInt64)
+}
+
+// neverRan notes in each fault's stats its steps due before horizon that
+// never started, and returns them named.
+func (sc *schedule) neverRan(horizon time.Duration) []string {
+	var out []string
+	nth := map[*meteredFault]int{}
+	for _, st := range sc.steps {
+		m, ok := st.Fault.(*meteredFault)
+		if !ok {
+			continue
+		}
+		n := nth[m]
+		nth[m]++
+		if n < m.started() || st.At >= horizon {
+			continue
+		}
+		m.neverRan(st.At)
+		out = append(out, fmt.Sprintf("%s (nemesis[%d]) due at %v", m.kind, m.index, st.At))
+	}
+	return out
+}
+
+// course is what stopped a schedule's play: the first start or heal that
+// failed while the run (run) went on. nemesis.Run stops at it; one failing
+// once the run is over is the run's end.
+type course struct {
+	run  context.Context
+	mu   sync.Mutex
+	stop error
+}
+
+// halt notes err, a fault's start or heal that stopped the schedule; a
+// fault played outside a schedule has no course.
+func (c *course) halt(err error) {
+	if c == nil || err == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stop == nil && c.run.Err() == nil {
+		c.stop = err
+	}
+}
+
+func (c *course) halted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stop != nil
 }
 
 // topLevel is the errors joined in err (err itself if it is no join).
@@ -430,12 +514,15 @@ type meteredFault struct {
 	kind   string
 	index  int // in the scenario's nemesis list
 	active *atomic.Int64
+	course *course // the schedule playing it
 
 	mu     sync.Mutex
+	starts int // its steps started, in their order
 	fired  int64
 	on     bool
 	errors []string
-	heals  []error // heals that failed
+	heals  []error  // heals that failed
+	missed []string // its steps that never started
 }
 
 // Events and Detail pass the wrapped fault's through, so the history reads
@@ -455,6 +542,15 @@ func (m *meteredFault) Detail() any {
 }
 
 func (m *meteredFault) Start(ctx context.Context) error {
+	err := m.start(ctx)
+	m.course.halt(err)
+	return err
+}
+
+func (m *meteredFault) start(ctx context.Context) error {
+	m.mu.Lock()
+	m.starts++
+	m.mu.Unlock()
 	err := m.Fault.Start(ctx)
 	var aw *awaitedCrash
 	if errors.As(err, &aw) {
@@ -501,6 +597,12 @@ func (m *meteredFault) landed(err error) {
 }
 
 func (m *meteredFault) Stop(ctx context.Context) error {
+	err := m.stop(ctx)
+	m.course.halt(err)
+	return err
+}
+
+func (m *meteredFault) stop(ctx context.Context) error {
 	err := m.Fault.Stop(ctx)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -521,6 +623,19 @@ func (m *meteredFault) Stop(ctx context.Context) error {
 	return err
 }
 
+func (m *meteredFault) started() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.starts
+}
+
+// neverRan notes its step due at that never started.
+func (m *meteredFault) neverRan(at time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.missed = append(m.missed, fmt.Sprintf("due at %v", at))
+}
+
 // unhealed is the fault's heals that failed.
 func (m *meteredFault) unhealed() []error {
 	m.mu.Lock()
@@ -531,7 +646,7 @@ func (m *meteredFault) unhealed() []error {
 func (m *meteredFault) stat() FaultStat {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st := FaultStat{Kind: m.kind, Fired: m.fired, Errors: slices.Clone(m.errors)}
+	st := FaultStat{Kind: m.kind, Fired: m.fired, Errors: slices.Clone(m.errors), NeverRan: slices.Clone(m.missed)}
 	if h, ok := m.Fault.(nemesis.HitCounter); ok {
 		st.Hits = int64(h.Hits())
 	}

@@ -261,3 +261,76 @@ func TestProducerCrashPassesOverAnOpeningCopier(t *testing.T) {
 		}
 	}
 }
+
+// blockingFault's start waits for the run's end and fails with it, as a
+// fault waiting on the cluster does when the run ends under it.
+type blockingFault struct{}
+
+func (blockingFault) Name() string { return "blocking" }
+func (blockingFault) Start(ctx context.Context) error {
+	<-ctx.Done()
+	return fmt.Errorf("waiting for a leader: %w", ctx.Err())
+}
+func (blockingFault) Stop(context.Context) error { return nil }
+
+// playSchedule plays one step per fault, at the given offsets, metered as
+// nemesis[i], on a run of length run, and returns the schedule's error
+// and its stats.
+func playSchedule(t *testing.T, run time.Duration, faults []nemesis.Fault, at []time.Duration) (error, []FaultStat) {
+	t.Helper()
+	sc := &schedule{}
+	for i, f := range faults {
+		m := &meteredFault{Fault: f, kind: fmt.Sprintf("kind-%d", i), index: i, active: &sc.active}
+		sc.meter = append(sc.meter, m)
+		sc.steps = append(sc.steps, nemesis.Step{At: at[i], Duration: 10 * time.Millisecond, Fault: m})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), run)
+	defer cancel()
+	err := sc.run(ctx, client.NewMemRecorder())
+	return err, sc.stats()
+}
+
+// TestScheduleStoppedEarlyIsAHarnessError: a fault whose start fails with
+// an error wrapping a deadline of its own, while the run goes on, stops
+// the schedule; that is a harness error keeping the start's error and
+// naming every fault that never ran, not the run's quiet end.
+func TestScheduleStoppedEarlyIsAHarnessError(t *testing.T) {
+	own := fmt.Errorf("waiting for a leader: %w", context.DeadlineExceeded)
+	err, stats := playSchedule(t, time.Second, []nemesis.Fault{stubFault{}, stubFault{err: own}, stubFault{}, stubFault{}},
+		[]time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond, 150 * time.Millisecond})
+	if err == nil {
+		t.Fatal("a schedule stopped by a fault's own deadline, with the run still on, ended quietly")
+	}
+	for _, want := range []string{own.Error(), "never ran", "kind-2 (nemesis[2]) due at 100ms", "kind-3 (nemesis[3]) due at 150ms"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v; want it to name %q", err, want)
+		}
+	}
+	for _, ran := range []string{"kind-0", "kind-1"} {
+		if strings.Contains(err.Error(), ran+" (") {
+			t.Errorf("err = %v names %s, which ran", err, ran)
+		}
+	}
+	if got := stats[2].NeverRan; len(got) != 1 || got[0] != "due at 100ms" {
+		t.Errorf("stats of nemesis[2]: never ran %q, want [due at 100ms]", got)
+	}
+}
+
+// TestScheduleCutByTheRunsEndNamesWhatNeverStarted: the run's own end may
+// end a schedule quietly (a fault then waiting fails with the run's
+// deadline), but a step due before that end that never started, because
+// an earlier fault held the schedule until the end, is named in its stats;
+// one due after the end is not.
+func TestScheduleCutByTheRunsEndNamesWhatNeverStarted(t *testing.T) {
+	err, stats := playSchedule(t, 300*time.Millisecond, []nemesis.Fault{blockingFault{}, stubFault{}, stubFault{}},
+		[]time.Duration{0, 100 * time.Millisecond, time.Hour})
+	if err != nil {
+		t.Fatalf("a schedule cut by the run's end: %v, want no error", err)
+	}
+	if got := stats[1].NeverRan; len(got) != 1 || got[0] != "due at 100ms" {
+		t.Errorf("stats of nemesis[1]: never ran %q, want [due at 100ms]", got)
+	}
+	if got := stats[2].NeverRan; len(got) != 0 {
+		t.Errorf("stats of nemesis[2], due after the run's end: never ran %q, want none", got)
+	}
+}

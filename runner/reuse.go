@@ -23,8 +23,9 @@ import (
 // (Fresh), so nothing of one run is read by the next. The cluster is
 // reused while it is healthy before and after a run and the run asks for
 // the same provider, broker count, broker configuration and proxies (a
-// run with a fault on the clients' proxies gets a cluster that has them);
-// otherwise it is
+// run with a fault on the clients' proxies gets a cluster that has them),
+// and the run ended with no harness error (a failed heal, say, may leave
+// a cluster that looks healthy and is not as it was); otherwise it is
 // stopped and another started. A run that is kept names the cluster's
 // directory (its broker logs) in cluster.txt. Close stops the last one.
 //
@@ -112,19 +113,23 @@ func (r *Reuse) acquire(ctx context.Context, s generators.Scenario, prov cluster
 		r.prov, r.key, r.dir, r.served = prov, key, dir, nil
 		r.started++
 	} else if err := r.prov.CreateTopics(ctx, spec.Topics...); err != nil {
+		r.stale = true
 		return nil, fmt.Errorf("creating the run's topics on the reused cluster %s: %w", r.dir, err)
 	}
 	r.served = append(r.served, runDir)
 	return r.prov, writeClusterNote(runDir, r.prov.Name(), r.dir, len(r.served))
 }
 
-// release checks the cluster after a run. One left unhealthy is replaced
-// at the next acquire, not now: by then the run's directory is gone
-// unless kept, which decides whether the cluster's directory is kept.
-func (r *Reuse) release(ctx context.Context) {
+// release checks the cluster after a run that ended with harness error
+// herr. One the run may have left other than it found it (herr: a heal
+// that failed, a fault that could not start, a harness that lost track),
+// or left unhealthy, is replaced at the next acquire, not now: by then the
+// run's directory is gone unless kept, which decides whether the
+// cluster's directory is kept.
+func (r *Reuse) release(ctx context.Context, herr error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.prov != nil && waitHealthy(ctx, r.prov, r.healthBound()) != nil {
+	if r.prov != nil && (herr != nil || waitHealthy(ctx, r.prov, r.healthBound()) != nil) {
 		r.stale = true
 	}
 }

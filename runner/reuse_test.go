@@ -2,12 +2,19 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
+	"github.com/kafkachaos/kafkachaos/generators"
 )
 
 // TestReuseRunsOnOneCluster: runs given one Reuse share its cluster while
@@ -68,7 +75,7 @@ func TestReuseReplacesAnUnhealthyCluster(t *testing.T) {
 	if err := cur.Kill(context.Background(), cur.Nodes()[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	r.release(context.Background()) // what a run that left it so ends with
+	r.release(context.Background(), nil) // what a run that left it so ends with
 	second, err := Run(context.Background(), smallScenario(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -88,5 +95,114 @@ func TestReuseReplacesAnUnhealthyCluster(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("cluster.txt of a kept run names %s, which is gone: %v", dir, err)
+	}
+}
+
+// servedCluster is an embedded cluster that says which of the test's
+// clusters it is whenever a run asks it for its brokers, and whose kill
+// fault fails as the test says: "heal" restarts the node but reports the
+// restart failed (the cluster is healthy, the heal is not verified),
+// "start" refuses the kill; "topics" refuses a run's topics.
+type servedCluster struct {
+	*embedded.Provider
+	id    int
+	fail  *atomic.Value // "heal", "start" or ""
+	asked func(id int)
+}
+
+func (c *servedCluster) Bootstrap() string {
+	c.asked(c.id)
+	return c.Provider.Bootstrap()
+}
+
+func (c *servedCluster) Kill(ctx context.Context, node int32) error {
+	if c.fail.Load() == "start" {
+		return errors.New("kill refused")
+	}
+	return c.Provider.Kill(ctx, node)
+}
+
+func (c *servedCluster) CreateTopics(ctx context.Context, topics ...cluster.TopicSpec) error {
+	if c.fail.Load() == "topics" {
+		return errors.New("topics refused")
+	}
+	return c.Provider.CreateTopics(ctx, topics...)
+}
+
+func (c *servedCluster) Restart(ctx context.Context, node int32) error {
+	if err := c.Provider.Restart(ctx, node); err != nil || c.fail.Load() != "heal" {
+		return err
+	}
+	return errors.New("the restarted node's log could not be verified")
+}
+
+// TestReuseNeverHandsOnAClusterAfterAHarnessError: a run that ended with a
+// failed heal, or with another harness error (a fault that could not
+// start, its topics not made), leaves a cluster the next run does not get,
+// healthy as it looks: the next run's clients are given the brokers of a
+// newly started cluster. A run that ended cleanly hands its cluster on.
+func TestReuseNeverHandsOnAClusterAfterAHarnessError(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var made int
+	var asked []int // the clusters whose brokers the current run was given
+	fail := &atomic.Value{}
+	fail.Store("")
+	provs := Providers{"embedded": func() (cluster.Provider, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		made++
+		return &servedCluster{Provider: embedded.New(), id: made, fail: fail, asked: func(id int) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked = append(asked, id)
+		}}, nil
+	}}
+	r := &Reuse{HealthBound: 5 * time.Second}
+	opts := Options{RunsDir: t.TempDir(), TestName: t.Name(), Reuse: r, Providers: provs}
+	defer r.Close(context.Background())
+	kill := []generators.Fault{{Kind: generators.KindKill, Start: generators.Duration(300 * time.Millisecond),
+		Duration: generators.Duration(500 * time.Millisecond), Params: generators.FaultParams{Nodes: []int32{2}}}}
+	served := func(name, failing string, faults []generators.Fault, wantErr string) int {
+		t.Helper()
+		mu.Lock()
+		asked = nil
+		mu.Unlock()
+		fail.Store(failing)
+		s := smallScenario()
+		s.Nemesis = faults
+		_, err := Run(context.Background(), s, opts)
+		if (wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), wantErr)) {
+			t.Fatalf("%s: err = %v, want one naming %q", name, err, wantErr)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(asked) == 0 || slices.Min(asked) != slices.Max(asked) {
+			t.Fatalf("%s: its clients were given the brokers of clusters %v, want one", name, asked)
+		}
+		return asked[0]
+	}
+	healFailed := served("a run whose heal failed", "heal", kill, "could not be healed")
+	afterHeal := served("the run after it", "", nil, "")
+	if afterHeal == healFailed {
+		t.Fatalf("the run after a failed heal ran on the same cluster (%d)", healFailed)
+	}
+	startFailed := served("a run whose kill could not start", "start", kill, "kill refused")
+	if startFailed != afterHeal {
+		t.Fatalf("a cluster a clean run left healthy was not handed on: %d, then %d", afterHeal, startFailed)
+	}
+	afterStart := served("the run after it", "", nil, "")
+	if afterStart == startFailed {
+		t.Fatalf("the run after a harness error ran on the same cluster (%d)", startFailed)
+	}
+	fail.Store("topics")
+	if _, err := Run(context.Background(), smallScenario(), opts); err == nil || !strings.Contains(err.Error(), "topics refused") {
+		t.Fatalf("a run whose topics the cluster refused: %v", err)
+	}
+	if next := served("the run after it", "", nil, ""); next == afterStart {
+		t.Fatalf("the run after one whose topics were refused ran on the same cluster (%d)", afterStart)
+	}
+	if r.Started() != 4 {
+		t.Fatalf("%d clusters started, want 4", r.Started())
 	}
 }

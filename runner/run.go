@@ -116,7 +116,7 @@ func Run(ctx context.Context, s generators.Scenario, opts Options) (out Outcome,
 		return out, fmt.Errorf("run %s recorded nothing: %w", dir, err)
 	}
 	elapsed, faults, m, herr := record(ctx, s, prov, dir, opts)
-	release(ctx)
+	release(ctx, herr)
 	if herr != nil && ctx.Err() != nil {
 		return out, fmt.Errorf("run interrupted, history kept unchecked in %s: %w", dir, herr)
 	}
@@ -210,9 +210,9 @@ func newProvider(s generators.Scenario, provs Providers) (cluster.Provider, erro
 }
 
 // start is the running cluster for s with its topics, and what to call
-// when the run is over: prov started for this run and stopped after it,
-// or opts.Reuse's cluster, checked after it.
-func start(ctx context.Context, s generators.Scenario, prov cluster.Provider, dir string, opts Options) (cluster.Provider, func(context.Context), error) {
+// when the run is over, with its harness error: prov started for this run
+// and stopped after it, or opts.Reuse's cluster, checked after it.
+func start(ctx context.Context, s generators.Scenario, prov cluster.Provider, dir string, opts Options) (cluster.Provider, func(context.Context, error), error) {
 	if opts.Reuse != nil {
 		p, err := opts.Reuse.acquire(ctx, s, prov, dir, opts.RunsDir)
 		return p, opts.Reuse.release, err
@@ -221,7 +221,7 @@ func start(ctx context.Context, s generators.Scenario, prov cluster.Provider, di
 		prov.Stop(context.Background())
 		return nil, nil, fmt.Errorf("starting cluster %s: %w", prov.Name(), err)
 	}
-	return prov, func(context.Context) { prov.Stop(context.Background()) }, nil
+	return prov, func(context.Context, error) { prov.Stop(context.Background()) }, nil
 }
 
 // record runs the workload, nemesis and final reads on the running

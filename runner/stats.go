@@ -88,6 +88,9 @@ type FaultStat struct {
 	// Evidence is what verified its effects, where the fault keeps it
 	// (nemesis.Evidencer: a clock's readings).
 	Evidence []string `json:"evidence,omitempty"`
+	// NeverRan are its steps that were due before the schedule stopped
+	// (or the run ended) and never started, by when they were due.
+	NeverRan []string `json:"never-ran,omitempty"`
 }
 
 // Stats are results.json's stats: the checker's, plus what the run

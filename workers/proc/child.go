@@ -112,7 +112,7 @@ func (w *worker) read(dec *json.Decoder, cancel context.CancelFunc) {
 		case m.Stall != nil || m.Resume:
 			select {
 			case w.stalls <- m:
-			default: // the harness asks one at a time: never full
+			default: // never full: the harness has at most a stall and its resume outstanding
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"syscall"
@@ -54,27 +55,46 @@ type Paused struct {
 	Event
 }
 
-// Pause stops a worker process of role (any when "") with SIGSTOP, every
-// thread of it: librdkafka's heartbeats and timers too. It returns once
-// /proc shows every thread stopped.
+// Pause stops a worker process of role (any when "") that no pause holds
+// with SIGSTOP, every thread of it: librdkafka's heartbeats and timers
+// too. It returns once /proc shows every thread stopped; one /proc does
+// not confirm is let go on (SIGCONT) and the pause is an error: it is not
+// known to have held.
 func (p *Pool) Pause(ctx context.Context, role string) (*Paused, error) {
 	var roles []string
 	if role != "" {
 		roles = []string{role}
 	}
-	ch := p.pick(roles, func(c *child) bool { return c.setPaused(true) })
+	ch := p.claim(roles)
 	if ch == nil {
 		return nil, workers.ErrNothingToCrash
 	}
+	ps := &Paused{ch: ch, Event: Event{Position: ch.at.String(), PID: ch.pid, Signal: "SIGSTOP", Processes: ch.processes(),
+		Effect: "every thread in state T (/proc/<pid>/task/*/stat)"}}
 	if err := ch.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		ch.setPaused(false)
 		return nil, fmt.Errorf("worker process %d (%s): SIGSTOP: %w", ch.pid, ch.at, err)
 	}
-	if err := procstat.WaitStopped(ctx, ch.pid, true, signalBound); err != nil {
-		return nil, fmt.Errorf("worker process %d (%s): SIGSTOP sent but not in effect: %w", ch.pid, ch.at, err)
+	if err := p.waitPaused(ctx, ch.pid, true, signalBound); err != nil {
+		err = fmt.Errorf("worker process %d (%s): SIGSTOP sent but not in effect: %w", ch.pid, ch.at, err)
+		if rerr := ps.Resume(context.Background()); rerr != nil {
+			p.fail(fmt.Errorf("%w; let go on: %w", err, rerr))
+			return nil, errors.Join(err, rerr)
+		}
+		return nil, err
 	}
-	return &Paused{ch: ch, Event: Event{Position: ch.at.String(), PID: ch.pid, Signal: "SIGSTOP", Processes: ch.processes(),
-		Effect: "every thread in state T (/proc/<pid>/task/*/stat)"}}, nil
+	return ps, nil
+}
+
+// claim picks a worker process of roles that no pause holds, and marks
+// it paused; nil when there is none.
+func (p *Pool) claim(roles []string) *child {
+	for {
+		ch := p.pick(roles, func(c *child) bool { return !c.isPaused() })
+		if ch == nil || ch.setPaused(true) {
+			return ch // else another pause took it meanwhile
+		}
+	}
 }
 
 // Resume lets the paused worker process go on (SIGCONT) and returns once

@@ -46,6 +46,10 @@ type Pool struct {
 	rngMu sync.Mutex
 	rng   *rand.Rand
 
+	// waitPaused confirms in /proc that a SIGSTOP stopped every thread
+	// of a worker process (procstat.WaitStopped)
+	waitPaused func(ctx context.Context, pid int, want bool, limit time.Duration) error
+
 	errMu sync.Mutex
 	errs  []error
 }
@@ -63,7 +67,7 @@ func New(s generators.Scenario, opts Options) (*Pool, error) {
 		opts.Stderr = os.Stderr
 	}
 	p := &Pool{s: s, opts: opts, owner: ownerTag(os.Getpid()), stopBound: workers.StopBound() + 15*time.Second,
-		rng: rand.New(rand.NewPCG(uint64(s.Seed), 3))}
+		rng: rand.New(rand.NewPCG(uint64(s.Seed), 3)), waitPaused: procstat.WaitStopped}
 	add := func(role string, n int) {
 		for i := range n {
 			p.positions = append(p.positions, &position{pool: p, at: workers.Position{Role: role, Index: i}, done: make(chan struct{})})

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,9 +32,13 @@ type child struct {
 	ready  chan struct{} // closed when it has started its clients
 	exited chan struct{} // closed once it is reaped and its end recorded
 	// stalled takes its answers to stalls and resumes, asked one at a
-	// time (askMu: stall.go)
+	// time (askMu: stall.go) and numbered (asks)
 	stalled chan stallAnswer
 	askMu   sync.Mutex
+	asks    int64
+	// stopping ends once it is told to stop (which ends a stall it holds)
+	stopping context.Context
+	told     context.CancelFunc
 
 	mu     sync.Mutex
 	how    string // how it was ended, when the harness ended it
@@ -66,6 +71,7 @@ func (p *Pool) spawn(at workers.Position, fence bool) (*child, error) {
 	}
 	ch := &child{at: at, pid: cmd.Process.Pid, cmd: cmd, in: newEncoder(stdin),
 		ready: make(chan struct{}), exited: make(chan struct{}), stalled: make(chan stallAnswer, 1)}
+	ch.stopping, ch.told = context.WithCancel(context.Background())
 	go ch.serve(p, stdout)
 	ch.in.send(message{Start: &start{Scenario: p.s, Position: at, Bootstrap: p.opts.Bootstrap, Fence: fence}})
 	if fence {
@@ -137,9 +143,22 @@ func (ch *child) take(p *Pool, led *ledger, m message) {
 	case m.Ready:
 		close(ch.ready)
 	case m.Stalled != nil:
+		ch.answer(*m.Stalled)
+	}
+}
+
+// answer hands a stall answer to the ask waiting for it; one still there
+// that nobody took (its ask gave up) makes way for it.
+func (ch *child) answer(a stallAnswer) {
+	for {
 		select {
-		case ch.stalled <- *m.Stalled:
-		default: // an answer nobody waits for any more
+		case ch.stalled <- a:
+			return
+		default:
+		}
+		select {
+		case <-ch.stalled:
+		default:
 		}
 	}
 }
@@ -153,7 +172,10 @@ func exitText(err error) string {
 
 // stop asks the worker process to stop cleanly: close its clients, flush,
 // and exit. A paused one stops once it is let go on.
-func (ch *child) stop() { ch.in.send(message{Stop: true}) }
+func (ch *child) stop() {
+	ch.told()
+	ch.in.send(message{Stop: true})
+}
 
 // kill ends the worker process with SIGKILL; how says why, in its crash
 // ops. The first reason given stays.

@@ -23,11 +23,16 @@ type stallReq struct {
 	Wake time.Duration `json:"wake"`
 }
 
-// stallAnswer answers a stall or a resume.
+// stallAnswer answers a stall or a resume (Ask: its number).
 type stallAnswer struct {
+	Ask    int64              `json:"ask"`
 	Report client.StallReport `json:"report"`
 	Error  string             `json:"error,omitempty"`
 }
+
+// noStallHeld answers a resume when no stall is held: the stall it was to
+// end was never held.
+const noStallHeld = "no stall is held to resume"
 
 // answerMargin is how much longer the harness waits for an answer than
 // the worker process takes to give one: the wire's own delay.
@@ -44,17 +49,34 @@ type Stalled struct {
 // Stall holds the consumer of a consumer's worker process between two of
 // its ops, and returns once it is held (within hold); Resume lets it go
 // on. workers.ErrNothingToCrash when no consumer's worker process runs
-// unpaused.
+// unpaused. A stall the harness gives up waiting for (ctx, or no answer
+// in time) is resumed before Stall returns: the worker process may hold
+// it yet, with no fault in the history to say so.
 func (p *Pool) Stall(ctx context.Context, hold, wake time.Duration) (*Stalled, error) {
 	ch := p.pick([]string{"consumer"}, func(c *child) bool { return !c.isPaused() })
 	if ch == nil {
 		return nil, workers.ErrNothingToCrash
 	}
 	ans, err := ch.ask(ctx, message{Stall: &stallReq{Hold: hold, Wake: wake}}, hold+answerMargin)
+	if errors.Is(err, errGaveUp) {
+		p.release(ch, hold+wake+answerMargin)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &Stalled{ch: ch, wake: wake, Report: ans.Report}, nil
+}
+
+// release resumes a stall the harness gave up on, waiting up to bound:
+// the worker process answers the stall first, then the resume. A worker
+// process told to stop, or gone, holds nothing any more. One that does not
+// answer is a harness error: its consumer may be held.
+func (p *Pool) release(ch *child, bound time.Duration) {
+	ans, err := ch.ask(ch.stopping, message{Resume: true}, bound)
+	if err == nil || ans.Error == noStallHeld || errors.Is(err, errExited) || ch.stopping.Err() != nil {
+		return
+	}
+	p.fail(fmt.Errorf("a stall given up on: resuming it: %w", err))
 }
 
 // Resume lets the consumer go on and returns the stall's whole account
@@ -70,33 +92,40 @@ func (st *Stalled) Resume() (client.StallReport, error) {
 	return ans.Report, err
 }
 
-var errExited = errors.New("the worker process exited")
+var (
+	errExited = errors.New("the worker process exited")
+	errGaveUp = errors.New("the harness gave up waiting for the answer")
+)
 
-// ask sends a stall or a resume and waits up to bound for its answer.
+// ask sends a stall or a resume and waits up to bound for its answer; an
+// answer to an earlier ask that gave up waiting is passed over.
 func (ch *child) ask(ctx context.Context, m message, bound time.Duration) (stallAnswer, error) {
 	ch.askMu.Lock()
 	defer ch.askMu.Unlock()
-	select {
-	case <-ch.stalled: // an answer to an ask that gave up waiting
-	default:
-	}
+	ch.asks++
+	m.Ask = ch.asks
 	if err := ch.in.send(m); err != nil {
 		return stallAnswer{}, err
 	}
 	t := time.NewTimer(bound)
 	defer t.Stop()
-	select {
-	case ans := <-ch.stalled:
-		if ans.Error != "" {
-			return ans, fmt.Errorf("worker process %d (%s): %s", ch.pid, ch.at, ans.Error)
+	for {
+		select {
+		case ans := <-ch.stalled:
+			switch {
+			case ans.Ask != m.Ask:
+				continue
+			case ans.Error != "":
+				return ans, fmt.Errorf("worker process %d (%s): %s", ch.pid, ch.at, ans.Error)
+			}
+			return ans, nil
+		case <-ch.exited:
+			return stallAnswer{}, fmt.Errorf("worker process %d (%s): %w", ch.pid, ch.at, errExited)
+		case <-t.C:
+			return stallAnswer{}, fmt.Errorf("worker process %d (%s): %w: none within %v", ch.pid, ch.at, errGaveUp, bound)
+		case <-ctx.Done():
+			return stallAnswer{}, fmt.Errorf("worker process %d (%s): %w: %w", ch.pid, ch.at, errGaveUp, ctx.Err())
 		}
-		return ans, nil
-	case <-ch.exited:
-		return stallAnswer{}, fmt.Errorf("worker process %d (%s): %w", ch.pid, ch.at, errExited)
-	case <-t.C:
-		return stallAnswer{}, fmt.Errorf("worker process %d (%s): no answer within %v", ch.pid, ch.at, bound)
-	case <-ctx.Done():
-		return stallAnswer{}, ctx.Err()
 	}
 }
 
@@ -119,7 +148,7 @@ func (w *worker) serveStalls(ctx context.Context, wl *workers.Workload) {
 			held, ans = holdConsumer(ctx, wl, *m.Stall)
 			wake = m.Stall.Wake
 		case held == nil:
-			ans.Error = "no stall is held to resume"
+			ans.Error = noStallHeld
 		default:
 			r, err := held.Wake(wake)
 			ans.Report, held = r, nil
@@ -127,6 +156,7 @@ func (w *worker) serveStalls(ctx context.Context, wl *workers.Workload) {
 				ans.Error = err.Error()
 			}
 		}
+		ans.Ask = m.Ask
 		w.out.send(message{Stalled: &ans})
 	}
 }

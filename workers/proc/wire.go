@@ -22,6 +22,8 @@ type message struct {
 	// (stall.go); the worker answers each with Stalled
 	Stall  *stallReq `json:"stall,omitempty"`
 	Resume bool      `json:"resume,omitempty"`
+	// Ask numbers a stall or a resume; its answer carries the number
+	Ask int64 `json:"ask,omitempty"`
 
 	// worker -> harness; each of Op, NextValue and NextProcess waits for
 	// its reply before the worker goes on

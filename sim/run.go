@@ -45,7 +45,10 @@ func play1(s generators.Scenario, ops *atomic.Int64) (Played, error) {
 	if err != nil {
 		return Played{}, err
 	}
-	defer c.fake.Close()
+	defer func() {
+		c.fake.Close()
+		time.Sleep(settle)
+	}()
 	var buf bytes.Buffer
 	cfg := histories.RecorderConfig{FlushEvery: -1}
 	if ops != nil {
@@ -68,6 +71,12 @@ func play1(s generators.Scenario, ops *atomic.Int64) (Played, error) {
 	p.Log, err = eventLog(p.History, written)
 	return p, err
 }
+
+// settle is how long, in virtual time, a run waits after closing its
+// cluster: kgo's Close does not wait for a request goroutine still writing
+// on a slowConn (a client closed while its first connection was opening),
+// and a bubble whose main goroutine ends before those do panics.
+const settle = time.Second
 
 // play is the recorded part of a run.
 func play(e *env) (int, map[histories.Key][]written, error) {

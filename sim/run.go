@@ -103,10 +103,10 @@ func play(e *env) (int, map[histories.Key][]written, error) {
 	}
 	e.bg.Wait()
 	if err := errors.Join(append(errs, nerr)...); err != nil {
-		return n.fired, nil, err
+		return int(e.fired.Load()), nil, err
 	}
 	written, err := finalReads(e)
-	return n.fired, written, err
+	return int(e.fired.Load()), written, err
 }
 
 // makeConsumers makes the workload's consumers, their process ids taken
@@ -115,7 +115,7 @@ func makeConsumers(e *env) []*consumer {
 	_, poll, _ := periods(e.s.Workload)
 	cs := make([]*consumer, e.s.Workload.Consumers)
 	for i := range cs {
-		cs[i] = &consumer{e: e, rebalances: rebalances{e: e}, period: poll, r: e.rng(uint64(0x2000 + i)), pid: e.pid(), faults: make(chan string, 1)}
+		cs[i] = &consumer{e: e, rebalances: rebalances{e: e}, period: poll, r: e.rng(uint64(0x2000 + i)), i: i, pid: e.pid(), faults: make(chan faultReq, 1)}
 	}
 	return cs
 }

@@ -29,11 +29,13 @@ type Played struct {
 // fault healed, then the final reads. It must run inside a synctest
 // bubble (Child makes one); outside one it would run in real time. An
 // error is a harness failure: the history is then not to be judged.
-func Play(s generators.Scenario) (Played, error) { return play1(s, nil) }
+func Play(s generators.Scenario) (Played, error) { return play1(s, nil, nil) }
 
 // play1 is Play counting every recorded op in ops (nil: none), so that a
-// watcher outside the bubble can tell a run from a stalled one.
-func play1(s generators.Scenario, ops *atomic.Int64) (Played, error) {
+// watcher outside the bubble can tell a run from a stalled one, with
+// prepare (nil: none) given the cluster before any client starts: the
+// tests' way to make the cluster answer as no scenario's fault does.
+func play1(s generators.Scenario, ops *atomic.Int64, prepare func(*cluster)) (Played, error) {
 	if err := errors.Join(s.Validate(), supported(s)); err != nil {
 		return Played{}, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
@@ -49,6 +51,9 @@ func play1(s generators.Scenario, ops *atomic.Int64) (Played, error) {
 		c.fake.Close()
 		time.Sleep(settle)
 	}()
+	if prepare != nil {
+		prepare(c)
+	}
 	var buf bytes.Buffer
 	cfg := histories.RecorderConfig{FlushEvery: -1}
 	if ops != nil {

@@ -2,8 +2,10 @@ package sim
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -57,5 +59,58 @@ func scan(t *testing.T, history []byte, f func(*histories.Op)) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Final reads of transactional topics go on until they reach every key's
+// end, however slowly the cluster answers: with every fetch held 5 s, a
+// reader that stopped after a few empty polls would call the copies it
+// never fetched lost.
+func TestFinalReadsReachTheEnd(t *testing.T) {
+	s := copying(model.ReadCommitted)
+	s.Nemesis = nil
+	var p Played
+	var err error
+	synctest.Test(t, func(*testing.T) {
+		p, err = play1(s, nil, func(c *cluster) {
+			c.install(&requestFault{keys: []int16{int16(kmsg.Fetch)}, delay: 5 * time.Second})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Check(s, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := 0
+	scan(t, p.History, func(op *histories.Op) {
+		if op.Type == histories.OK && op.F == histories.FPoll && op.Extra["final"] != nil {
+			for _, m := range op.Mops {
+				for _, rs := range m.Records {
+					final += len(rs)
+				}
+			}
+		}
+	})
+	if final == 0 || !v.Held || len(v.Result.Counts) > 0 {
+		t.Fatalf("final reads under slow fetches read %d records; held %v, anomalies %v", final, v.Held, v.Result.Counts)
+	}
+}
+
+// Final reads that cannot reach a key's end (every fetch dropped) say so,
+// naming the keys, rather than ending as if they had read everything.
+func TestFinalReadsSayWhenShort(t *testing.T) {
+	s := copying(model.ReadCommitted)
+	s.Nemesis = nil
+	var err error
+	synctest.Test(t, func(*testing.T) {
+		_, err = play1(s, nil, func(c *cluster) {
+			c.install(&requestFault{keys: []int16{int16(kmsg.Fetch)},
+				act: func() (kmsg.Response, error, bool) { return nil, errDropped, true }})
+		})
+	})
+	if err == nil || !strings.Contains(err.Error(), "short of the end of key 0 (read to 0 of ") {
+		t.Fatalf("final reads with every fetch dropped: err %v, want one naming the keys not read to their end", err)
 	}
 }

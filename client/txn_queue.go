@@ -232,8 +232,8 @@ func (q *TxnQueue) poll(ctx context.Context, max int, wait time.Duration) (*fetc
 // awaitReports waits for n delivery reports, at most the retry budget,
 // and sets each delivered send's offset. Its error is the first report's
 // error, or the wait's.
-func (q *TxnQueue) awaitReports(ctx context.Context, mops []histories.Mop, reports chan kafka.Event, n int) error {
-	timer := time.NewTimer(q.retryBudget)
+func (t *txnClient) awaitReports(ctx context.Context, mops []histories.Mop, reports chan kafka.Event, n int) error {
+	timer := time.NewTimer(t.retryBudget)
 	defer timer.Stop()
 	var first error
 	for got := range n {
@@ -243,7 +243,7 @@ func (q *TxnQueue) awaitReports(ctx context.Context, mops []histories.Mop, repor
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-timer.C:
-			return fmt.Errorf("txn queue: %d of %d delivery reports still missing after %v", n-got, n, q.retryBudget)
+			return fmt.Errorf("%d of %d delivery reports still missing after %v", n-got, n, t.retryBudget)
 		}
 		m := ev.(*kafka.Message)
 		if m.TopicPartition.Error != nil {

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -75,7 +74,8 @@ func (cp *Copier) finish(ctx context.Context, run *txnRun, err error) (histories
 }
 
 // produce sends each record read to its output key and waits for every
-// delivery report, returning one send mop per record, key by key in read order.
+// delivery report, at most the retry budget, returning one send mop per
+// record, key by key in read order.
 func (cp *Copier) produce(ctx context.Context, got *fetched, poison bool) ([]histories.Mop, error) {
 	var mops []histories.Mop
 	reports := make(chan kafka.Event, got.n)
@@ -92,22 +92,7 @@ func (cp *Copier) produce(ctx context.Context, got *fetched, poison bool) ([]his
 			}
 		}
 	}
-	var first error
-	for range mops {
-		var ev kafka.Event
-		select {
-		case ev = <-reports:
-		case <-ctx.Done():
-			return mops, ctx.Err()
-		}
-		m := ev.(*kafka.Message)
-		if m.TopicPartition.Error != nil {
-			first = cmp.Or(first, m.TopicPartition.Error)
-			continue
-		}
-		mops[m.Opaque.(int)].Offset = deliveredOffset(m)
-	}
-	return mops, first
+	return mops, cp.awaitReports(ctx, mops, reports, len(mops))
 }
 
 // sendOffsets adds the next offsets to the transaction with the group's

@@ -22,8 +22,10 @@ const minTime = time.Second
 // verdict of its runs.
 type Step struct {
 	Change string
-	// Outcome is "fails" (kept), "passes" (dropped), or "invalid: why"
-	// (never run).
+	// Outcome is "fails" (kept), "passes" (dropped: every run judged,
+	// none failed), "error" (dropped: a run ended in a harness error and
+	// none failed, so the candidate was not shown to pass) or "invalid:
+	// why" (never run).
 	Outcome string
 	Runs    int
 	// Verdict is the failing run's (Outcome "fails").
@@ -51,18 +53,19 @@ type Shrunk struct {
 func Shrink(ctx context.Context, s generators.Scenario, v Verdict, judge Judge, k int, log io.Writer) Shrunk {
 	began := time.Now()
 	res := Shrunk{Scenario: s, Verdict: v}
-	// A change that passed is not tried again on the smaller scenarios that
-	// follow: each try costs k runs, and a change that did not matter to a
-	// bigger scenario seldom starts to matter to a smaller one.
-	passed := map[string]bool{}
+	// A change that was dropped is not tried again on the smaller
+	// scenarios that follow: each try costs k runs, and a change that did
+	// not matter to a bigger scenario seldom starts to matter to a smaller
+	// one.
+	dropped := map[string]bool{}
 	for kept := true; kept && ctx.Err() == nil; {
 		kept = false
 		for _, c := range candidates(res.Scenario) {
-			if passed[c.change] {
+			if dropped[c.change] {
 				continue
 			}
 			st := try(ctx, c, judge, k, v.Anomalies)
-			passed[c.change] = st.Outcome != "fails"
+			dropped[c.change] = st.Outcome != "fails"
 			res.Log, res.Runs = append(res.Log, st), res.Runs+st.Runs
 			if log != nil {
 				fmt.Fprintln(log, st.line(len(res.Log)))
@@ -95,7 +98,9 @@ func (st Step) line(n int) string {
 // try judges candidate c by up to k runs, stopping at the first failure: a
 // violation showing one of the anomaly kinds want (the original's, so that
 // the shrink keeps its bug rather than trading it for another). The
-// failure's anomalies are cut to want's: those are what a replay pins.
+// failure's anomalies are cut to want's: those are what a replay pins. A
+// harness error in any run makes a candidate that did not fail an "error",
+// never a pass: that run showed nothing.
 func try(ctx context.Context, c candidate, judge Judge, k int, want []string) Step {
 	st := Step{Change: c.change, Outcome: "passes"}
 	if err := c.s.Validate(); err != nil {
@@ -109,6 +114,7 @@ func try(ctx context.Context, c candidate, judge Judge, k int, want []string) St
 		v, err := judge(ctx, c.s)
 		st.Runs++
 		if err != nil {
+			st.Outcome = "error"
 			st.Errors = append(st.Errors, err.Error())
 			continue
 		}

@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -196,5 +197,36 @@ func TestShrinkHalvesTxnQueues(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "txn-queues 2 -> 1: fails") || !strings.Contains(log.String(), "txn-queues 1 -> 0: invalid") {
 		t.Errorf("log lacks the kept halving or the invalid last step:\n%s", log.String())
+	}
+}
+
+// A candidate whose runs all ended in a harness error (a crashed child,
+// say) showed nothing: it is an error, not a pass.
+func TestShrinkCallsACrashedCandidateAnError(t *testing.T) {
+	s := bigWeak(t)
+	f := &fakeJudge{failOn: 1, seen: map[string]int{}}
+	judge := func(ctx context.Context, c generators.Scenario) (Verdict, error) {
+		if c.Keys.Count < s.Keys.Count {
+			return Verdict{}, errors.New("sim: draw: exit status 2: panic: deadlock")
+		}
+		return f.judge(ctx, c)
+	}
+	var log strings.Builder
+	sh := Shrink(context.Background(), s, Verdict{Violated: true}, judge, 2, &log)
+	found := false
+	for _, st := range sh.Log {
+		if !strings.HasPrefix(st.Change, "keys ") {
+			continue
+		}
+		found = true
+		if st.Outcome != "error" || st.Runs != 2 || len(st.Errors) != 2 {
+			t.Errorf("crashed candidate %q: outcome %q after %d runs, errors %q; want error after 2", st.Change, st.Outcome, st.Runs, st.Errors)
+		}
+	}
+	if !found {
+		t.Fatal("no keys candidate: the test no longer meets a crashed run")
+	}
+	if !strings.Contains(log.String(), ": error (2 runs); sim: draw: exit status 2") {
+		t.Errorf("log does not call the crashed candidate an error:\n%s", log.String())
 	}
 }

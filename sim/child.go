@@ -63,7 +63,7 @@ func Child(t *testing.T) {
 	var perr error
 	var ops atomic.Int64
 	stop := watch(dir, &ops)
-	synctest.Test(t, func(*testing.T) { p, perr = play1(s, &ops) })
+	synctest.Test(t, func(*testing.T) { p, perr = play1(s, &ops, nil) })
 	stop()
 	out := played{Virtual: p.Virtual, FaultsFired: p.FaultsFired}
 	if perr != nil {

@@ -31,17 +31,36 @@ type consumer struct {
 	e      *env
 	period time.Duration
 	r      *rand.Rand
+	i      int // index among the workload's consumers
 	pid    int64
 	gen    *clientGen
-	faults chan string // a crash point, or churnRequest
+	faults chan faultReq
 
 	rebalances rebalances
 	mu         sync.Mutex
 	commits    []histories.Op // background commits, recorded between ops
-	pending    string         // a crash point waiting for its moment
+	pending    faultReq       // a crash point waiting for its moment
+}
+
+// faultReq is a fault the nemesis asked a consumer for: a crash at point,
+// or churn (point churnRequest); step is the scenario's fault.
+type faultReq struct {
+	kind, point string
+	step        int
 }
 
 const churnRequest = "churn"
+
+// landed records the pending fault's op, now that it acts, and clears it.
+func (c *consumer) landed() {
+	r := c.pending
+	c.pending = faultReq{}
+	detail := map[string]any{"step": r.step, "consumer": c.i, "process": c.pid}
+	if r.point != churnRequest {
+		detail["point"] = r.point
+	}
+	c.e.landed(r.kind, r.kind, detail)
+}
 
 // group reports whether the consumer joins the group. With transactional
 // copiers the consumer hop is theirs: the consumers then only watch,
@@ -195,13 +214,13 @@ func (c *consumer) between() error {
 		c.pending = f
 	default:
 	}
-	switch {
-	case c.pending == churnRequest:
-		c.pending = ""
+	switch p := c.pending.point; {
+	case p == churnRequest:
+		c.landed()
 		c.gen.cl.CloseAllowingRebalance() // a clean leave: the group rebalances at once
 		c.recordCommits()
 		return c.replace()
-	case c.pending == generators.CrashAnywhere || (c.pending != "" && !c.reachable(c.pending)):
+	case p == generators.CrashAnywhere || (p != "" && !c.reachable(p)):
 		return c.crashNow()
 	}
 	return nil
@@ -224,8 +243,9 @@ func (c *consumer) commitsAround() bool {
 	return c.group() && (cs == model.CommitAfterProcessing || cs == model.CommitBeforeProcessing)
 }
 
+// crashNow crashes the consumer, as the pending request asked.
 func (c *consumer) crashNow() error {
-	c.pending = ""
+	c.landed()
 	c.gen.crash(c.e)
 	c.e.rec.Record(&histories.Op{Process: c.pid, Type: histories.Info, F: histories.FCrash})
 	return c.replace()
@@ -269,7 +289,7 @@ func (c *consumer) commitThenProcess(done *histories.Op, recs map[histories.Key]
 	case err != nil:
 		done.Type, done.Error = histories.Info, err.Error()
 		done.Mops = []histories.Mop{commit, {F: histories.MPoll, Records: recs}}
-	case c.takePending(generators.CrashAfterCommit):
+	case c.crashDue(generators.CrashAfterCommit):
 		done.Mops = []histories.Mop{commit, {F: histories.MPoll}}
 		c.e.rec.Record(done)
 		c.crashNow()
@@ -285,7 +305,7 @@ func (c *consumer) commitThenProcess(done *histories.Op, recs map[histories.Key]
 func (c *consumer) processThenCommit(done *histories.Op, recs map[histories.Key][]histories.Record, next map[histories.Key]int64) {
 	done.Mops = []histories.Mop{{F: histories.MPoll, Records: recs}}
 	c.e.rec.Record(done)
-	if c.takePending(generators.CrashBeforeCommit) {
+	if c.crashDue(generators.CrashBeforeCommit) {
 		c.crashNow()
 		return
 	}
@@ -297,17 +317,14 @@ func (c *consumer) processThenCommit(done *histories.Op, recs map[histories.Key]
 		t = histories.Info
 	}
 	c.e.rec.Complete(inv, t, mops, err)
-	if err == nil && c.takePending(generators.CrashAfterCommit) {
+	if err == nil && c.crashDue(generators.CrashAfterCommit) {
 		c.crashNow()
 	}
 }
 
-func (c *consumer) takePending(point string) bool {
-	if c.pending != point {
-		return false
-	}
-	c.pending = ""
-	return true
+// crashDue reports whether the pending request is a crash at point.
+func (c *consumer) crashDue(point string) bool {
+	return c.pending.point == point
 }
 
 // commit commits next synchronously; any error leaves it unknown (kgo

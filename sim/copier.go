@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -33,6 +34,7 @@ type copier struct {
 	group  string
 	sess   *kgo.GroupTransactSession
 	link   *link
+	ending endWatch
 
 	rebalances rebalances
 }
@@ -47,7 +49,8 @@ func (cp *copier) open() error {
 		kgo.DefaultProduceTopic(s.Keys.OutputTopic), kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.ConsumerGroup(cp.group), kgo.ConsumeTopics(s.Keys.Topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(odd(cp.r, pollTimeout/2)),
-		kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()), kgo.RequireStableFetchOffsets()}
+		kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()), kgo.RequireStableFetchOffsets(),
+		kgo.WithLogger(&cp.ending)}
 	sess, err := kgo.NewGroupTransactSession(append(opts, cp.rebalances.opts()...)...)
 	if err != nil {
 		return err
@@ -130,7 +133,11 @@ func (cp *copier) copy(recs map[histories.Key][]histories.Record, abort bool) ([
 }
 
 // end commits or aborts the transaction: ok when it committed, fail when
-// it certainly aborted (End says so without an error), info otherwise.
+// it certainly aborted (End says so without an error, and either the copier
+// asked for the abort or kgo decided on one before sending any commit),
+// info otherwise: kgo ends a commit answered UNKNOWN_SERVER_ERROR "as an
+// abort" that sends nothing, and End then says not committed without an
+// error while the commit may have landed.
 func (cp *copier) end(sendErr error, abort bool) (histories.Type, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), txnTimeout)
 	defer cancel()
@@ -138,6 +145,7 @@ func (cp *copier) end(sendErr error, abort bool) (histories.Type, string) {
 	if abort || sendErr != nil {
 		try = kgo.TryAbort
 	}
+	cp.ending.reset()
 	committed, err := cp.sess.End(ctx, try)
 	cp.sess.AllowRebalance()
 	switch {
@@ -149,8 +157,54 @@ func (cp *copier) end(sendErr error, abort bool) (histories.Type, string) {
 		return histories.Fail, sendErr.Error()
 	case abort:
 		return histories.Fail, "aborted on purpose"
+	case cp.ending.triedCommit():
+		return histories.Info, "commit unconfirmed: kgo sent it, then ended the transaction as an abort without an answer it could trust"
 	}
 	return histories.Fail, "aborted by the session (a rebalance or a failed offset commit)"
+}
+
+// endWatch reads kgo's log of a transaction's end for whether it sent the
+// commit: End's result does not say (see copier.end). Not having read it
+// counts as sent, which leaves the outcome unknown rather than claiming an
+// abort.
+type endWatch struct {
+	mu        sync.Mutex
+	seen, try bool
+}
+
+// endingMsg and willTryCommit are the line kgo logs before it ends a
+// session's transaction, and its key saying whether it sends a commit.
+const (
+	endingMsg     = "transaction session ending"
+	willTryCommit = "will_try_commit"
+)
+
+func (w *endWatch) Level() kgo.LogLevel { return kgo.LogLevelInfo }
+
+func (w *endWatch) Log(_ kgo.LogLevel, msg string, kv ...any) {
+	if msg != endingMsg {
+		return
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if b, ok := kv[i+1].(bool); ok && kv[i] == willTryCommit {
+			w.mu.Lock()
+			w.seen, w.try = true, b
+			w.mu.Unlock()
+		}
+	}
+}
+
+func (w *endWatch) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen, w.try = false, false
+}
+
+// triedCommit reports whether the last End sent a commit, or may have.
+func (w *endWatch) triedCommit() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.seen || w.try
 }
 
 // fetched are a poll's records per key and the next offset per key.

@@ -10,7 +10,12 @@
 // history format as client/ and follow the same recording rules (every
 // invoke completes once on every path; fail only when no attempt can have
 // taken effect, info otherwise), and a run is judged by checkers and model
-// exactly as runner judges one.
+// exactly as runner judges one. Fault ops are named as the runner's
+// nemesis names them ("<kind>-start" and "<kind>-stop" around a window, the
+// kind alone for an instantaneous fault, the fault's name in the value), so
+// liveness reads a simulated draw's fault windows as a real run's; a fault
+// counts as fired, and has its op, only once it took effect (a consumer's
+// crash or churn when the consumer acts on it).
 //
 // Determinism. Virtual time orders everything the workers and faults do:
 // each worker's timer is offset by a seeded, nanosecond-precise jitter so
@@ -39,6 +44,9 @@
 //     client's side of the connection. What still stalls (about 1 draw in
 //     1000, a kgo consumer mutex) is detected by a watcher outside the
 //     bubble and ends the draw as Stalled, never as a verdict.
+//   - kgo's Close does not wait for a request goroutine still writing on a
+//     connection it was opening, and a bubble whose main goroutine ends
+//     first panics: a run waits a virtual second after closing its cluster.
 //   - A crashed client's connections close and its dials fail after a
 //     virtual second (failing at once lets kgo's fetch loop spin at one
 //     instant); its group leave is bounded.

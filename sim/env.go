@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
@@ -25,6 +26,22 @@ type env struct {
 	nextPid int64
 	values  int // values sent so far, against Workload.MaxValues
 	bg      sync.WaitGroup
+	fired   atomic.Int64 // faults that landed
+}
+
+// faultValue is a nemesis op's value, as the runner's nemesis writes it:
+// the fault's name, which liveness reads, and what it did.
+type faultValue struct {
+	Fault  string `json:"fault"`
+	Detail any    `json:"detail,omitempty"`
+}
+
+// landed records that fault kind took effect, with what it did, as the
+// nemesis op f ("<kind>-start" for a window, kind for an instantaneous
+// fault), and counts it fired.
+func (e *env) landed(f, kind string, detail any) {
+	e.fired.Add(1)
+	e.rec.Nemesis(f, faultValue{Fault: kind, Detail: detail})
 }
 
 // rng is the random stream named stream of the run's seed: every worker

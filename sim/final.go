@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -29,7 +32,10 @@ type written struct {
 
 // finalReads reads every key from its beginning to its high watermark
 // (its last stable offset when read_committed), recording an assign op and
-// poll ops marked final, and returns what it read per key.
+// poll ops marked final, and returns what it read per key. Reads that do
+// not reach every key's end within finalReadLimit are an error saying
+// which keys fell short: a history whose final reads stopped early would
+// call what they missed lost.
 func finalReads(e *env) (map[histories.Key][]written, error) {
 	rc := e.s.Consumer.IsolationLevel == model.ReadCommitted || e.s.Producer.Transactional()
 	parts := map[string]map[int32]kgo.Offset{}
@@ -40,7 +46,9 @@ func finalReads(e *env) (map[histories.Key][]written, error) {
 		}
 		parts[t][p] = kgo.NewOffset().AtStart()
 	}
-	opts := []kgo.Opt{kgo.ConsumePartitions(parts), kgo.FetchMaxWait(pollTimeout)}
+	// Transaction markers are kept: a key's end may be a marker no record
+	// stands at, and a reader that never sees it cannot tell it got there.
+	opts := []kgo.Opt{kgo.ConsumePartitions(parts), kgo.FetchMaxWait(pollTimeout), kgo.KeepControlRecords()}
 	if rc {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
@@ -54,14 +62,12 @@ func finalReads(e *env) (map[histories.Key][]written, error) {
 	e.took(pid, histories.FAssign, "", e.allKeys(), final)
 	ends := e.ends(rc)
 	got := map[histories.Key][]written{}
+	next := map[histories.Key]int64{} // offset after the last record or marker read
 	ctx, cancel := context.WithTimeout(context.Background(), finalReadLimit)
 	defer cancel()
-	// With transactions a key's end may be a marker no record stands at:
-	// those reads end once three polls in a row find nothing (nothing
-	// writes any more, and kfake answers at once when it has data).
-	for quiet := 0; !readTo(got, ends) && (!e.s.Producer.Transactional() || quiet < 3); {
+	for !reached(next, ends) {
 		if ctx.Err() != nil {
-			return got, fmt.Errorf("sim: final reads: %v before the end of every key (want %v)", finalReadLimit, ends)
+			return got, fmt.Errorf("sim: final reads: %v and short of the end of %s", finalReadLimit, short(next, ends))
 		}
 		e.rec.Record(&histories.Op{Process: pid, Type: histories.Invoke, F: histories.FPoll, Extra: final,
 			Mops: []histories.Mop{{F: histories.MPoll}}})
@@ -71,8 +77,12 @@ func finalReads(e *env) (map[histories.Key][]written, error) {
 		recs := map[histories.Key][]histories.Record{}
 		fs.EachRecord(func(r *kgo.Record) {
 			k := e.keyAt(r.Topic, r.Partition)
+			if k < 0 {
+				return
+			}
+			next[k] = max(next[k], r.Offset+1)
 			var v int64
-			if _, err := fmt.Sscan(string(r.Value), &v); k < 0 || err != nil {
+			if _, err := fmt.Sscan(string(r.Value), &v); r.Attrs.IsControl() || err != nil {
 				return
 			}
 			recs[k] = append(recs[k], histories.Record{Offset: r.Offset, Value: v})
@@ -80,10 +90,6 @@ func finalReads(e *env) (map[histories.Key][]written, error) {
 		})
 		e.rec.Record(&histories.Op{Process: pid, Type: histories.OK, F: histories.FPoll, Extra: final,
 			Mops: []histories.Mop{{F: histories.MPoll, Records: recs}}})
-		quiet++
-		if len(recs) > 0 {
-			quiet = 0
-		}
 	}
 	return got, nil
 }
@@ -105,14 +111,24 @@ func (e *env) ends(readCommitted bool) map[histories.Key]int64 {
 	return ends
 }
 
-// readTo reports whether got reaches every key's end. Without
-// transactions every offset below the end is a record.
-func readTo(got map[histories.Key][]written, ends map[histories.Key]int64) bool {
+// reached reports whether the reads got to every key's end.
+func reached(next, ends map[histories.Key]int64) bool {
 	for k, end := range ends {
-		rs := got[k]
-		if end > 0 && (len(rs) == 0 || rs[len(rs)-1].Offset+1 < end) {
+		if next[k] < end {
 			return false
 		}
 	}
 	return true
+}
+
+// short names the keys whose reads fell short of their end, with how far
+// they got.
+func short(next, ends map[histories.Key]int64) string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(ends)) {
+		if next[k] < ends[k] {
+			out = append(out, fmt.Sprintf("key %d (read to %d of %d)", k, next[k], ends[k]))
+		}
+	}
+	return strings.Join(out, ", ")
 }

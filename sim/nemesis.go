@@ -51,7 +51,6 @@ type nemesis struct {
 	producers []*producer
 	consumers []*consumer
 	active    map[int]func() error // heals of the faults holding a window
-	fired     int
 }
 
 func (n *nemesis) run(steps []step) error {
@@ -84,52 +83,55 @@ func (n *nemesis) do(st step) error {
 			return nil
 		}
 		delete(n.active, st.fault)
-		n.e.rec.Nemesis("heal", map[string]any{"kind": f.Kind, "fault": st.fault})
-		return heal()
+		if err := heal(); err != nil {
+			return fmt.Errorf("sim: healing fault %d (%s): %w", st.fault, f.Kind, err)
+		}
+		n.e.rec.Nemesis(f.Kind+"-stop", faultValue{Fault: f.Kind, Detail: map[string]any{"step": st.fault}})
+		return nil
 	}
-	heal, what, err := n.start(f)
+	heal, what, err := n.start(f, st.fault)
 	if err != nil {
 		return fmt.Errorf("sim: fault %d (%s): %w", st.fault, f.Kind, err)
 	}
-	if what != nil {
-		n.fired++
-		n.e.rec.Nemesis(f.Kind, what)
-	}
 	if heal != nil {
 		n.active[st.fault] = heal
+		n.e.landed(f.Kind+"-start", f.Kind, what)
+	} else if what != nil {
+		n.e.landed(f.Kind, f.Kind, what)
 	}
 	return nil
 }
 
-// start makes f take effect; it returns the heal of a window fault and
-// what the fault did (nil: it could not act, e.g. a crash of a worker
-// that already has one pending).
-func (n *nemesis) start(f generators.Fault) (func() error, any, error) {
+// start makes f, the scenario's fault step, take effect; it returns the
+// heal of a window fault and what an instantaneous fault did (nil: it did
+// not act now, e.g. a consumer's crash, which records its own op once it
+// lands).
+func (n *nemesis) start(f generators.Fault, step int) (func() error, any, error) {
 	c := n.e.c
 	switch f.Kind {
 	case generators.KindLostAck:
 		h := c.fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.RequestTimedOut, Count: -1,
 			When: func(req kmsg.Request) bool { return c.flip(f.Params.Probability, req.AppendTo(nil)) }})
-		return func() error { h.Remove(); return nil }, map[string]any{"probability": f.Params.Probability}, nil
+		return func() error { h.Remove(); return nil }, map[string]any{"step": step, "probability": f.Params.Probability}, nil
 	case generators.KindDelay:
 		d := f.Params.Delay.D()
 		rf := &requestFault{keys: []int16{int16(kmsg.Produce), int16(kmsg.Fetch)}, probability: f.Params.Probability, delay: d}
 		c.install(rf)
-		return func() error { c.remove(rf); return nil }, map[string]any{"delay": d.String()}, nil
+		return func() error { c.remove(rf); return nil }, map[string]any{"step": step, "delay": d.String()}, nil
 	case generators.KindDrop:
 		rf := &requestFault{keys: []int16{int16(kmsg.Produce), int16(kmsg.Fetch), int16(kmsg.OffsetCommit)},
 			probability: f.Params.Probability, act: func() (kmsg.Response, error, bool) { return nil, errDropped, true }}
 		c.install(rf)
-		return func() error { c.remove(rf); return nil }, map[string]any{"probability": f.Params.Probability}, nil
+		return func() error { c.remove(rf); return nil }, map[string]any{"step": step, "probability": f.Params.Probability}, nil
 	case generators.KindLeaderShuffle:
-		return nil, map[string]any{}, c.placeLeaders()
+		return nil, map[string]any{"step": step}, c.placeLeaders()
 	case generators.KindKill:
-		return n.kill(f)
+		return n.kill(f, step)
 	}
-	return nil, n.client(f), nil
+	return nil, n.client(f, step), nil
 }
 
-func (n *nemesis) kill(f generators.Fault) (func() error, any, error) {
+func (n *nemesis) kill(f generators.Fault, step int) (func() error, any, error) {
 	nodes := f.Params.Nodes
 	if len(nodes) == 0 {
 		nodes = []int32{int32(n.r.IntN(n.e.c.brokers))}
@@ -147,11 +149,14 @@ func (n *nemesis) kill(f generators.Fault) (func() error, any, error) {
 		}
 		return nil
 	}
-	return heal, map[string]any{"nodes": nodes}, nil
+	return heal, map[string]any{"step": step, "nodes": nodes}, nil
 }
 
-// client asks one worker, drawn from the seed, to crash or churn.
-func (n *nemesis) client(f generators.Fault) any {
+// client crashes a producer, drawn from the seed, at once, or asks a
+// consumer to crash or churn: the consumer acts between its ops or at its
+// crash point, and records the fault's op then (nothing when it never got
+// there, or already had a request waiting).
+func (n *nemesis) client(f generators.Fault, step int) any {
 	switch f.Kind {
 	case generators.KindCrashProducer:
 		if len(n.producers) == 0 {
@@ -161,21 +166,19 @@ func (n *nemesis) client(f generators.Fault) any {
 		if err := n.producers[i].crash(); err != nil {
 			return nil
 		}
-		return map[string]any{"producer": i}
+		return map[string]any{"step": step, "producer": i}
 	case generators.KindCrashConsumer, generators.KindChurn:
 		if len(n.consumers) == 0 {
 			return nil
 		}
 		i := n.r.IntN(len(n.consumers))
-		req := cmp.Or(f.Params.Point, generators.CrashAnywhere)
+		req := faultReq{kind: f.Kind, step: step, point: cmp.Or(f.Params.Point, generators.CrashAnywhere)}
 		if f.Kind == generators.KindChurn {
-			req = churnRequest
+			req.point = churnRequest
 		}
 		select {
 		case n.consumers[i].faults <- req:
-			return map[string]any{"consumer": i, "point": req}
 		default:
-			return nil
 		}
 	}
 	return nil

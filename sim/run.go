@@ -29,11 +29,13 @@ type Played struct {
 // fault healed, then the final reads. It must run inside a synctest
 // bubble (Child makes one); outside one it would run in real time. An
 // error is a harness failure: the history is then not to be judged.
-func Play(s generators.Scenario) (Played, error) { return play1(s, nil) }
+func Play(s generators.Scenario) (Played, error) { return play1(s, nil, nil) }
 
 // play1 is Play counting every recorded op in ops (nil: none), so that a
-// watcher outside the bubble can tell a run from a stalled one.
-func play1(s generators.Scenario, ops *atomic.Int64) (Played, error) {
+// watcher outside the bubble can tell a run from a stalled one, with
+// prepare (nil: none) given the cluster before any client starts: the
+// tests' way to make the cluster answer as no scenario's fault does.
+func play1(s generators.Scenario, ops *atomic.Int64, prepare func(*cluster)) (Played, error) {
 	if err := errors.Join(s.Validate(), supported(s)); err != nil {
 		return Played{}, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
@@ -45,7 +47,13 @@ func play1(s generators.Scenario, ops *atomic.Int64) (Played, error) {
 	if err != nil {
 		return Played{}, err
 	}
-	defer c.fake.Close()
+	defer func() {
+		c.fake.Close()
+		time.Sleep(settle)
+	}()
+	if prepare != nil {
+		prepare(c)
+	}
 	var buf bytes.Buffer
 	cfg := histories.RecorderConfig{FlushEvery: -1}
 	if ops != nil {
@@ -68,6 +76,12 @@ func play1(s generators.Scenario, ops *atomic.Int64) (Played, error) {
 	p.Log, err = eventLog(p.History, written)
 	return p, err
 }
+
+// settle is how long, in virtual time, a run waits after closing its
+// cluster: kgo's Close does not wait for a request goroutine still writing
+// on a slowConn (a client closed while its first connection was opening),
+// and a bubble whose main goroutine ends before those do panics.
+const settle = time.Second
 
 // play is the recorded part of a run.
 func play(e *env) (int, map[histories.Key][]written, error) {
@@ -94,10 +108,10 @@ func play(e *env) (int, map[histories.Key][]written, error) {
 	}
 	e.bg.Wait()
 	if err := errors.Join(append(errs, nerr)...); err != nil {
-		return n.fired, nil, err
+		return int(e.fired.Load()), nil, err
 	}
 	written, err := finalReads(e)
-	return n.fired, written, err
+	return int(e.fired.Load()), written, err
 }
 
 // makeConsumers makes the workload's consumers, their process ids taken
@@ -106,7 +120,7 @@ func makeConsumers(e *env) []*consumer {
 	_, poll, _ := periods(e.s.Workload)
 	cs := make([]*consumer, e.s.Workload.Consumers)
 	for i := range cs {
-		cs[i] = &consumer{e: e, rebalances: rebalances{e: e}, period: poll, r: e.rng(uint64(0x2000 + i)), pid: e.pid(), faults: make(chan string, 1)}
+		cs[i] = &consumer{e: e, rebalances: rebalances{e: e}, period: poll, r: e.rng(uint64(0x2000 + i)), i: i, pid: e.pid(), faults: make(chan faultReq, 1)}
 	}
 	return cs
 }

@@ -232,3 +232,17 @@ func TestReadUncommittedWatcherSeesAbortedCopies(t *testing.T) {
 		t.Fatalf("a read_uncommitted consumer of the copies: want G1a, got %v", v.Result.Counts)
 	}
 }
+
+// A draw without producers (the shrinker halves them to none) plays: its
+// consumers find nothing, and the run ends cleanly.
+func TestPlaysWithoutProducers(t *testing.T) {
+	s := generators.RandomIn(Space(), 3)
+	s.Workload.Producers, s.Workload.Copiers, s.Workload.Consumers, s.Nemesis = 0, 0, 2, nil
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p, v := spawn(t, s)
+	if !bytes.Contains(p.History, []byte(`"f":"poll"`)) || !v.Held {
+		t.Fatalf("no-producer draw: want consumer polls and the model held, got held %v, counts %v", v.Held, v.Result.Counts)
+	}
+}

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
@@ -114,5 +116,32 @@ func copiesName(t *testing.T, ops []histories.Op, pairs map[histories.Key]histor
 		if sends > 0 && sends != len(read) {
 			t.Errorf("op %d read %d records and sent %d copies", o.Index, len(read), sends)
 		}
+	}
+}
+
+// TestCopierStopsOnARecordOutsideTheScheme: an input value the copy scheme
+// cannot name (>= histories.CopyStride) is never written as an ambiguous
+// copy: the copier records its txn failed, sends nothing, and stops.
+func TestCopierStopsOnARecordOutsideTheScheme(t *testing.T) {
+	t.Parallel()
+	r := newCopyRig(t)
+	p, err := NewProducer(ProducerOptions{Bootstrap: r.e.Bootstrap(), Config: ProducerConfig{Acks: "all", Idempotence: true},
+		Keys: r.keys, Recorder: r.rec, Processes: &r.procs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ, err := p.Send(context.Background(), 0, histories.CopyStride); typ != histories.OK {
+		t.Fatalf("send: %s %v", typ, err)
+	}
+	p.Close(context.Background())
+	cp := r.copier(CopyTransactional, false, 0)
+	took, err := stepUntilError(t, cp)
+	if !errors.Is(err, ErrCopierStopped) {
+		t.Fatalf("step after %v: %v; want the copier stopped", took, err)
+	}
+	ops := opsOf(r.rec.Ops(), cp.Process())
+	last := ops[len(ops)-1]
+	if last.F != histories.FTxn || last.Type != histories.Fail || len(last.Mops) != 1 || !strings.Contains(last.Error, "outside") {
+		t.Fatalf("last op %+v: want a failed txn that only polled, naming the value outside the scheme", last)
 	}
 }

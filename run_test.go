@@ -218,10 +218,14 @@ func copiedExactlyOnce(t *testing.T, out runner.Outcome, count int) int {
 	}
 	total := 0
 	for k := range int64(count) {
-		want := map[int64]int{}
+		want := map[int64]int{} // copies (histories.CopyValue) of the committed input
 		for o, v := range logs[k] {
 			if o < committed[k] {
-				want[v]++
+				c, err := histories.CopyValue(v, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[c]++
 			}
 		}
 		got := map[int64]int{}
@@ -230,12 +234,12 @@ func copiedExactlyOnce(t *testing.T, out runner.Outcome, count int) int {
 		}
 		for v, n := range got {
 			if n != 1 || want[v] != 1 {
-				t.Errorf("key %d: value %d is %d times in the output, %d times among the committed input", k, v, n, want[v])
+				t.Errorf("key %d: copy %d is %d times in the output, %d times among the committed input", k, v, n, want[v])
 			}
 		}
 		for v := range want {
 			if got[v] == 0 {
-				t.Errorf("key %d: input value %d below the committed offset %d is not in the output", k, v, committed[k])
+				t.Errorf("key %d: the copy %d of an input record below the committed offset %d is not in the output", k, v, committed[k])
 			}
 		}
 		total += len(got)

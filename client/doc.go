@@ -15,6 +15,13 @@
 // the outcome unknown is the table in errors.go, which also maps the
 // transactional API's error classes (retriable, abortable, fatal).
 //
+// A Copier's output values follow histories' copy scheme: the copy of an
+// input record names its input offset and value (histories.CopyValue), and
+// a transaction aborted on purpose writes a poisoned value of its own
+// (histories.PoisonValue, from its txn op's index), so that the checkers'
+// duplicate and aborted-read findings on the output keys name the copier's
+// doing, never an input duplicate or a second aborted attempt.
+//
 // A rebalance runs inside a poll op (librdkafka calls the callback from
 // Poll) and is recorded on it. Records the op fetched of a partition
 // revoked before it ended are dropped unprocessed and uncommitted (listed

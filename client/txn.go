@@ -30,14 +30,19 @@ const (
 // CopierOptions configures a Copier.
 //
 // The transform is fixed so that the history alone proves exactly-once: an
-// input record (key k, value v) is copied to Pairs[k] with the same value v.
-// Each output key has exactly one input key, so its values stay unique; a
-// record copied twice shows as one value at two offsets of the output key
-// (duplicate), a record never copied as lost-delivery of the group, and a
-// committed copy never read as unseen or lost-write. Transactions aborted on
-// purpose write poisoned values instead (PoisonValue): they must never be
-// read, and a read of one is G1a naming the aborted txn. Input values must
-// therefore be >= 0.
+// input record (key k, offset o, value v) is copied to Pairs[k] as
+// histories.CopyValue(v, o), the value that names o and v. Each output key
+// has exactly one input key, so its values stay unique: a record copied
+// twice shows as one value at two offsets of the output key (duplicate), a
+// record never copied as lost-delivery of the group, and a committed copy
+// never read as unseen or lost-write; an input value an at-least-once
+// producer wrote twice is two records, copied to two values. Transactions
+// aborted on purpose write histories.PoisonValue(o, attempt) instead, with
+// attempt the index of their txn op's invoke: they must never be read, a
+// read of one is G1a naming that very transaction, and a record aborted
+// twice leaves two poisoned values, not one value at two offsets. Input
+// values must therefore be in 0..histories.CopyStride-1; a record outside
+// the scheme stops the copier.
 type CopierOptions struct {
 	Bootstrap string
 	Keys      *KeyMap // every input and output key
@@ -86,12 +91,6 @@ type Copier struct {
 // errAbortedOnPurpose is the error of a transaction the copier aborted by
 // design (AbortProbability).
 var errAbortedOnPurpose = errors.New("transaction aborted on purpose")
-
-// PoisonValue is what a transaction aborted on purpose writes instead of v:
-// a negative value no committed copy can write, so that reading it proves
-// an aborted read. (A value re-copied after an abort would otherwise share
-// its failed writer with the committed one.)
-func PoisonValue(v int64) int64 { return -v - 1 }
 
 // NewCopier creates the consumer and producer, initialises transactions
 // (fencing any earlier copier with the same transactional.id) and records

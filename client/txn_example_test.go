@@ -13,8 +13,9 @@ import (
 
 // A Copier copies input key 0 to output key 1 in transactions; each
 // transaction is one txn op whose completion lists what it read, what it
-// sent (same values, with their output offsets) and the offsets it
-// committed with them.
+// sent (the copy of each record, histories.CopyValue: its input offset
+// times CopyStride plus its value; with their output offsets) and the
+// offsets it committed with them.
 func ExampleCopier() {
 	ctx := context.Background()
 	e := embedded.New()
@@ -64,7 +65,7 @@ func ExampleCopier() {
 	// txn ok
 	//  poll map[0:[{0 0} {1 1} {2 2}]]
 	//  send key 1 value 0 at offset 0
-	//  send key 1 value 1 at offset 1
-	//  send key 1 value 2 at offset 2
+	//  send key 1 value 10000000001 at offset 1
+	//  send key 1 value 20000000002 at offset 2
 	//  commit map[0:3]
 }

@@ -21,7 +21,11 @@ func (cp *Copier) stepPlain(ctx context.Context, max int, wait time.Duration) (h
 	}
 	for k, recs := range got.records {
 		for _, r := range recs {
-			if t, err := cp.sendOne(ctx, k, r.Value); t != histories.OK {
+			v, err := histories.CopyValue(r.Value, r.Offset)
+			if err != nil {
+				return "", cp.stop(fmt.Errorf("key %d: %w", k, err))
+			}
+			if t, err := cp.sendOne(ctx, k, v); t != histories.OK {
 				// The records of this cycle were processed only in
 				// part: do not commit them, read them again.
 				if rerr := cp.rewind(); rerr != nil {
@@ -38,8 +42,8 @@ func (cp *Copier) stepPlain(ctx context.Context, max int, wait time.Duration) (h
 	return histories.OK, nil
 }
 
-// sendOne is one send op of value v (read from input key k) to k's output
-// key, waiting for its delivery report.
+// sendOne is one send op of v (the copy of a record of input key k) to k's
+// output key, waiting for its delivery report.
 func (cp *Copier) sendOne(ctx context.Context, k histories.Key, v int64) (histories.Type, error) {
 	mop := histories.Send(cp.opts.Pairs[k], v)
 	inv := cp.c.invoke(histories.FSend, []histories.Mop{mop}, nil)

@@ -20,12 +20,14 @@ func (silentProducer) Produce(*kafka.Message, chan kafka.Event) error { return n
 // budget, as the txn queue does, even under a context without a deadline.
 func TestCopierProduceWaitsWithinABudget(t *testing.T) {
 	const budget = 300 * time.Millisecond
-	topic := "out"
 	cp := &Copier{txnClient: txnClient{kp: silentProducer{}, retryBudget: budget},
-		opts:    CopierOptions{Pairs: map[histories.Key]histories.Key{0: 1}},
-		outputs: map[histories.Key]kafka.TopicPartition{0: {Topic: &topic, Partition: 0}}}
+		opts: CopierOptions{Pairs: map[histories.Key]histories.Key{0: 1}, Keys: SequentialKeys("out", 2)}}
 	got := newFetched()
 	got.records[0], got.n = []histories.Record{{Offset: 0, Value: 7}, {Offset: 1, Value: 8}}, 2
+	copies, err := cp.copies(got, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	type result struct {
 		mops []histories.Mop
 		err  error
@@ -33,7 +35,7 @@ func TestCopierProduceWaitsWithinABudget(t *testing.T) {
 	done := make(chan result, 1)
 	start := time.Now()
 	go func() {
-		mops, err := cp.produce(context.Background(), got, false)
+		mops, err := cp.produce(context.Background(), copies)
 		done <- result{mops, err}
 	}()
 	select {

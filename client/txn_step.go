@@ -54,10 +54,15 @@ func (cp *Copier) stepTxn(ctx context.Context, max int, wait time.Duration) (his
 		return cp.finish(ctx, run, nil)
 	}
 	abort := cp.rng.Float64() < cp.opts.AbortProbability
+	sends, err := cp.copies(got, abort, run.inv.Index)
+	if err != nil {
+		typ, _ := cp.finish(ctx, run, err)
+		return typ, cp.stop(err)
+	}
 	if err = cp.beginTxn(ctx, run); err != nil {
 		return cp.finish(ctx, run, err)
 	}
-	sends, err := cp.produce(ctx, got, abort)
+	sends, err = cp.produce(ctx, sends)
 	run.mops = append(run.mops, sends...)
 	if err == nil {
 		run.mops = append(run.mops, histories.Mop{F: histories.MCommit, Offsets: got.next})
@@ -73,23 +78,36 @@ func (cp *Copier) finish(ctx context.Context, run *txnRun, err error) (histories
 	return cp.end(ctx, run, err, cp.rewind)
 }
 
-// produce sends each record read to its output key and waits for every
-// delivery report, at most the retry budget, returning one send mop per
-// record, key by key in read order.
-func (cp *Copier) produce(ctx context.Context, got *fetched, poison bool) ([]histories.Mop, error) {
+// copies returns one send mop per record read, key by key in read order:
+// the record's copy to its output key, poisoned by attempt (the txn op's
+// invoke index) when the transaction is to abort (histories.CopyValue,
+// histories.PoisonValue).
+func (cp *Copier) copies(got *fetched, poison bool, attempt int64) ([]histories.Mop, error) {
 	var mops []histories.Mop
-	reports := make(chan kafka.Event, got.n)
 	for k, recs := range got.records {
 		for _, r := range recs {
-			v := r.Value
+			v, err := histories.CopyValue(r.Value, r.Offset)
 			if poison {
-				v = PoisonValue(v)
+				v, err = histories.PoisonValue(r.Offset, attempt)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("key %d: %w", k, err)
 			}
 			mops = append(mops, histories.Send(cp.opts.Pairs[k], v))
-			msg := &kafka.Message{TopicPartition: cp.outputs[k], Value: encodeValue(v), Opaque: len(mops) - 1}
-			if err := cp.kp.Produce(msg, reports); err != nil {
-				return mops, err
-			}
+		}
+	}
+	return mops, nil
+}
+
+// produce sends each copy to its output key and waits for every delivery
+// report, setting the offset of each that landed. It returns the mops of
+// the copies it handed to the producer.
+func (cp *Copier) produce(ctx context.Context, mops []histories.Mop) ([]histories.Mop, error) {
+	reports := make(chan kafka.Event, len(mops))
+	for i, m := range mops {
+		tp, _ := cp.opts.Keys.TP(m.Key)
+		if err := cp.kp.Produce(&kafka.Message{TopicPartition: tp, Value: encodeValue(m.Value), Opaque: i}, reports); err != nil {
+			return mops[:i], err
 		}
 	}
 	return mops, cp.awaitReports(ctx, mops, reports, len(mops))

@@ -150,10 +150,16 @@ func (r *copyRig) run(cp *Copier, n int64, stopAfter func() bool) error {
 // key in log order.
 func (r *copyRig) finish() (checkers.Result, map[histories.Key][]int64) {
 	r.t.Helper()
+	return r.finishReading(true)
+}
+
+// finishReading is finish with final reads of the isolation asked for.
+func (r *copyRig) finishReading(readCommitted bool) (checkers.Result, map[histories.Key][]int64) {
+	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	final := r.procs.Next()
-	err := FinalReads(ctx, FinalReadOptions{Bootstrap: r.e.Bootstrap(), Keys: r.keys, Recorder: r.rec, Process: final, ReadCommitted: true})
+	err := FinalReads(ctx, FinalReadOptions{Bootstrap: r.e.Bootstrap(), Keys: r.keys, Recorder: r.rec, Process: final, ReadCommitted: readCommitted})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -182,14 +188,19 @@ func (r *copyRig) finish() (checkers.Result, map[histories.Key][]int64) {
 	return res, out
 }
 
-// exactlyOnce fails unless output key k holds each value of input key k-2
-// below n exactly once (input key i holds the values v with v%2 == i).
+// exactlyOnce fails unless output key k holds a copy of each record of
+// input key k-2 below n exactly once (input key i holds the values v with
+// v%2 == i, v at offset v/2: r.produce).
 func exactlyOnce(t *testing.T, out map[histories.Key][]int64, n int64) {
 	t.Helper()
 	for k, in := range map[histories.Key]int64{2: 0, 3: 1} {
 		var want []int64
 		for v := in; v < n; v += 2 {
-			want = append(want, v)
+			c, err := histories.CopyValue(v, v/2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, c)
 		}
 		got := slices.Sorted(slices.Values(out[k]))
 		if !slices.Equal(got, want) {
@@ -247,6 +258,7 @@ func TestCopierExactlyOnceWithAborts(t *testing.T) {
 			if aborted == 0 || committed == 0 {
 				t.Fatalf("want aborted and committed txns, got %d aborted, %d committed", aborted, committed)
 			}
+			copiesName(t, ops, r.pairs)
 			res, out := r.finish()
 			exactlyOnce(t, out, n)
 			expectClean(t, res)

@@ -21,8 +21,10 @@ const txnTimeout = 10 * time.Second
 // copier is Kafka's exactly-once recipe on franz-go: a GroupTransactSession
 // (read_committed, a transactional producer, the consumed offsets
 // committed in the transaction) copying input key k to output key
-// Count+k with the same value, or a poisoned one (-v-1, as client's
-// PoisonValue) in the transactions it aborts on purpose. Each transaction
+// Count+k by the copier value scheme, as client's copier does: the copy
+// of input offset o with value v is histories.CopyValue(v, o), and in the
+// transactions it aborts on purpose histories.PoisonValue(o, attempt), the
+// attempt being the txn op's invoke index. Each transaction
 // is one txn op: ok when it committed, fail when it certainly aborted,
 // info otherwise.
 type copier struct {
@@ -90,16 +92,16 @@ func (cp *copier) step() {
 		return
 	}
 	abort := cp.r.Float64() < cp.e.s.Workload.AbortRatio
-	sends, err := cp.copy(recs, abort)
+	sends, err := cp.copy(recs, abort, inv.Index)
 	done.Mops = append(done.Mops, sends...)
 	done.Mops = append(done.Mops, histories.Mop{F: histories.MCommit, Offsets: next})
 	done.Type, done.Error = cp.end(err, abort)
 	cp.e.rec.Record(done)
 }
 
-// copy sends each record's copy in the open transaction; the send mops
-// carry the offsets the broker gave.
-func (cp *copier) copy(recs map[histories.Key][]histories.Record, abort bool) ([]histories.Mop, error) {
+// copy sends each record's copy (poisoned by attempt when abort) in the
+// open transaction; the send mops carry the offsets the broker gave.
+func (cp *copier) copy(recs map[histories.Key][]histories.Record, abort bool, attempt int64) ([]histories.Mop, error) {
 	if err := cp.sess.Begin(); err != nil {
 		return nil, err
 	}
@@ -107,9 +109,12 @@ func (cp *copier) copy(recs map[histories.Key][]histories.Record, abort bool) ([
 	var mops []histories.Mop
 	for k := range histories.Key(len(cp.e.parts)) {
 		for _, r := range recs[k] {
-			v := r.Value
+			v, err := histories.CopyValue(r.Value, r.Offset)
 			if abort {
-				v = -v - 1 // client.PoisonValue: no committed copy writes it
+				v, err = histories.PoisonValue(r.Offset, attempt)
+			}
+			if err != nil {
+				return nil, err
 			}
 			out := histories.Key(len(cp.e.parts)) + k
 			_, p := cp.e.topicOf(out)

@@ -61,10 +61,10 @@
 //     refused, never run as something else. Space draws no copiers yet:
 //     of 200 copier draws (Space with MaxCopiers 1) every read_committed
 //     one held its model, but 5% ended Stalled (a busy retry of the
-//     copier's InitProducerID after a node kill, FINDINGS.md), those with read_uncommitted watchers broke it
-//     because copies aborted twice write one poisoned value twice, which
-//     the checkers count as a producer duplicate (FINDINGS.md), and a
-//     copier's replay is not yet exact.
+//     copier's InitProducerID after a node kill, FINDINGS.md); of the
+//     draws with read_uncommitted watchers among 200 seeds, 3 of 21 broke
+//     it (transactions of unknown outcome re-copying the same records,
+//     FINDINGS.md); and a copier's replay is not yet exact.
 //
 // Replay is exact for the seeds the tests pin and for about 9 draws in 10
 // of Space (BenchmarkReplayExactness); the rest diverge where events of

@@ -246,3 +246,51 @@ func TestPlaysWithoutProducers(t *testing.T) {
 		t.Fatalf("no-producer draw: want consumer polls and the model held, got held %v, counts %v", v.Held, v.Result.Counts)
 	}
 }
+
+// TestCopiesAbortedTwiceAreNoDuplicate: with most transactions aborted on
+// purpose, records are aborted again and again before a commit copies
+// them; a read_uncommitted watcher sees every aborted copy. Those are
+// aborted reads (G1a), never a duplicate: each attempt poisons its copies
+// with a value of its own.
+func TestCopiesAbortedTwiceAreNoDuplicate(t *testing.T) {
+	s := copying(model.ReadUncommitted)
+	s.Workload.AbortRatio = 0.8
+	p, v := spawn(t, s)
+	if v.Result.Counts["G1a"] == 0 || v.Result.Counts["duplicate"] != 0 {
+		t.Fatalf("a read_uncommitted consumer of copies aborted again and again: want G1a and no duplicate, got %v", v.Result.Counts)
+	}
+	n := abortedTwice(t, p.History)
+	if n == 0 {
+		t.Fatal("no record's copy was aborted twice: the test does not exercise it")
+	}
+	t.Logf("%d records aborted more than once; %d aborted reads", n, v.Result.Counts["G1a"])
+}
+
+// abortedTwice counts the input records (output key, offset) whose copy
+// more than one failed txn poisoned.
+func abortedTwice(t *testing.T, history []byte) int {
+	t.Helper()
+	type rec struct{ key, offset int64 }
+	aborts := map[rec]int{}
+	err := histories.NewReader(bytes.NewReader(history), "history").Scan(func(o *histories.Op) error {
+		if o.F != histories.FTxn || o.Type != histories.Fail {
+			return nil
+		}
+		for _, m := range o.Mops {
+			if off, _, ok := histories.PoisonOf(m.Value); m.F == histories.MSend && ok {
+				aborts[rec{m.Key, off}]++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range aborts {
+		if c > 1 {
+			n++
+		}
+	}
+	return n
+}

@@ -21,9 +21,13 @@ func faulted() generators.Scenario {
 
 // A simulated run's fault ops are read by liveness as a real run's are:
 // the kill is a window from its start to its heal, the last heal is known,
-// and the workload's progress inside the window is counted.
+// and the workload's progress inside the window is counted. The clients
+// stall on the killed node's partition for about 3.5 s after its heal, so
+// the run lasts 8 s to see them recover.
 func TestLivenessSeesSimulatedFaultWindows(t *testing.T) {
-	_, v := spawn(t, faulted())
+	s := faulted()
+	s.TimeLimit = generators.Duration(8 * time.Second)
+	_, v := spawn(t, s)
 	l := v.Result.Liveness
 	if l == nil {
 		t.Fatal("no liveness result")
@@ -48,6 +52,25 @@ func TestLivenessSeesSimulatedFaultWindows(t *testing.T) {
 	}
 	if !l.Live {
 		t.Errorf("not live after the heal: %+v", l.Kinds)
+	}
+}
+
+// A run that ends before its workload recovered from the heal is not live:
+// the consumer's empty polls after the heal, while the records sent to the
+// killed node's partition wait, are no progress.
+func TestSimulatedRunEndedBeforeRecoveryIsNotLive(t *testing.T) {
+	_, v := spawn(t, faulted())
+	l := v.Result.Liveness
+	if l == nil {
+		t.Fatal("no liveness result")
+	}
+	if l.Live {
+		t.Errorf("live, though no record reached the workload after the heal: %+v", l.Kinds)
+	}
+	for _, k := range l.Kinds {
+		if k.Kind == "poll" && !k.NeverRecovered {
+			t.Errorf("poll recovered at %v, though every poll after the heal was empty while records waited", k.RecoveryNs)
+		}
 	}
 }
 

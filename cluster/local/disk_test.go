@@ -22,7 +22,7 @@ func diskProvider(t *testing.T, lazy bool) *Provider {
 		t.Skip(err)
 	}
 	p := New(Options{Logf: t.Logf})
-	p.id, p.dir = newRunID(), t.TempDir()
+	p.id, p.dir = ownedRunID(t), t.TempDir()
 	var nodes []*node
 	for _, id := range []int32{1, 2} {
 		n := &node{id: id, dir: filepath.Join(p.dir, "n"+string(rune('0'+id)))}

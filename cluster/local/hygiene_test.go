@@ -98,7 +98,7 @@ func TestFormatRefusesDashClusterID(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(n.dir, "server.properties"), []byte(props), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	j := jvm{classpath: dist.Classpath(), heap: "256m", runID: newRunID(), log4j: filepath.Join(n.dir, "none")}
+	j := jvm{classpath: dist.Classpath(), heap: "256m", runID: ownedRunID(t), log4j: filepath.Join(n.dir, "none")}
 	err = n.format(t.Context(), j, "-"+realbroker.NewClusterID()[1:])
 	if err == nil || !strings.Contains(err.Error(), "expected one argument") {
 		t.Fatalf("format with a '-' cluster id: %v", err)
@@ -106,6 +106,19 @@ func TestFormatRefusesDashClusterID(t *testing.T) {
 	if err := n.format(t.Context(), j, realbroker.NewClusterID()); err != nil {
 		t.Fatalf("format with a drawn cluster id: %v", err)
 	}
+}
+
+// ownedRunID is a run id registered as this process's until the test ends:
+// without the owner file a parallel run's sweep of crashed runs takes what
+// the test made (format JVMs, mounts) for leftovers and removes it.
+func ownedRunID(t *testing.T) string {
+	t.Helper()
+	id := newRunID()
+	if err := writeOwner(id, t.Name()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(ownerPath(id)) })
+	return id
 }
 
 // childEnv makes the test binary, re-executed, run TestInterruptedRunChild.

@@ -3,6 +3,7 @@ package chaostest_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,9 +29,9 @@ func small(t *testing.T) chaostest.Options {
 // copier is a plain at-least-once copier (commit after the output is
 // flushed) whose out decides what each input value becomes in the output,
 // and shift which output partition it goes to (0: its input's).
-func copier(out func(v int64) []int64, shift int32) chaostest.Service {
+func copier(out func(v int64) []int64, shift int32, extra ...kafka.ConfigMap) chaostest.Service {
 	return func(ctx context.Context, env chaostest.Env) error {
-		c, p, err := clients(env)
+		c, p, err := clients(env, extra...)
 		if err != nil {
 			return err
 		}
@@ -46,11 +47,15 @@ func copier(out func(v int64) []int64, shift int32) chaostest.Service {
 }
 
 // clients are a copier's consumer, subscribed to the input in the code's
-// group, and its producer.
-func clients(env chaostest.Env) (*kafka.Consumer, *kafka.Producer, error) {
-	c, err := kafka.NewConsumer(&kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "group.id": env.Group,
+// group, and its producer; extra is added to the consumer's configuration.
+func clients(env chaostest.Env, extra ...kafka.ConfigMap) (*kafka.Consumer, *kafka.Producer, error) {
+	conf := kafka.ConfigMap{"bootstrap.servers": env.Bootstrap, "group.id": env.Group,
 		"enable.auto.commit": false, "enable.auto.offset.store": false, "auto.offset.reset": "earliest",
-		"session.timeout.ms": 1000, "heartbeat.interval.ms": 200, "max.poll.interval.ms": 2000, "log_level": 0})
+		"session.timeout.ms": 1000, "heartbeat.interval.ms": 200, "max.poll.interval.ms": 2000, "log_level": 0}
+	for _, e := range extra {
+		maps.Copy(conf, e)
+	}
+	c, err := kafka.NewConsumer(&conf)
 	if err != nil {
 		return nil, nil, err
 	}

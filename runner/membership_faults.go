@@ -43,12 +43,12 @@ func (c ClusterFaults) removeBrokerFault(f generators.Fault) (nemesis.Fault, err
 
 // addBrokerFault makes the add-broker fault: a new broker that takes one
 // replica of key 0's partition for the window.
-func (c ClusterFaults) addBrokerFault(generators.Fault) (nemesis.Fault, error) {
-	a, err := hook[cluster.BrokerAdder](c.Provider, generators.KindAddBroker)
+func (c ClusterFaults) addBrokerFault(f generators.Fault) (nemesis.Fault, error) {
+	a, err := hook[cluster.BrokerAdder](c.Provider, f.Kind)
 	if err != nil {
 		return nil, err
 	}
-	r, err := hook[cluster.Reassigner](c.Provider, generators.KindAddBroker)
+	r, err := hook[cluster.Reassigner](c.Provider, f.Kind)
 	if err != nil {
 		return nil, err
 	}

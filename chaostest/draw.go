@@ -18,9 +18,9 @@ func FaultsGen(opts Options) *rapid.Generator[[]Fault] {
 	s := scenario(o, "draw")
 	sp := generators.ShortSpace()
 	sp.Provider, sp.Brokers, sp.MinFaults, sp.MaxFaults = o.Cluster, o.Brokers, 1, 3
-	// churn makes a member of the harness's own group leave: the code
-	// under test has no such member.
-	sp.Kinds = slices.DeleteFunc(drawableKinds(o), func(k string) bool { return k == generators.KindChurn })
+	// no client kind the code under test has no builder for (churn makes
+	// a member of the harness's own group leave: the code has none)
+	sp.Kinds = slices.DeleteFunc(drawableKinds(o), func(k string) bool { return !buildable(k) })
 	return generators.NemesisGen(sp, s)
 }
 

@@ -132,13 +132,35 @@ func scheduleErr(nemErr error, faults []*tracked) error {
 	return errors.Join(errs...)
 }
 
-// codeFault is a client fault kind aimed at the code under test.
+// codeFault is a client fault kind aimed at the code under test, made by
+// its builder (codeBuilders).
 func codeFault(f generators.Fault, sup *supervisor) (nemesis.Fault, error) {
-	switch f.Kind {
-	case generators.KindCrashConsumer, generators.KindCrashProducer:
-		return &crashFault{kind: f.Kind, sup: sup}, nil
+	build, ok := codeBuilders()[f.Kind]
+	if !ok {
+		return nil, fmt.Errorf("fault kind %q cannot act on code under test (%s crash it)", f.Kind,
+			strings.Join(slices.Sorted(maps.Keys(codeBuilders())), " and "))
 	}
-	return nil, fmt.Errorf("fault kind %q cannot act on code under test (crash-consumer and crash-producer crash it)", f.Kind)
+	return build(f, sup), nil
+}
+
+// codeBuilders is the maker of each client kind that acts on the code
+// under test: a crash of it. The other client kinds act on a harness's own
+// clients (churn makes a member of its group leave), which the code under
+// test has none of.
+func codeBuilders() map[string]func(generators.Fault, *supervisor) nemesis.Fault {
+	crash := func(f generators.Fault, sup *supervisor) nemesis.Fault { return &crashFault{kind: f.Kind, sup: sup} }
+	return map[string]func(generators.Fault, *supervisor) nemesis.Fault{
+		generators.KindCrashConsumer: crash,
+		generators.KindCrashProducer: crash,
+	}
+}
+
+// buildable reports whether a run here can make kind: a cluster kind
+// (one with a capability) as every run makes it, a client kind with a
+// builder for the code under test.
+func buildable(kind string) bool {
+	_, onCode := codeBuilders()[kind]
+	return onCode || generators.KindCapability(kind) != ""
 }
 
 // outputTargeted is s with key 0 on output partition 0, for the faults'

@@ -10,4 +10,8 @@
 // verdict), report (the page). It must not judge a history itself, nor talk
 // to Kafka except through workers, client and cluster: the history file is
 // what gets checked, so any run directory can be re-checked later.
+//
+// How it builds each fault kind is one entry of the tables in builders.go,
+// keyed by kind; what a kind is (its parameters, the capability it needs,
+// the providers that draw it) is generators' to say, not this package's.
 package runner

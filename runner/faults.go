@@ -254,21 +254,15 @@ func (sc *schedule) intN(n int) int {
 }
 
 // fault makes the nemesis fault for one of the scenario's client faults,
-// which act on the run's own workers (ClusterFaults makes the others).
+// which act on the run's own workers (ClusterFaults makes the others),
+// with its kind's builder (clientBuilders).
 func (sc *schedule) fault(f generators.Fault) (nemesis.Fault, error) {
-	if sc.pool != nil {
-		return procFault(sc.pool, f)
-	}
-	switch f.Kind {
-	case generators.KindCrashProducer:
-		return &clientFault{name: f.Kind, do: sc.crashProducer}, nil
-	case generators.KindCrashConsumer:
-		point := crashPoint(f.Params.Point)
-		return &clientFault{name: f.Kind, do: func(ctx context.Context) (any, error) { return sc.crashConsumer(ctx, point) }}, nil
-	case generators.KindChurn:
-		return &clientFault{name: f.Kind, do: sc.churn}, nil
-	case generators.KindStallConsumer:
-		return &stallConsumer{hold: sc.stallHere}, nil
+	b, ok := clientBuilders()[f.Kind]
+	switch {
+	case ok && sc.pool != nil && b.procs != nil:
+		return b.procs(sc.pool, f), nil
+	case ok && sc.pool == nil && b.inProcess != nil:
+		return b.inProcess(sc, f), nil
 	}
 	return nil, fmt.Errorf("fault kind %q has no nemesis in this build", f.Kind)
 }

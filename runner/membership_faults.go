@@ -11,7 +11,7 @@ import (
 // reassignFault makes the reassign fault on key 0's partition. Unsupported
 // has refused a provider without CapReassign before the run; a provider
 // that lists it and lacks the hook is a bug named here.
-func (c ClusterFaults) reassignFault() (nemesis.Fault, error) {
+func (c ClusterFaults) reassignFault(generators.Fault) (nemesis.Fault, error) {
 	h, ok := c.Provider.(cluster.Reassigner)
 	if !ok {
 		return nil, fmt.Errorf("reassign needs the Reassigner hook, which cluster provider %q lacks", c.Provider.Name())
@@ -43,12 +43,12 @@ func (c ClusterFaults) removeBrokerFault(f generators.Fault) (nemesis.Fault, err
 
 // addBrokerFault makes the add-broker fault: a new broker that takes one
 // replica of key 0's partition for the window.
-func (c ClusterFaults) addBrokerFault() (nemesis.Fault, error) {
-	a, err := hook[cluster.BrokerAdder](c.Provider, generators.KindAddBroker)
+func (c ClusterFaults) addBrokerFault(f generators.Fault) (nemesis.Fault, error) {
+	a, err := hook[cluster.BrokerAdder](c.Provider, f.Kind)
 	if err != nil {
 		return nil, err
 	}
-	r, err := hook[cluster.Reassigner](c.Provider, generators.KindAddBroker)
+	r, err := hook[cluster.Reassigner](c.Provider, f.Kind)
 	if err != nil {
 		return nil, err
 	}

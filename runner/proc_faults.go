@@ -6,33 +6,8 @@ import (
 	"sync"
 
 	"github.com/kafkachaos/kafkachaos/generators"
-	"github.com/kafkachaos/kafkachaos/nemesis"
 	"github.com/kafkachaos/kafkachaos/workers/proc"
 )
-
-// procFault makes the nemesis fault for a client fault of a run whose
-// clients are worker processes: a crash is a SIGKILL of one, a churn its
-// clean stop, a pause a SIGSTOP for the window, a stall its consumer's
-// own (client.Consumer.Stall), asked over the wire.
-func procFault(pool *proc.Pool, f generators.Fault) (nemesis.Fault, error) {
-	kill := func(roles ...string) func(context.Context) (any, error) {
-		return func(ctx context.Context) (any, error) { return pool.Kill(ctx, roles...) }
-	}
-	switch f.Kind {
-	case generators.KindCrashProducer:
-		// copiers and txn queues are transactional producers
-		return &clientFault{name: f.Kind, do: kill(generators.RoleProducer, generators.RoleCopier, generators.RoleTxnQueue)}, nil
-	case generators.KindCrashConsumer:
-		return &clientFault{name: f.Kind, do: kill(generators.RoleConsumer)}, nil
-	case generators.KindChurn:
-		return &clientFault{name: f.Kind, do: func(ctx context.Context) (any, error) { return pool.Churn(ctx) }}, nil
-	case generators.KindPauseClient:
-		return &pauseClient{pool: pool, role: f.Params.Role}, nil
-	case generators.KindStallConsumer:
-		return &stallConsumer{hold: stallProcess(pool)}, nil
-	}
-	return nil, fmt.Errorf("fault kind %q has no nemesis in this build", f.Kind)
-}
 
 // pauseClient stops a worker process for its window (SIGSTOP) and lets it
 // go on at its end (SIGCONT), each checked in /proc.

@@ -10,34 +10,19 @@ import (
 	"github.com/kafkachaos/kafkachaos/nemesis"
 )
 
-// realFault makes the nemesis fault for a scenario fault that needs real
-// brokers: the kinds of generators/real_kinds.go, partitions, and kills or
-// pauses aimed at a Params.Target (the leader, the controller, a
-// majority...). It returns nil, nil for every other fault, which Fault
-// makes. Targets resolve against key 0's partition, with the run's seed.
-func (c ClusterFaults) realFault(f generators.Fault) (nemesis.Fault, error) {
-	spec := nemesis.RealSpec{Target: nemesis.Target(f.Params.Target), Percent: f.Params.Percent,
+// real makes the nemesis fault of a kind that needs real brokers (the
+// kinds of generators/real_kinds.go, and kills or pauses aimed at a
+// Params.Target: the leader, the controller, a majority...), which
+// generators spells as nemesis.Real does.
+func (c ClusterFaults) real(f generators.Fault) (nemesis.Fault, error) {
+	return c.realAs(f, f.Kind)
+}
+
+// realAs makes f as nemesis.Real's kind. Targets resolve against key 0's
+// partition, with the run's seed.
+func (c ClusterFaults) realAs(f generators.Fault, kind string) (nemesis.Fault, error) {
+	spec := nemesis.RealSpec{Kind: kind, Target: nemesis.Target(f.Params.Target), Percent: f.Params.Percent,
 		BitsPerSecond: f.Params.BitsPerSecond, Settle: f.Params.Delay.D()}
-	switch f.Kind {
-	case generators.KindKill, generators.KindPause:
-		if f.Params.Target == "" {
-			return nil, nil // fixed or seeded nodes: Fault's picker
-		}
-		spec.Kind = f.Kind
-	case generators.KindLatency, generators.KindDelayedRequests:
-		return c.proxyFault(f)
-	case generators.KindPartition:
-		spec.Kind = nemesis.RealHalves
-		if f.Params.Target != "" {
-			spec.Kind = nemesis.RealIsolate
-		}
-	case generators.KindCleanRestart, generators.KindRollingRestart, generators.KindIsolateLeader,
-		generators.KindBridge, generators.KindCutClients, generators.KindPacketLoss, generators.KindSlowLink,
-		generators.KindIsolateLeaderReplication:
-		spec.Kind = f.Kind // generators spells these as nemesis does
-	default:
-		return nil, nil
-	}
 	tp, ok := c.Scenario.Keys.Map["0"]
 	if !ok {
 		return nil, fmt.Errorf("%s: the scenario has no key 0 whose leader a target could name", f.Kind)
@@ -46,10 +31,10 @@ func (c ClusterFaults) realFault(f generators.Fault) (nemesis.Fault, error) {
 	return nemesis.Real(tg, spec)
 }
 
-// proxyFault makes a fault on the clients' proxies (cluster.Proxier), or
-// on link replication the brokers' (replicationFault), from f's params,
-// with the generators' defaults for what f leaves out.
-func (c ClusterFaults) proxyFault(f generators.Fault) (nemesis.Fault, error) {
+// latency puts a toxic on the clients' proxies (cluster.Proxier), or on
+// link replication the brokers' (replicationFault), from f's params, with
+// the generators' defaults for what f leaves out.
+func (c ClusterFaults) latency(f generators.Fault) (nemesis.Fault, error) {
 	tg, target := c.keyTargeting(), targetOf(f, nemesis.TargetAll)
 	if f.Params.Link == generators.LinkReplication {
 		return c.replicationFault(f, tg, target)
@@ -58,10 +43,16 @@ func (c ClusterFaults) proxyFault(f generators.Fault) (nemesis.Fault, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.Kind == generators.KindDelayedRequests {
-		return nemesis.DelayedRequests(px, tg, target, holdOf(f.Params)), nil
-	}
 	return nemesis.Toxic(px, tg, target, toxicOf(f.Params)), nil
+}
+
+// delayedRequests holds the requests f names on the clients' proxies.
+func (c ClusterFaults) delayedRequests(f generators.Fault) (nemesis.Fault, error) {
+	px, err := hook[cluster.Proxier](c.Provider, f.Kind)
+	if err != nil {
+		return nil, err
+	}
+	return nemesis.DelayedRequests(px, c.keyTargeting(), targetOf(f, nemesis.TargetAll), holdOf(f.Params)), nil
 }
 
 // toxicOf is the latency fault's toxic: its latency and jitter

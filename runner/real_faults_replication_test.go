@@ -24,7 +24,7 @@ func TestIsolateLeaderReplicationReachesNemesis(t *testing.T) {
 		t.Errorf("capability %q, want %q", c, cluster.CapPartition)
 	}
 	sc := &schedule{prov: embedded.New(), rng: rand.New(rand.NewPCG(1, 2))}
-	nf, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).realFault(f)
+	nf, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).Fault(f)
 	if nf != nil || err == nil || !strings.Contains(err.Error(), "isolate-leader-replication") || !strings.Contains(err.Error(), "Partitioner") {
 		t.Errorf("embedded cluster: fault %v, err %v; want an error naming the kind and the missing hook", nf, err)
 	}

@@ -24,7 +24,7 @@ func TestRealFaultsResolveTargetsAndRefuseMissingHooks(t *testing.T) {
 
 	kill := win
 	kill.Kind, kill.Params.Target = generators.KindKill, "leader"
-	f, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).realFault(kill)
+	f, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).Fault(kill)
 	if err != nil || f == nil || f.Name() != "kill" {
 		t.Fatalf("kill of the leader: %v, %v", f, err)
 	}
@@ -43,12 +43,17 @@ func TestRealFaultsResolveTargetsAndRefuseMissingHooks(t *testing.T) {
 
 	plain := win
 	plain.Kind = generators.KindKill
-	if f, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).realFault(plain); f != nil || err != nil {
-		t.Errorf("a kill without target is not realFault's: %v, %v", f, err)
+	noKey := s
+	noKey.Keys.Map = nil
+	if f, err := (ClusterFaults{Provider: sc.prov, Scenario: noKey, IntN: sc.intN}).Fault(plain); f == nil || err != nil {
+		t.Errorf("a kill without target picks its node by the seed, with no partition to aim at: %v, %v", f, err)
+	}
+	if _, err := (ClusterFaults{Provider: sc.prov, Scenario: noKey, IntN: sc.intN}).Fault(kill); err == nil || !strings.Contains(err.Error(), "key 0") {
+		t.Errorf("a kill of the leader with no key 0 to find it by: %v", err)
 	}
 	restart := win
 	restart.Kind = generators.KindCleanRestart
-	if _, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).realFault(restart); err == nil || !strings.Contains(err.Error(), "NodeStopper") {
+	if _, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).Fault(restart); err == nil || !strings.Contains(err.Error(), "NodeStopper") {
 		t.Errorf("clean restart on the embedded cluster: %v", err)
 	}
 }

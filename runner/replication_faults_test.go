@@ -43,7 +43,7 @@ func TestReplicationLatencyNeedsReplicationProxies(t *testing.T) {
 		t.Errorf("embedded start with replication proxies: %v, want a refusal", err)
 	}
 	sc := &schedule{prov: e, rng: rand.New(rand.NewPCG(1, 2))}
-	nf, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).realFault(f)
+	nf, err := (ClusterFaults{Provider: sc.prov, Scenario: s, IntN: sc.intN}).Fault(f)
 	if nf != nil || err == nil || !strings.Contains(err.Error(), "ReplicationProxier") {
 		t.Errorf("embedded cluster: fault %v, err %v; want an error naming the missing hook", nf, err)
 	}

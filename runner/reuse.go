@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -167,15 +166,14 @@ func (r *Reuse) makeDir(runsDir string) (string, error) {
 	return MakeRunDir(root, name, time.Now())
 }
 
-// reuseKey is what a cluster must share with a run to serve it.
+// reuseKey is what a cluster must share with a run to serve it: the
+// provider and the spec it starts from (ClusterSpec, where the run's fault
+// kinds ask for proxies, lazy disks, movable clocks, replication proxies,
+// a dynamic quorum), but for the run's own names and directory.
 func reuseKey(s generators.Scenario) string {
-	keys := slices.Sorted(maps.Keys(s.Cluster.BrokerConfigs))
-	parts := []string{s.Cluster.Provider, fmt.Sprint(s.Cluster.Brokers), fmt.Sprint("proxied=", s.Proxied()), fmt.Sprint("lazy-disks=", s.LazyDisks()), fmt.Sprint("clocks=", s.Clocked()),
-		fmt.Sprint("replication-proxied=", s.ReplicationProxied()), fmt.Sprint("dynamic-quorum=", s.DynamicQuorum())}
-	for _, k := range keys {
-		parts = append(parts, k+"="+s.Cluster.BrokerConfigs[k])
-	}
-	return strings.Join(parts, "\x00")
+	spec := ClusterSpec(s, "")
+	spec.RunID, spec.RunDir, spec.Topics = "", "", nil
+	return fmt.Sprintf("%s %+v", s.Cluster.Provider, spec) // fmt prints BrokerConfigs' keys sorted
 }
 
 // waitHealthy waits up to bound for prov to be whole; a provider without

@@ -15,7 +15,9 @@
 // kind alone for an instantaneous fault, the fault's name in the value), so
 // liveness reads a simulated draw's fault windows as a real run's; a fault
 // counts as fired, and has its op, only once it took effect (a consumer's
-// crash or churn when the consumer acts on it).
+// crash or churn when the consumer acts on it). Each fault kind it runs is
+// one entry of builders.go's table, keyed by kind: exactly the kinds
+// generators.KindsFor("sim") claims.
 //
 // Determinism. Virtual time orders everything the workers and faults do:
 // each worker's timer is offset by a seeded, nanosecond-precise jitter so

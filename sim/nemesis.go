@@ -9,10 +9,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/kafkachaos/kafkachaos/generators"
 )
 
@@ -102,84 +98,12 @@ func (n *nemesis) do(st step) error {
 	return nil
 }
 
-// start makes f, the scenario's fault step, take effect; it returns the
-// heal of a window fault and what an instantaneous fault did (nil: it did
-// not act now, e.g. a consumer's crash, which records its own op once it
-// lands).
+// start makes f, the scenario's fault step, take effect with its kind's
+// builder (builders); supported has refused the kinds it has none for.
 func (n *nemesis) start(f generators.Fault, step int) (func() error, any, error) {
-	c := n.e.c
-	switch f.Kind {
-	case generators.KindLostAck:
-		h := c.fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.RequestTimedOut, Count: -1,
-			When: func(req kmsg.Request) bool { return c.flip(f.Params.Probability, req.AppendTo(nil)) }})
-		return func() error { h.Remove(); return nil }, map[string]any{"step": step, "probability": f.Params.Probability}, nil
-	case generators.KindDelay:
-		d := f.Params.Delay.D()
-		rf := &requestFault{keys: []int16{int16(kmsg.Produce), int16(kmsg.Fetch)}, probability: f.Params.Probability, delay: d}
-		c.install(rf)
-		return func() error { c.remove(rf); return nil }, map[string]any{"step": step, "delay": d.String()}, nil
-	case generators.KindDrop:
-		rf := &requestFault{keys: []int16{int16(kmsg.Produce), int16(kmsg.Fetch), int16(kmsg.OffsetCommit)},
-			probability: f.Params.Probability, act: func() (kmsg.Response, error, bool) { return nil, errDropped, true }}
-		c.install(rf)
-		return func() error { c.remove(rf); return nil }, map[string]any{"step": step, "probability": f.Params.Probability}, nil
-	case generators.KindLeaderShuffle:
-		return nil, map[string]any{"step": step}, c.placeLeaders()
-	case generators.KindKill:
-		return n.kill(f, step)
+	build, ok := builders()[f.Kind]
+	if !ok {
+		return nil, nil, fmt.Errorf("kind %q is not simulated", f.Kind)
 	}
-	return nil, n.client(f, step), nil
-}
-
-func (n *nemesis) kill(f generators.Fault, step int) (func() error, any, error) {
-	nodes := f.Params.Nodes
-	if len(nodes) == 0 {
-		nodes = []int32{int32(n.r.IntN(n.e.c.brokers))}
-	}
-	for _, node := range nodes {
-		if err := n.e.c.kill(node); err != nil {
-			return nil, nil, err
-		}
-	}
-	heal := func() error {
-		for _, node := range nodes {
-			if err := n.e.c.restart(node); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return heal, map[string]any{"step": step, "nodes": nodes}, nil
-}
-
-// client crashes a producer, drawn from the seed, at once, or asks a
-// consumer to crash or churn: the consumer acts between its ops or at its
-// crash point, and records the fault's op then (nothing when it never got
-// there, or already had a request waiting).
-func (n *nemesis) client(f generators.Fault, step int) any {
-	switch f.Kind {
-	case generators.KindCrashProducer:
-		if len(n.producers) == 0 {
-			return nil
-		}
-		i := n.r.IntN(len(n.producers))
-		if err := n.producers[i].crash(); err != nil {
-			return nil
-		}
-		return map[string]any{"step": step, "producer": i}
-	case generators.KindCrashConsumer, generators.KindChurn:
-		if len(n.consumers) == 0 {
-			return nil
-		}
-		i := n.r.IntN(len(n.consumers))
-		req := faultReq{kind: f.Kind, step: step, point: cmp.Or(f.Params.Point, generators.CrashAnywhere)}
-		if f.Kind == generators.KindChurn {
-			req.point = churnRequest
-		}
-		select {
-		case n.consumers[i].faults <- req:
-		default:
-		}
-	}
-	return nil
+	return build(n, f, step)
 }

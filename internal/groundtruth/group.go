@@ -1,4 +1,4 @@
-package sim
+package groundtruth
 
 import (
 	"slices"
@@ -51,10 +51,10 @@ func (s *sim) completeMemberPoll(slot int) error {
 	switch s.ch.Intn(8) {
 	case 6:
 		comp = s.completion(p, histories.Fail)
-		comp.Mops, comp.Error = []histories.Mop{{F: histories.MPoll}}, "sim: poll failed"
+		comp.Mops, comp.Error = []histories.Mop{{F: histories.MPoll}}, "groundtruth: poll failed"
 	case 7:
 		comp = s.completion(p, histories.Info)
-		comp.Mops, comp.Error = []histories.Mop{{F: histories.MPoll}}, "sim: poll timed out"
+		comp.Mops, comp.Error = []histories.Mop{{F: histories.MPoll}}, "groundtruth: poll timed out"
 		s.replace(slot)
 	default:
 		recs := s.readAssigned(p, p.pos, s.readCount)
@@ -74,7 +74,7 @@ func (s *sim) completeCommit(p *proc, force bool) error {
 	offs := invoked[0].Offsets
 	if !force && s.ch.Intn(4) == 3 {
 		comp := s.completion(p, histories.Fail)
-		comp.Mops, comp.Error = cloneMops(invoked), "sim: commit failed"
+		comp.Mops, comp.Error = cloneMops(invoked), "groundtruth: commit failed"
 		return s.emit(comp)
 	}
 	comp := s.completion(p, histories.OK)

@@ -1,4 +1,4 @@
-package sim
+package groundtruth
 
 import (
 	"encoding/json"
@@ -33,7 +33,7 @@ func Run(cfg Config, ch Chooser, steps int, emit func(*histories.Op) error) erro
 // per-process state, never the history.
 func GenerateTo(seed int64, nOps int, cfg Config, emit func(*histories.Op) error) error {
 	if nOps < 0 {
-		return fmt.Errorf("sim: nOps = %d, want >= 0", nOps)
+		return fmt.Errorf("groundtruth: nOps = %d, want >= 0", nOps)
 	}
 	s, err := newSim(cfg, newRandChooser(seed), emit)
 	if err != nil {
@@ -63,7 +63,7 @@ func Gen(cfg Config, minSteps, maxSteps int) *rapid.Generator[[]histories.Op] {
 			return nil
 		})
 		if err != nil {
-			t.Fatalf("sim: %v", err)
+			t.Fatalf("groundtruth: %v", err)
 		}
 		return ops
 	})

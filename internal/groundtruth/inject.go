@@ -1,4 +1,4 @@
-package sim
+package groundtruth
 
 import (
 	"fmt"
@@ -68,7 +68,7 @@ var injectors = map[Kind]injector{
 func Inject(ops []histories.Op, kind Kind, ch Chooser) (Injection, error) {
 	inj, ok := injectors[kind]
 	if !ok {
-		return Injection{}, fmt.Errorf("sim: no injector for %q", kind)
+		return Injection{}, fmt.Errorf("groundtruth: no injector for %q", kind)
 	}
 	f, err := learn(ops)
 	if err != nil {

@@ -1,4 +1,4 @@
-package sim
+package groundtruth
 
 import "github.com/kafkachaos/kafkachaos/histories"
 
@@ -83,11 +83,11 @@ func (s *sim) completeTxn(slot int) error {
 		return s.emit(comp)
 	case txnAbort:
 		comp := s.completion(p, histories.Fail)
-		comp.Mops, comp.Error = mops, "sim: transaction aborted"
+		comp.Mops, comp.Error = mops, "groundtruth: transaction aborted"
 		return s.emit(comp)
 	default:
 		comp := s.completion(p, histories.Info)
-		comp.Mops, comp.Error = cloneMops(invoked), "sim: commit timed out"
+		comp.Mops, comp.Error = cloneMops(invoked), "groundtruth: commit timed out"
 		s.replace(slot)
 		return s.emit(comp)
 	}

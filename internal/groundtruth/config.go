@@ -1,4 +1,4 @@
-package sim
+package groundtruth
 
 import "fmt"
 
@@ -36,17 +36,17 @@ func (c Config) clients() int { return c.Producers + c.TxnClients + c.GroupMembe
 func (c Config) validate() error {
 	switch {
 	case c.Keys < 1:
-		return fmt.Errorf("sim: Config.Keys = %d, want >= 1", c.Keys)
+		return fmt.Errorf("groundtruth: Config.Keys = %d, want >= 1", c.Keys)
 	case c.Producers < 0 || c.TxnClients < 0 || c.GroupMembers < 0:
-		return fmt.Errorf("sim: Config has a negative client count")
+		return fmt.Errorf("groundtruth: Config has a negative client count")
 	case c.clients() < 1:
-		return fmt.Errorf("sim: Config has no clients")
+		return fmt.Errorf("groundtruth: Config has no clients")
 	case c.MaxBatch < 1:
-		return fmt.Errorf("sim: Config.MaxBatch = %d, want >= 1", c.MaxBatch)
+		return fmt.Errorf("groundtruth: Config.MaxBatch = %d, want >= 1", c.MaxBatch)
 	case c.FinalBatch < 1:
-		return fmt.Errorf("sim: Config.FinalBatch = %d, want >= 1", c.FinalBatch)
+		return fmt.Errorf("groundtruth: Config.FinalBatch = %d, want >= 1", c.FinalBatch)
 	case c.CrashOneIn < 0:
-		return fmt.Errorf("sim: Config.CrashOneIn = %d, want >= 0", c.CrashOneIn)
+		return fmt.Errorf("groundtruth: Config.CrashOneIn = %d, want >= 0", c.CrashOneIn)
 	}
 	return nil
 }

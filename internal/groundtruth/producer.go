@@ -1,4 +1,4 @@
-package sim
+package groundtruth
 
 import "github.com/kafkachaos/kafkachaos/histories"
 
@@ -38,7 +38,7 @@ func (s *sim) completeSend(slot int) error {
 	switch s.ch.Intn(8) {
 	case 5:
 		comp := s.completion(p, histories.Fail)
-		comp.Mops, comp.Error = mops, "sim: send certainly not written"
+		comp.Mops, comp.Error = mops, "groundtruth: send certainly not written"
 		return s.emit(comp)
 	case 6, 7:
 		landed := s.ch.Intn(2) == 0
@@ -48,7 +48,7 @@ func (s *sim) completeSend(slot int) error {
 			}
 		}
 		comp := s.completion(p, histories.Info)
-		comp.Mops, comp.Error = mops, "sim: send timed out"
+		comp.Mops, comp.Error = mops, "groundtruth: send timed out"
 		s.replace(slot)
 		return s.emit(comp)
 	default:
@@ -105,11 +105,11 @@ func (s *sim) completePoll(slot int) error {
 	switch s.ch.Intn(8) {
 	case 6:
 		comp := s.completion(p, histories.Fail)
-		comp.Mops, comp.Error = []histories.Mop{{F: histories.MPoll}}, "sim: poll failed"
+		comp.Mops, comp.Error = []histories.Mop{{F: histories.MPoll}}, "groundtruth: poll failed"
 		return s.emit(comp)
 	case 7:
 		comp := s.completion(p, histories.Info)
-		comp.Mops, comp.Error = []histories.Mop{{F: histories.MPoll}}, "sim: poll timed out"
+		comp.Mops, comp.Error = []histories.Mop{{F: histories.MPoll}}, "groundtruth: poll timed out"
 		s.replace(slot)
 		return s.emit(comp)
 	default:

@@ -1,7 +1,8 @@
-// Package sim simulates a correct Kafka and records what its clients saw as
-// histories, so that the checkers can be tested against ground truth: a
-// simulated history must check clean, and a history with exactly one injected
-// anomaly (see Inject) must yield exactly that finding.
+// Package groundtruth generates histories of known truth for the checkers:
+// it simulates a correct Kafka and records what its clients saw, so that
+// the checkers can be tested against ground truth: a simulated history must
+// check clean, and a history with exactly one injected anomaly (see Inject)
+// must yield exactly that finding.
 //
 // The simulated cluster keeps one log per key (partition). Client processes
 // run concurrently: each has at most one op in flight, and the simulator
@@ -43,4 +44,4 @@
 //
 // This package must not know the checkers: it produces ground truth from a
 // model of Kafka, never from what a checker accepts.
-package sim
+package groundtruth

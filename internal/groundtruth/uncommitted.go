@@ -1,4 +1,4 @@
-package sim
+package groundtruth
 
 import (
 	"cmp"

@@ -1,4 +1,4 @@
-package sim
+package groundtruth
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 
 // ErrNotApplicable means a history lacks what an injector needs (e.g. no
 // aborted transaction to expose); draw another history.
-var ErrNotApplicable = errors.New("sim: history has nothing to inject this anomaly into")
+var ErrNotApplicable = errors.New("groundtruth: history has nothing to inject this anomaly into")
 
 // kv names a value of a key.
 type kv struct{ k, v int64 }

@@ -1,17 +1,17 @@
-package sim_test
+package groundtruth_test
 
 import (
 	"fmt"
 
 	"github.com/kafkachaos/kafkachaos/histories"
-	"github.com/kafkachaos/kafkachaos/internal/sim"
+	"github.com/kafkachaos/kafkachaos/internal/groundtruth"
 )
 
 // A seeded run: the same seed always gives the same history, ending with a
 // fresh process that reads every key to its end.
 func ExampleGenerateTo() {
 	var ops []histories.Op
-	err := sim.GenerateTo(1, 100, sim.SmallConfig(), func(op *histories.Op) error {
+	err := groundtruth.GenerateTo(1, 100, groundtruth.SmallConfig(), func(op *histories.Op) error {
 		ops = append(ops, *op)
 		return nil
 	})

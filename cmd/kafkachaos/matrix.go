@@ -37,8 +37,8 @@ func matrixCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "exit status: 0 no finding, 1 a cell observed weaker than predicted, 2 bad flags or a harness error")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitError
+	if exit, ok := parseFlags(fs, args); !ok {
+		return exit
 	}
 	opts, err := matrixOptions(*cluster, *rows, *cols, *out)
 	if err == nil && fs.NArg() > 0 {

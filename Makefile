@@ -16,7 +16,7 @@ vet:
 	$(GO) vet ./...
 
 # test sets up what it can, runs every package's tests (never from the
-# test cache: the chaos tests talk to real clusters) with the seed text's
+# test cache: the chaos tests talk to real clusters) with the delivery
 # claims on brokers in containers beside them, then the claims on real Kafka
 # brokers as local processes (short profiles: one attempt per claim, a
 # second for an anomaly the first missed), and ends with a summary naming what ran,
@@ -88,7 +88,7 @@ chaos: build
 		$(GO) test -timeout $(TIMEOUT) -count=1 -run Chaos -v . 2>&1 | tee $(RUNS_DIR)/chaos.log | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|run dir|report|faults fired per draw|never fired|failed to heal' ; \
 		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR) (full log: $(RUNS_DIR)/chaos.log; open a run's index.html)"; exit $$status
 
-# chaos-local runs the seed text's claims on 3 real brokers in network
+# chaos-local runs the delivery claims on 3 real brokers in network
 # namespaces (PROFILE=full: up to 3 attempts of a minute per claim).
 PROFILE ?= full
 chaos-local: build kafka

@@ -16,7 +16,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/runner"
 )
 
-// matrixCmd is `kafkachaos matrix`: every configuration of the seed text
+// matrixCmd is `kafkachaos matrix`: every configuration of the semantics table
 // under every fault kind the cluster injects, written to MATRIX.md and
 // matrix.html. Exit 0 when no cell is a finding, 1 when one is, 2 on bad
 // flags or when a cell's run ended in a harness error.

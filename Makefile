@@ -7,7 +7,7 @@ CLUSTER   ?= embedded
 TIMEOUT   ?= 20m
 RUNS_DIR  ?= $(CURDIR)/runs
 
-.PHONY: versions build test test-unit setup matrix soak chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka
+.PHONY: versions build test test-unit setup matrix soak chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka probe-kafka-17754
 
 build:
 	$(GO) build -o bin/kafkachaos ./cmd/kafkachaos
@@ -16,7 +16,7 @@ vet:
 	$(GO) vet ./...
 
 # test sets up what it can, runs every package's tests (never from the
-# test cache: the chaos tests talk to real clusters) with the seed text's
+# test cache: the chaos tests talk to real clusters) with the delivery
 # claims on brokers in containers beside them, then the claims on real Kafka
 # brokers as local processes (short profiles: one attempt per claim, a
 # second for an anomaly the first missed), and ends with a summary naming what ran,
@@ -88,7 +88,7 @@ chaos: build
 		$(GO) test -timeout $(TIMEOUT) -count=1 -run Chaos -v . 2>&1 | tee $(RUNS_DIR)/chaos.log | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|run dir|report|faults fired per draw|never fired|failed to heal' ; \
 		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR) (full log: $(RUNS_DIR)/chaos.log; open a run's index.html)"; exit $$status
 
-# chaos-local runs the seed text's claims on 3 real brokers in network
+# chaos-local runs the delivery claims on 3 real brokers in network
 # namespaces (PROFILE=full: up to 3 attempts of a minute per claim).
 PROFILE ?= full
 chaos-local: build kafka
@@ -97,6 +97,17 @@ chaos-local: build kafka
 		$(GO) test -timeout 60m -count=1 -p 1 -run 'ChaosLocal' -v . ./chaostest/examples/ctp 2>&1 | tee $(RUNS_DIR)/chaos-local.log | \
 		grep -E '^(=== RUN|--- |ok|FAIL|PASS)|CLAIM|THROUGHPUT|TIME TO|MIN.ISR|attempt|run dir' ; \
 		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR) (full log: $(RUNS_DIR)/chaos-local.log)"; exit $$status
+
+# probe-kafka-17754 runs the late-produce probe docs/FINDINGS.md reports
+# (a transactional copy whose produce requests are held past the client's
+# own timeouts) on each release of PROBE_VERSIONS, on local brokers (root).
+PROBE_VERSIONS ?= 3.9.1 4.4.0
+probe-kafka-17754: build kafka
+	mkdir -p $(RUNS_DIR)
+	@status=0; for v in $(PROBE_VERSIONS); do \
+		KAFKA_VERSION=$$v KAFKACHAOS_CLUSTER=local KAFKACHAOS_RUNS=$(RUNS_DIR) KAFKACHAOS_KEEP=1 \
+			$(GO) test -count=1 -timeout 15m -run '^TestChaosLocalDelayedProduceOutlivesTheClient$$' -v . || status=1; \
+	done; echo "reports: $(RUNS_DIR)/TestChaosLocalDelayedProduceOutlivesTheClient"; exit $$status
 
 # The docker provider's engine (its own socket and data root) and the Kafka
 # image, built locally from the same jars when apache/kafka cannot be pulled.

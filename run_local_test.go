@@ -20,7 +20,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/runner"
 )
 
-// The seed text's claims as bounded experiments on real Kafka: the local
+// The delivery-semantics claims as bounded experiments on real Kafka: the local
 // provider here (KRaft JVMs in network namespaces), the docker provider in
 // run_docker_test.go (the same brokers in containers). They run only with
 // KAFKACHAOS_CLUSTER=local (or -kafkachaos.cluster=local); `make

@@ -463,7 +463,7 @@ func randomProfileFor(t *testing.T, provider string) randomProfile {
 		}
 		// what this machine runs: no clock or disk kinds without their tools
 		p.space.Provider, p.space.Kinds = provider, runner.DrawableKinds(prov)
-		// One fault, which must fire and heal (issue 12): a second one would
+		// One fault, which must fire and heal: a second one would
 		// wait behind a kill's heal — a JVM or container restart and the
 		// cluster's health, 10-30 s on two cores, longer than the run — and
 		// never fire (a CI run's docker draw: kill at 10 ms healed at 26.9 s

@@ -5,7 +5,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/histories"
-	"github.com/kafkachaos/kafkachaos/internal/sim"
+	"github.com/kafkachaos/kafkachaos/internal/groundtruth"
 )
 
 // BenchmarkCheckInMemory measures the checker alone, without parsing: a
@@ -16,7 +16,7 @@ import (
 func BenchmarkCheckInMemory(b *testing.B) {
 	const n = 300_000
 	var ops checkers.Ops
-	err := sim.GenerateTo(1, n, sim.DefaultConfig(), func(op *histories.Op) error {
+	err := groundtruth.GenerateTo(1, n, groundtruth.DefaultConfig(), func(op *histories.Op) error {
 		ops = append(ops, *op) // the simulator does not change an op once emitted
 		return nil
 	})

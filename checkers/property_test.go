@@ -9,11 +9,11 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/histories"
-	"github.com/kafkachaos/kafkachaos/internal/sim"
+	"github.com/kafkachaos/kafkachaos/internal/groundtruth"
 	"github.com/kafkachaos/kafkachaos/model"
 )
 
-// Property tests against a simulated correct Kafka (internal/sim): its
+// Property tests against a simulated correct Kafka (internal/groundtruth): its
 // histories must check clean, and each injected anomaly must be found alone,
 // with the change of observed guarantee it implies. Failing histories shrink
 // to a few ops; rerun one with -rapid.seed.
@@ -36,7 +36,7 @@ func check(t *rapid.T, ops []histories.Op, opts checkers.Options) checkers.Resul
 func TestPropertySimulatedHistoriesAreClean(t *testing.T) {
 	for _, opts := range []checkers.Options{{}, {WWDeps: true}} {
 		rapid.Check(t, func(t *rapid.T) {
-			ops := sim.Gen(sim.SmallConfig(), 0, maxSteps).Draw(t, "history")
+			ops := groundtruth.Gen(groundtruth.SmallConfig(), 0, maxSteps).Draw(t, "history")
 			res := check(t, ops, opts)
 			if !res.Valid || len(res.AnomalyTypes) > 0 {
 				t.Fatalf("correct history (%d ops) judged invalid: %v\n%v", len(ops), res.AnomalyTypes, res.Anomalies)
@@ -51,28 +51,28 @@ func TestPropertySimulatedHistoriesAreClean(t *testing.T) {
 // wantGuarantee is what each injected kind does to the observed guarantee:
 // losses leave at-most-once, extra deliveries at-least-once, and order
 // anomalies leave the delivery count (exactly-once) alone.
-var wantGuarantee = map[sim.Kind]model.Guarantee{
-	sim.LostWrite: model.AtMostOnce, sim.Unseen: model.AtMostOnce, sim.LostDelivery: model.AtMostOnce,
-	sim.Duplicate: model.AtLeastOnce, sim.DuplicateDelivery: model.AtLeastOnce,
-	sim.G1a: model.AtLeastOnce, sim.PrecommittedRead: model.AtLeastOnce,
-	sim.InconsistentOffsets: model.ExactlyOnce, sim.NonmonotonicSend: model.ExactlyOnce,
-	sim.IntNonmonotonicSend: model.ExactlyOnce, sim.IntSendSkip: model.ExactlyOnce,
-	sim.PollSkip: model.ExactlyOnce, sim.NonmonotonicPoll: model.ExactlyOnce,
-	sim.IntPollSkip: model.ExactlyOnce, sim.IntNonmonotonicPoll: model.ExactlyOnce,
-	sim.G0: model.ExactlyOnce, sim.G1c: model.ExactlyOnce,
+var wantGuarantee = map[groundtruth.Kind]model.Guarantee{
+	groundtruth.LostWrite: model.AtMostOnce, groundtruth.Unseen: model.AtMostOnce, groundtruth.LostDelivery: model.AtMostOnce,
+	groundtruth.Duplicate: model.AtLeastOnce, groundtruth.DuplicateDelivery: model.AtLeastOnce,
+	groundtruth.G1a: model.AtLeastOnce, groundtruth.PrecommittedRead: model.AtLeastOnce,
+	groundtruth.InconsistentOffsets: model.ExactlyOnce, groundtruth.NonmonotonicSend: model.ExactlyOnce,
+	groundtruth.IntNonmonotonicSend: model.ExactlyOnce, groundtruth.IntSendSkip: model.ExactlyOnce,
+	groundtruth.PollSkip: model.ExactlyOnce, groundtruth.NonmonotonicPoll: model.ExactlyOnce,
+	groundtruth.IntPollSkip: model.ExactlyOnce, groundtruth.IntNonmonotonicPoll: model.ExactlyOnce,
+	groundtruth.G0: model.ExactlyOnce, groundtruth.G1c: model.ExactlyOnce,
 }
 
 func TestPropertyInjectedAnomalyFoundAlone(t *testing.T) {
-	for _, kind := range sim.Kinds() {
+	for _, kind := range groundtruth.Kinds() {
 		t.Run(string(kind), func(t *testing.T) {
 			want, ok := wantGuarantee[kind]
 			if !ok {
 				t.Fatalf("no expected guarantee for %q", kind)
 			}
 			rapid.Check(t, func(t *rapid.T) {
-				ops := sim.Gen(sim.SmallConfig(), minInjectSteps, maxSteps).Draw(t, "history")
-				inj, err := sim.Inject(ops, kind, sim.RapidChooser(t))
-				if errors.Is(err, sim.ErrNotApplicable) {
+				ops := groundtruth.Gen(groundtruth.SmallConfig(), minInjectSteps, maxSteps).Draw(t, "history")
+				inj, err := groundtruth.Inject(ops, kind, groundtruth.RapidChooser(t))
+				if errors.Is(err, groundtruth.ErrNotApplicable) {
 					t.Skip("nothing to inject into")
 				}
 				if err != nil {
@@ -89,7 +89,7 @@ func TestPropertyInjectedAnomalyFoundAlone(t *testing.T) {
 	}
 }
 
-func assertExactly(t *rapid.T, res checkers.Result, inj sim.Injection) {
+func assertExactly(t *rapid.T, res checkers.Result, inj groundtruth.Injection) {
 	var want, got []string
 	for _, k := range inj.Expect {
 		want = append(want, string(k))
@@ -128,8 +128,8 @@ func assertCasesPointIntoHistory(t *rapid.T, res checkers.Result, n int) {
 // of the same history, which passed over them, skipped and lost nothing.
 func TestPropertyReadUncommittedOnlyAddsG1a(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		ops := sim.Gen(sim.SmallConfig(), minInjectSteps, maxSteps).Draw(t, "history")
-		ops, aborted, err := sim.ReadUncommitted(ops)
+		ops := groundtruth.Gen(groundtruth.SmallConfig(), minInjectSteps, maxSteps).Draw(t, "history")
+		ops, aborted, err := groundtruth.ReadUncommitted(ops)
 		if err != nil {
 			t.Fatal(err)
 		}

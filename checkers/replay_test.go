@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/kafkachaos/kafkachaos/histories"
-	"github.com/kafkachaos/kafkachaos/internal/sim"
+	"github.com/kafkachaos/kafkachaos/internal/groundtruth"
 )
 
 func simOps(t *testing.T, n int) Ops {
 	t.Helper()
 	var ops Ops
-	err := sim.GenerateTo(3, n, sim.DefaultConfig(), func(op *histories.Op) error {
+	err := groundtruth.GenerateTo(3, n, groundtruth.DefaultConfig(), func(op *histories.Op) error {
 		ops = append(ops, *op.Clone())
 		return nil
 	})

@@ -23,7 +23,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/histories"
-	"github.com/kafkachaos/kafkachaos/internal/sim"
+	"github.com/kafkachaos/kafkachaos/internal/groundtruth"
 )
 
 func BenchmarkSimHistory(b *testing.B) {
@@ -68,7 +68,7 @@ func generated(b *testing.B, n int) histories.Source {
 		b.Fatal(err)
 	}
 	start := time.Now()
-	if err := sim.Generate(1, n, f); err != nil {
+	if err := groundtruth.Generate(1, n, f); err != nil {
 		b.Fatal(err)
 	}
 	fi, err := os.Stat(path)

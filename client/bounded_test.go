@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TestBoundedGivesUpOnAHungCall (issue 9, finding 0): a call that never
+// TestBoundedGivesUpOnAHungCall: a call that never
 // returns is given up a grace after its timeout, as a HangError that names
 // it and says how long it blocked.
 func TestBoundedGivesUpOnAHungCall(t *testing.T) {

@@ -410,7 +410,7 @@ func (h *hangingProducer) CommitTransaction(ctx context.Context) error {
 	return h.txnProducer.CommitTransaction(ctx)
 }
 
-// TestCopierHangIsAFinding (issue 9, finding 0): a transactional call that
+// TestCopierHangIsAFinding: a transactional call that
 // ignores its timeout does not hang the copier. Step gives up a grace after
 // the call's timeout, completes the txn op (fail before the commit was
 // asked for, info during it), records a client-hang op with the call, its
@@ -502,7 +502,7 @@ func expectHangRecorded(t *testing.T, ops []histories.Op, call string, want hist
 	}
 }
 
-// TestCopierRetryBacksOffWithinABudget (issue 9, finding 8a): a call that
+// TestCopierRetryBacksOffWithinABudget: a call that
 // fails retriably for ever is retried with a growing pause, and given up
 // as ErrRetriesExhausted when the budget is spent, keeping its last error.
 func TestCopierRetryBacksOffWithinABudget(t *testing.T) {

@@ -1,6 +1,9 @@
 package cluster
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // CapQuorum: VoterChanger (a controller taken out of the KRaft voter set
 // and put back while its node runs). Only a local cluster formatted with a
@@ -31,6 +34,41 @@ type Quorum struct {
 	HighWatermark int64           `json:"high-watermark"`
 	Voters        []QuorumReplica `json:"voters"`
 	Observers     []QuorumReplica `json:"observers"`
+}
+
+// VoterIDs lists the voters' ids, sorted.
+func (q Quorum) VoterIDs() []int32 { return replicaIDs(q.Voters) }
+
+// ObserverIDs lists the observers' ids, sorted.
+func (q Quorum) ObserverIDs() []int32 { return replicaIDs(q.Observers) }
+
+func replicaIDs(rs []QuorumReplica) []int32 {
+	ids := make([]int32, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Voter is id's entry among the voters, if it is one.
+func (q Quorum) Voter(id int32) (QuorumReplica, bool) {
+	i := slices.IndexFunc(q.Voters, func(r QuorumReplica) bool { return r.ID == id })
+	if i < 0 {
+		return QuorumReplica{}, false
+	}
+	return q.Voters[i], true
+}
+
+// Lag is how far voter id's log end trails the leader's, or -1 when either
+// is unknown.
+func (q Quorum) Lag(id int32) int64 {
+	v, ok := q.Voter(id)
+	l, lok := q.Voter(q.Leader)
+	if !ok || !lok || v.LogEndOffset < 0 || l.LogEndOffset < 0 {
+		return -1
+	}
+	return l.LogEndOffset - v.LogEndOffset
 }
 
 // VoterChanger changes the controller quorum's voter set (KIP-853's

@@ -30,7 +30,7 @@ func Baseline(name, provider string, limit time.Duration) Scenario {
 }
 
 // TransactionalCopy is s as a transactional consume-transform-produce
-// pipeline, the seed text's exactly-once case: keys input keys of topic
+// pipeline, the exactly-once case of Kafka's documented semantics: keys input keys of topic
 // "in" copied to topic "out" by two copiers committing transactions of five
 // records with read_committed, abortRatio of them aborted on purpose, at
 // rate ops per second.

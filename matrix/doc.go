@@ -1,4 +1,4 @@
-// Package matrix runs the seed text's central table live: each row a
+// Package matrix runs the delivery-semantics table live: each row a
 // client or topic configuration (acks, min.insync.replicas, retries with and
 // without idempotence, unclean elections, when offsets are committed,
 // transactions), each column a fault kind the chosen cluster can inject, and

@@ -53,7 +53,7 @@ func Base(provider string, limit time.Duration) generators.Scenario {
 	return s
 }
 
-// Rows are the seed text's configurations, in its order: the producer's
+// Rows are the semantics table's configurations, in its order: the producer's
 // acks, the topic's min.insync.replicas, retries with and without
 // idempotence, unclean leader election, then the consumer's commits and
 // finally transactions end to end. The unclean-election row needs
@@ -109,7 +109,7 @@ func copier(s *generators.Scenario) {
 	s.Workload.Mix.Txn = 2
 }
 
-// Columns are the fault kinds of the seed text's failures: a broker dying
+// Columns are the fault kinds of the table's failures: a broker dying
 // (aimed at the leader on real brokers), cut off or frozen, an
 // acknowledgement lost after the write, the leader moving, and the
 // harness's own clients crashing (a consumer at the point its commit

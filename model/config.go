@@ -73,7 +73,7 @@ func DefaultProducer() ProducerConfig {
 }
 
 // LegacyDefaultProducer is the Java producer's default from Kafka 2.1 to 2.8
-// (the era of the seed text): acks=1, retries unbounded, no idempotence.
+// (the era of the delivery-semantics claims the harness tests): acks=1, retries unbounded, no idempotence.
 func LegacyDefaultProducer() ProducerConfig {
 	return ProducerConfig{Acks: AcksLeader, Retries: kafkaMaxRetries, MaxInFlight: maxIdempotentInFlight}
 }

@@ -10,7 +10,7 @@ import (
 // die and leadership may move.
 type Conditions struct {
 	// StableLeaders promises that no partition leader fails or changes during
-	// the run (the seed text's "as long as the cluster is stable").
+	// the run (the claims' "as long as the cluster is stable").
 	StableLeaders bool
 }
 

@@ -1,6 +1,6 @@
 package model
 
-// These tests encode, one by one, the claims of the seed text the harness
+// These tests encode, one by one, the delivery-semantics claims the harness
 // was designed to test: a Chinese article on Kafka's delivery semantics
 // (producer acks and retries, consumer offset commits, exactly-once end to
 // end), cut off in the middle of its consumer section and not part of this

@@ -10,7 +10,8 @@
 // the runner can tell an unhealed cluster from a schedule cut short.
 //
 // Faults reach the cluster only through the hook interfaces of cluster/
-// (NodeKiller, RequestFaulter, ...) and the clients only through the small
-// WorkerPool and Group interfaces here. This package must not know about
-// checkers, and must not know which provider runs the cluster.
+// (NodeKiller, RequestFaulter, ...). Faults on the clients (crashes,
+// churn, stalls) are built where the workers live (runner, workers) and run
+// here like any other Fault. This package must not know about checkers, and
+// must not know which provider runs the cluster.
 package nemesis

@@ -2,8 +2,6 @@ package nemesis
 
 import (
 	"context"
-	"encoding/json"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -134,47 +132,5 @@ func TestKillPauseAndLeaderMovesFireAndHeal(t *testing.T) {
 	})
 	if typ, _ := send(t, p, 3); typ != histories.OK {
 		t.Fatalf("send after the move: %s", typ)
-	}
-}
-
-type fakePool struct{ crashed atomic.Int64 }
-
-func (f *fakePool) CrashWorker(context.Context) ([]int64, error) {
-	return []int64{f.crashed.Add(1)}, nil
-}
-
-type fakeGroup struct{ joins, leaves, crashes atomic.Int64 }
-
-func (g *fakeGroup) Join(context.Context) (int64, error)        { return g.joins.Add(1), nil }
-func (g *fakeGroup) Leave(context.Context) (int64, error)       { return g.leaves.Add(1), nil }
-func (g *fakeGroup) CrashMember(context.Context) (int64, error) { return g.crashes.Add(1), nil }
-
-func TestClientFaultsThroughTheRunner(t *testing.T) {
-	pool, group := &fakePool{}, &fakeGroup{}
-	rec := &memRecorder{}
-	s := Schedule{
-		{At: 0, Fault: ClientCrash(pool)},
-		{At: 0, Duration: 100 * time.Millisecond, Fault: ConsumerChurn(group, 5*time.Millisecond)},
-	}
-	if err := Run(context.Background(), s, rec); err != nil {
-		t.Fatal(err)
-	}
-	if pool.crashed.Load() != 1 {
-		t.Fatalf("%d crashes", pool.crashed.Load())
-	}
-	n := group.joins.Load() + group.leaves.Load() + group.crashes.Load()
-	if n < 5 {
-		t.Fatalf("only %d churn actions in 100ms at 5ms", n)
-	}
-	time.Sleep(20 * time.Millisecond)
-	if after := group.joins.Load() + group.leaves.Load() + group.crashes.Load(); after != n {
-		t.Fatalf("churn went on after its stop: %d -> %d", n, after)
-	}
-	var v struct {
-		Fault  string
-		Detail map[string][]int64
-	}
-	if err := json.Unmarshal(rec.ops[0].Value, &v); err != nil || v.Fault != "crash-client" || len(v.Detail["processes"]) != 1 {
-		t.Fatalf("crash op value %s: %v", rec.ops[0].Value, err)
 	}
 }

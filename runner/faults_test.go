@@ -73,7 +73,7 @@ func TestMeteredFaultCountsAndTolerates(t *testing.T) {
 	}
 }
 
-// TestScheduleKeepsFailedHeals (issue 9, finding 2): a heal that fails is
+// TestScheduleKeepsFailedHeals: a heal that fails is
 // the schedule's error, naming the fault, whether the run's deadline ended
 // the schedule (nemesis.Run then returned the deadline) or the schedule
 // ended first; the deadline alone is no error.
@@ -128,7 +128,7 @@ func TestOnlyContextErrorsAreTheRunsEnd(t *testing.T) {
 	}
 }
 
-// TestClientFaultCountsOnlyWhatTookEffect (issue 9, finding 3): a consumer
+// TestClientFaultCountsOnlyWhatTookEffect: a consumer
 // crash counts as fired once the consumer has crashed, not when it was
 // asked to; a crash at a point its commit strategy never reaches, or one
 // that has not happened when the wait ends, is an error of the fault, not

@@ -73,7 +73,7 @@
 // different clients meet at one virtual instant inside kfake (a fetch
 // woken by a produce) or where kgo's internal timers differ.
 //
-// This is not internal/sim, which generates histories of a correct Kafka
+// This is not internal/groundtruth, which generates histories of a correct Kafka
 // without running one, to test the checkers.
 //
 // It must not know checkers' rules or model's table (it calls their public

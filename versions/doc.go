@@ -6,7 +6,7 @@
 // The page names no run directory: it is committed, and the command in
 // its header makes every row again.
 //
-// The scenarios are the seed text's sharpest claims plus the transaction
+// The scenarios are the sharpest delivery-semantics claims plus the transaction
 // protocol's late-arrival question (KAFKA-17754): an idempotent acks=all
 // producer under leader kills and pauses, an acks=1 producer whose leader
 // is isolated, and a transactional copy whose produce and EndTxn requests

@@ -28,7 +28,7 @@ func copyScenario() generators.Scenario {
 	}
 }
 
-// TestSettleFencesAStoppedCopier (issue 9, finding 8c): a copier that
+// TestSettleFencesAStoppedCopier: a copier that
 // stopped (not crashed) with a transaction open, here because the run
 // ended in the middle of it, is fenced at the end by a successor with its
 // transactional.id, so that read_committed final reads are not held back

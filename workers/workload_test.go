@@ -9,7 +9,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/client"
 )
 
-// TestStopIsBounded (issue 9, finding 0): a worker that never returns does
+// TestStopIsBounded: a worker that never returns does
 // not hold the run: Stop gives up on it after its bound and names it in a
 // harness error.
 func TestStopIsBounded(t *testing.T) {

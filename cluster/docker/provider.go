@@ -274,7 +274,7 @@ func (p *Provider) Verified(e cluster.Effect) string { return p.VerifiedEffect(s
 
 // CreateTopics creates topics and waits until every partition has a leader.
 func (p *Provider) CreateTopics(ctx context.Context, topics ...cluster.TopicSpec) error {
-	return p.CreateTopicList(ctx, realbroker.Topics(topics))
+	return p.CreateTopicList(ctx, topics)
 }
 
 func (p *Provider) node(id int32) (*node, error) {

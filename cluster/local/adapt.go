@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
-	"github.com/kafkachaos/kafkachaos/internal/realbroker"
 )
 
 // logTails are the ends of every node's broker.log, for a failed start.
@@ -19,7 +18,7 @@ func (p *Provider) logTails(lines int) string {
 
 // CreateTopics creates topics and waits until every partition has a leader.
 func (p *Provider) CreateTopics(ctx context.Context, topics ...cluster.TopicSpec) error {
-	return p.CreateTopicList(ctx, realbroker.Topics(topics))
+	return p.CreateTopicList(ctx, topics)
 }
 
 // Verified says what each hook checks before it returns nil: the JVM's

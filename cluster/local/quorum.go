@@ -70,20 +70,7 @@ func (p *Provider) quorumCaps() []cluster.Capability {
 
 // Quorum describes the metadata quorum (DescribeQuorum).
 func (p *Provider) Quorum(ctx context.Context) (cluster.Quorum, error) {
-	q, err := p.Cluster.Quorum(ctx)
-	if err != nil {
-		return cluster.Quorum{}, err
-	}
-	return cluster.Quorum{Leader: q.Leader, Epoch: q.Epoch, HighWatermark: q.HighWatermark,
-		Voters: quorumReplicas(q.Voters), Observers: quorumReplicas(q.Observers)}, nil
-}
-
-func quorumReplicas(rs []realbroker.QuorumReplica) []cluster.QuorumReplica {
-	out := make([]cluster.QuorumReplica, len(rs))
-	for i, r := range rs {
-		out[i] = cluster.QuorumReplica(r)
-	}
-	return out
+	return p.Cluster.Quorum(ctx)
 }
 
 // RemoveVoter takes node id's controller out of the voter set

@@ -61,9 +61,9 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "exit status: 0 the history showed no anomaly or the run held its guarantee, 1 otherwise, 2 error")
 		fs.PrintDefaults()
 	}
-	path, ok := parseOneArg(fs, args)
+	path, exit, ok := parseOneArg(fs, args)
 	if !ok {
-		return exitError
+		return exit
 	}
 	f, err := histories.ParseFormat(*format)
 	if err != nil {

@@ -21,8 +21,14 @@ import (
 func cleanCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return exitError
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: kafkachaos clean")
+		fmt.Fprintln(stderr, "removes what crashed runs of the local and docker providers left behind: brokers, worker")
+		fmt.Fprintln(stderr, "processes, network namespaces, nft rules, containers; live runs are left alone")
+		fmt.Fprintln(stderr, "exit status: 0 done, 2 something could not be removed")
+	}
+	if exit, ok := parseFlags(fs, args); !ok {
+		return exit
 	}
 	ctx := context.Background()
 	removed, err := local.CleanLeftovers(ctx)

@@ -9,11 +9,11 @@ import (
 )
 
 func importCmd(args []string, stdout, stderr io.Writer) int {
-	return convert("import", "EDN history", histories.FormatEDN, histories.ExportJSONL, args, stdout, stderr)
+	return convert("import", "an EDN history", histories.FormatEDN, histories.ExportJSONL, args, stdout, stderr)
 }
 
 func exportCmd(args []string, stdout, stderr io.Writer) int {
-	return convert("export", "JSONL history", histories.FormatJSONL, histories.ExportEDN, args, stdout, stderr)
+	return convert("export", "a JSONL history", histories.FormatJSONL, histories.ExportEDN, args, stdout, stderr)
 }
 
 // convert reads one history file in format from and writes it to stdout
@@ -23,11 +23,11 @@ func convert(name, what string, from histories.Format, write func(io.Writer, his
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: kafkachaos %s FILE   (reads an %s, writes to stdout)\n", name, what)
+		fmt.Fprintf(stderr, "usage: kafkachaos %s FILE   (reads %s, writes to stdout)\n", name, what)
 	}
-	path, ok := parseOneArg(fs, args)
+	path, exit, ok := parseOneArg(fs, args)
 	if !ok {
-		return exitError
+		return exit
 	}
 	src, err := histories.Open(path, from)
 	if err != nil {

@@ -53,12 +53,12 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	var ef exploreFlags
 	ef.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkachaos explore --cluster embedded|local|docker --duration D [--seed S] [--space safe|weak|all] [--save NAME]")
+		fmt.Fprintln(stderr, "usage: kafkachaos explore --cluster embedded|local|docker|sim --duration D [--seed S] [--space safe|weak|all] [--save NAME]")
 		fmt.Fprintln(stderr, "exit status: 0 no violation, 1 a draw violated its claim, 2 bad flags or only harness errors")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitError
+	if exit, ok := parseFlags(fs, args); !ok {
+		return exit
 	}
 	reuse := ef.reuse()
 	c, err := ef.campaign(fs, stderr, reuse)

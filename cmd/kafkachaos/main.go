@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,7 +26,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"run", "run a chaos scenario and check it", func(a []string, _, _ io.Writer) int { return runCmd(a) }},
+		{"run", "run a chaos scenario and check it", runCmd},
 		{"check", "check a history file or run directory", checkCmd},
 		{"view", "write or serve HTML reports of run directories", viewCmd},
 		{"summary", "one line per run directory: text, markdown (CI) or json", summaryCmd},
@@ -61,17 +62,32 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	return exitError
 }
 
-// parseOneArg parses a subcommand's flags and its one argument (a path); on
-// a mistake it prints what is wrong or the usage and reports false.
-func parseOneArg(fs *flag.FlagSet, args []string) (string, bool) {
-	if err := fs.Parse(args); err != nil {
-		return "", false
+// parseFlags parses a subcommand's flags. When it reports false the
+// subcommand returns exit: exitValid after -h or --help (the flag package
+// printed the usage, as asked), exitError after a mistake it printed.
+func parseFlags(fs *flag.FlagSet, args []string) (exit int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return exitValid, true
+	case errors.Is(err, flag.ErrHelp):
+		return exitValid, false
+	}
+	return exitError, false
+}
+
+// parseOneArg parses a subcommand's flags and its one argument (a path).
+// When it reports false the subcommand returns exit (parseFlags; a missing
+// or extra argument prints the usage and is exitError).
+func parseOneArg(fs *flag.FlagSet, args []string) (path string, exit int, ok bool) {
+	if exit, ok := parseFlags(fs, args); !ok {
+		return "", exit, false
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return "", false
+		return "", exitError, false
 	}
-	return fs.Arg(0), true
+	return fs.Arg(0), exitValid, true
 }
 
 func usage(w io.Writer) {

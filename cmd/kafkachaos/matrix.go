@@ -16,7 +16,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/runner"
 )
 
-// matrixCmd is `kafkachaos matrix`: every configuration of the seed text
+// matrixCmd is `kafkachaos matrix`: every configuration of the semantics table
 // under every fault kind the cluster injects, written to MATRIX.md and
 // matrix.html. Exit 0 when no cell is a finding, 1 when one is, 2 on bad
 // flags or when a cell's run ended in a harness error.
@@ -37,8 +37,8 @@ func matrixCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "exit status: 0 no finding, 1 a cell observed weaker than predicted, 2 bad flags or a harness error")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitError
+	if exit, ok := parseFlags(fs, args); !ok {
+		return exit
 	}
 	opts, err := matrixOptions(*cluster, *rows, *cols, *out)
 	if err == nil && fs.NArg() > 0 {

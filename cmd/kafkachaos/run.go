@@ -20,7 +20,7 @@ import (
 // runCmd is `kafkachaos run`: one chaos run, from flags or a saved
 // scenario. Exit 0 when the observed guarantee satisfies the expected one,
 // 1 when it does not, 2 on any error.
-func runCmd(args []string) int { return runWith(args, os.Stdout, os.Stderr) }
+func runCmd(args []string, stdout, stderr io.Writer) int { return runWith(args, stdout, stderr) }
 
 // runFlags are the flags that describe a scenario (all but --scenario,
 // --runs, --keep, --quiet).
@@ -76,8 +76,8 @@ func runWith(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "exit status: 0 guarantee held, 1 observed weaker than expected, 2 error")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitError
+	if exit, ok := parseFlags(fs, args); !ok {
+		return exit
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "kafkachaos run: unexpected argument %q\n", fs.Arg(0))

@@ -78,11 +78,13 @@ func summaryCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafkachaos summary [--format text|markdown|json] RUNS...")
 		fmt.Fprintln(stderr, "RUNS are run directories or folders holding them (e.g. runs/), searched recursively.")
-		fmt.Fprintln(stderr, "exit status: 0 every run held, 1 a run did not hold, had a harness error or could not be read, 2 bad usage")
+		fmt.Fprintln(stderr, "exit status: 0 every run held and was live (VALID, HELD); 1 a run did not hold (NOT HELD, INVALID),")
+		fmt.Fprintln(stderr, "was not live (NOT LIVE), had a harness error (NOT TRUSTED) or could not be read (NOT CHECKED,")
+		fmt.Fprintln(stderr, "UNREADABLE); 2 bad usage, a missing path included (a folder holding no runs is exit 0)")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitError
+	if exit, ok := parseFlags(fs, args); !ok {
+		return exit
 	}
 	write, ok := summaryWriter(*format)
 	if !ok {

@@ -17,9 +17,9 @@ func viewCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       kafkachaos view --serve ADDR RUNS_DIR")
 		fs.PrintDefaults()
 	}
-	dir, ok := parseOneArg(fs, args)
+	dir, exit, ok := parseOneArg(fs, args)
 	if !ok {
-		return exitError
+		return exit
 	}
 	if *serve != "" {
 		fmt.Fprintf(stdout, "serving %s on http://%s/\n", dir, *serve)

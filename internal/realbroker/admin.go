@@ -10,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
 // Admin sends a provider's own requests (readiness, topics, leaders) to its
@@ -48,7 +50,7 @@ func (a *Admin) Metadata(ctx context.Context, topics []string) (*kmsg.MetadataRe
 
 // CreateTopics creates topics and waits until every partition has a leader.
 // A topic without a replication factor gets min(3, brokers).
-func (a *Admin) CreateTopics(ctx context.Context, brokers int, topics ...Topic) error {
+func (a *Admin) CreateTopics(ctx context.Context, brokers int, topics ...cluster.TopicSpec) error {
 	for _, t := range topics {
 		if t.ReplicationFactor == 0 {
 			t.ReplicationFactor = int16(min(3, brokers))
@@ -62,7 +64,7 @@ func (a *Admin) CreateTopics(ctx context.Context, brokers int, topics ...Topic) 
 
 // CreateTopic creates t (an existing one is fine when existsOK) and waits
 // until every partition has a leader.
-func (a *Admin) CreateTopic(ctx context.Context, t Topic, existsOK bool) error {
+func (a *Admin) CreateTopic(ctx context.Context, t cluster.TopicSpec, existsOK bool) error {
 	req := kmsg.NewPtrCreateTopicsRequest()
 	req.TimeoutMillis = 10000
 	rt := kmsg.NewCreateTopicsRequestTopic()
@@ -92,7 +94,7 @@ func (a *Admin) CreateTopic(ctx context.Context, t Topic, existsOK bool) error {
 }
 
 // topicConfigs are t's configs with MinInsyncReplicas as its property.
-func topicConfigs(t Topic) map[string]string {
+func topicConfigs(t cluster.TopicSpec) map[string]string {
 	configs := map[string]string{}
 	for k, v := range t.Configs {
 		configs[k] = v

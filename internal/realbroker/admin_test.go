@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
 // fake is a 3-broker kfake cluster and an admin of it: the requests are the
@@ -34,7 +36,7 @@ func TestWaitReadyAndTopics(t *testing.T) {
 	if err := a.WaitReady(ctx, 20*time.Second, 3, "test", func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.CreateTopics(ctx, 3, Topic{Name: "in", Partitions: 2, MinInsyncReplicas: 2}); err != nil {
+	if err := a.CreateTopics(ctx, 3, cluster.TopicSpec{Name: "in", Partitions: 2, MinInsyncReplicas: 2}); err != nil {
 		t.Fatal(err)
 	}
 	for p := range int32(2) {
@@ -45,7 +47,7 @@ func TestWaitReadyAndTopics(t *testing.T) {
 	if _, err := a.Leader(ctx, "in", 5); err == nil || !strings.Contains(err.Error(), "in/5 does not exist") {
 		t.Errorf("leader of a missing partition: %v", err)
 	}
-	err := a.CreateTopics(ctx, 3, Topic{Name: "in", Partitions: 2})
+	err := a.CreateTopics(ctx, 3, cluster.TopicSpec{Name: "in", Partitions: 2})
 	if err == nil || !strings.Contains(err.Error(), `creating topic "in"`) {
 		t.Errorf("creating an existing topic: %v", err)
 	}

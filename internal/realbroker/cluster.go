@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kafkachaos/kafkachaos/internal/kproxy"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/internal/kproxy"
 )
 
 // Cluster is the part of a real-Kafka provider that is the same whatever
@@ -148,7 +150,7 @@ func (c *Cluster) started() error {
 
 // CreateTopicList creates topics and waits until every partition has a
 // leader (the provider's CreateTopics converts cluster's topic specs).
-func (c *Cluster) CreateTopicList(ctx context.Context, topics []Topic) error {
+func (c *Cluster) CreateTopicList(ctx context.Context, topics []cluster.TopicSpec) error {
 	if err := c.started(); err != nil {
 		return err
 	}

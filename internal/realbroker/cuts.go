@@ -3,12 +3,12 @@ package realbroker
 import (
 	"fmt"
 	"slices"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
-// ClientNode stands for the test process in links and components, as
-// cluster.ClientNode does; cluster/local, which sees both, fails to
-// compile if the two ever differ.
-const ClientNode int32 = -1
+// ClientNode stands for the test process in links and components.
+const ClientNode = cluster.ClientNode
 
 // Cuts are the network links of a run that are down, as pairs of node ids;
 // ClientNode stands for the test process. Providers keep one Cuts

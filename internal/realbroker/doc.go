@@ -13,7 +13,8 @@
 // It must not know how a node runs (process or container), how a fault is
 // applied (which namespace, which command runner), nor anything of
 // histories, checkers or clients: callers pass node ids, addresses and
-// callbacks, and name themselves in its errors (Cluster's prefix). It sits below
-// cluster/ and must not import it: its Topic and ClientNode mirror
-// cluster's, and the providers adapt between the two.
+// callbacks, and name themselves in its errors (Cluster's prefix). It speaks
+// the interface package's types (cluster.TopicSpec, cluster.Quorum,
+// cluster.ClientNode), so a provider hands them through unchanged, and must
+// not import a provider.
 package realbroker

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
 func TestHealthyAgainstKfake(t *testing.T) {
 	a := fake(t)
 	ctx := context.Background()
-	if err := a.CreateTopics(ctx, 3, Topic{Name: "in", Partitions: 2}); err != nil {
+	if err := a.CreateTopics(ctx, 3, cluster.TopicSpec{Name: "in", Partitions: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Healthy(ctx, []int32{0, 1, 2}); err != nil {

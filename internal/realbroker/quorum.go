@@ -5,13 +5,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
 // A dynamic controller quorum (KIP-853, Kafka 3.9+): the nodes find the
@@ -89,61 +90,9 @@ func DynamicQuorum(props map[string]string, all []Node) {
 	props["controller.quorum.bootstrap.servers"] = strings.Join(servers, ",")
 }
 
-// QuorumReplica is one replica of the metadata log as DescribeQuorum
-// lists it: a voter or an observer.
-type QuorumReplica struct {
-	ID           int32  `json:"id"`
-	DirectoryID  string `json:"directory-id,omitempty"` // DescribeQuorum v2 (Kafka 3.9+)
-	LogEndOffset int64  `json:"log-end-offset"`         // -1 when the leader does not know it
-}
-
-// Quorum is the metadata quorum as its leader describes it.
-type Quorum struct {
-	Leader        int32           `json:"leader"`
-	Epoch         int32           `json:"epoch"`
-	HighWatermark int64           `json:"high-watermark"`
-	Voters        []QuorumReplica `json:"voters"`
-	Observers     []QuorumReplica `json:"observers"`
-}
-
-// VoterIDs lists the voters' ids, sorted.
-func (q Quorum) VoterIDs() []int32 { return replicaIDs(q.Voters) }
-
-// ObserverIDs lists the observers' ids, sorted.
-func (q Quorum) ObserverIDs() []int32 { return replicaIDs(q.Observers) }
-
-func replicaIDs(rs []QuorumReplica) []int32 {
-	ids := make([]int32, len(rs))
-	for i, r := range rs {
-		ids[i] = r.ID
-	}
-	slices.Sort(ids)
-	return ids
-}
-
-// voter is id's entry among the voters.
-func (q Quorum) voter(id int32) (QuorumReplica, bool) {
-	i := slices.IndexFunc(q.Voters, func(r QuorumReplica) bool { return r.ID == id })
-	if i < 0 {
-		return QuorumReplica{}, false
-	}
-	return q.Voters[i], true
-}
-
-// Lag is how far voter id's log end trails the leader's, or -1 when either
-// is unknown.
-func (q Quorum) Lag(id int32) int64 {
-	v, ok := q.voter(id)
-	l, lok := q.voter(q.Leader)
-	if !ok || !lok || v.LogEndOffset < 0 || l.LogEndOffset < 0 {
-		return -1
-	}
-	return l.LogEndOffset - v.LogEndOffset
-}
-
 // DescribeQuorum describes the metadata quorum (the brokers forward it to
 // the active controller).
-func (a *Admin) DescribeQuorum(ctx context.Context) (Quorum, error) {
+func (a *Admin) DescribeQuorum(ctx context.Context) (cluster.Quorum, error) {
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	t := kmsg.NewDescribeQuorumRequestTopic()
 	t.Topic = "__cluster_metadata"
@@ -153,27 +102,27 @@ func (a *Admin) DescribeQuorum(ctx context.Context) (Quorum, error) {
 	defer cancel()
 	resp, err := req.RequestWith(rctx, a.cl)
 	if err != nil {
-		return Quorum{}, fmt.Errorf("describe quorum: %w", err)
+		return cluster.Quorum{}, fmt.Errorf("describe quorum: %w", err)
 	}
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return Quorum{}, fmt.Errorf("describe quorum: %w", err)
+		return cluster.Quorum{}, fmt.Errorf("describe quorum: %w", err)
 	}
 	for _, t := range resp.Topics {
 		for _, pt := range t.Partitions {
 			if err := kerr.ErrorForCode(pt.ErrorCode); err != nil || pt.LeaderID < 0 {
-				return Quorum{}, fmt.Errorf("metadata quorum has no leader (%v)", err)
+				return cluster.Quorum{}, fmt.Errorf("metadata quorum has no leader (%v)", err)
 			}
-			return Quorum{Leader: pt.LeaderID, Epoch: pt.LeaderEpoch, HighWatermark: pt.HighWatermark,
+			return cluster.Quorum{Leader: pt.LeaderID, Epoch: pt.LeaderEpoch, HighWatermark: pt.HighWatermark,
 				Voters: replicas(pt.CurrentVoters), Observers: replicas(pt.Observers)}, nil
 		}
 	}
-	return Quorum{}, errors.New("describe quorum: empty response")
+	return cluster.Quorum{}, errors.New("describe quorum: empty response")
 }
 
-func replicas(rs []kmsg.DescribeQuorumResponseTopicPartitionReplicaState) []QuorumReplica {
-	out := make([]QuorumReplica, len(rs))
+func replicas(rs []kmsg.DescribeQuorumResponseTopicPartitionReplicaState) []cluster.QuorumReplica {
+	out := make([]cluster.QuorumReplica, len(rs))
 	for i, r := range rs {
-		out[i] = QuorumReplica{ID: r.ReplicaID, LogEndOffset: r.LogEndOffset}
+		out[i] = cluster.QuorumReplica{ID: r.ReplicaID, LogEndOffset: r.LogEndOffset}
 		if r.ReplicaDirectoryID != ([16]byte{}) {
 			out[i].DirectoryID = base64.RawURLEncoding.EncodeToString(r.ReplicaDirectoryID[:])
 		}

@@ -84,21 +84,6 @@ func TestDirectoryIDs(t *testing.T) {
 	}
 }
 
-// A voter's lag is the leader's log end minus its own, unknown (-1) when
-// either is unknown or it is no voter.
-func TestQuorumLag(t *testing.T) {
-	q := Quorum{Leader: 1, Voters: []QuorumReplica{{ID: 1, LogEndOffset: 120}, {ID: 2, LogEndOffset: 118}, {ID: 3, LogEndOffset: -1}},
-		Observers: []QuorumReplica{{ID: 4, LogEndOffset: 50}}}
-	for id, want := range map[int32]int64{1: 0, 2: 2, 3: -1, 4: -1} {
-		if got := q.Lag(id); got != want {
-			t.Errorf("Lag(%d) = %d, want %d", id, got, want)
-		}
-	}
-	if got := q.VoterIDs(); len(got) != 3 || got[2] != 3 {
-		t.Errorf("VoterIDs = %v", got)
-	}
-}
-
 // replicaStates is one replica of DescribeQuorum's answer with directory
 // id dir.
 func replicaStates(dir [16]byte) []kmsg.DescribeQuorumResponseTopicPartitionReplicaState {

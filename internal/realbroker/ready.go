@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
 // ProbeTopic is created by the readiness check; scenario topics never look
@@ -31,7 +33,7 @@ func (a *Admin) WaitReady(ctx context.Context, limit time.Duration, brokers int,
 		}
 		if last = a.brokersRegistered(ctx, brokers); last == nil {
 			step = "probe topic"
-			probe := Topic{Name: ProbeTopic, Partitions: 1, ReplicationFactor: int16(min(3, brokers))}
+			probe := cluster.TopicSpec{Name: ProbeTopic, Partitions: 1, ReplicationFactor: int16(min(3, brokers))}
 			if last = a.CreateTopic(ctx, probe, true); last == nil {
 				step = "produce and fetch"
 				if last = a.roundTrip(ctx, tag); last == nil {

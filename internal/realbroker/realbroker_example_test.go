@@ -42,19 +42,3 @@ func ExampleSubnet() {
 	// Output:
 	// 10.214.7.12 10.214.7.1
 }
-
-// A provider hands cluster's topic specs over as they are: the field lists
-// are the same.
-func ExampleTopics() {
-	type spec struct {
-		Name              string
-		Partitions        int32
-		ReplicationFactor int16
-		MinInsyncReplicas int
-		Configs           map[string]string
-	}
-	ts := realbroker.Topics([]spec{{Name: "in", Partitions: 2, MinInsyncReplicas: 2}})
-	fmt.Printf("%+v\n", ts[0])
-	// Output:
-	// {Name:in Partitions:2 ReplicationFactor:0 MinInsyncReplicas:2 Configs:map[]}
-}

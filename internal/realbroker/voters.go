@@ -9,6 +9,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
 // CaughtUpSlack is how many metadata records a voter added back may trail
@@ -31,9 +33,9 @@ var (
 const voterChangeTimeout = 60 * time.Second
 
 // Quorum describes the metadata quorum (DescribeQuorum).
-func (c *Cluster) Quorum(ctx context.Context) (Quorum, error) {
+func (c *Cluster) Quorum(ctx context.Context) (cluster.Quorum, error) {
 	if err := c.started(); err != nil {
-		return Quorum{}, err
+		return cluster.Quorum{}, err
 	}
 	q, err := c.admin.DescribeQuorum(ctx)
 	return q, c.wrap(err)
@@ -60,8 +62,8 @@ func (c *Cluster) RemoveVoter(ctx context.Context, v Voter) error {
 		}
 		return responseError(resp.ErrorCode, resp.ErrorMessage)
 	}
-	gone := func(q Quorum) bool {
-		_, voting := q.voter(v.ID)
+	gone := func(q cluster.Quorum) bool {
+		_, voting := q.Voter(v.ID)
 		return !voting && slices.Contains(q.ObserverIDs(), v.ID)
 	}
 	return c.wrap(c.changeVoters(ctx, fmt.Sprintf("remove voter %d", v.ID), send, gone))
@@ -89,7 +91,7 @@ func (c *Cluster) AddVoter(ctx context.Context, v Voter) error {
 		}
 		return responseError(resp.ErrorCode, resp.ErrorMessage)
 	}
-	back := func(q Quorum) bool {
+	back := func(q cluster.Quorum) bool {
 		lag := q.Lag(v.ID)
 		return lag >= 0 && lag <= CaughtUpSlack
 	}
@@ -104,13 +106,13 @@ func (c *Cluster) AddVoter(ctx context.Context, v Voter) error {
 // quorum has caught up with it. The request is sent again only after a
 // retriable failure; one Kafka refuses for good ends the wait once the
 // next description does not show the change.
-func (c *Cluster) changeVoters(ctx context.Context, what string, send func(context.Context) error, done func(Quorum) bool) error {
+func (c *Cluster) changeVoters(ctx context.Context, what string, send func(context.Context) error, done func(cluster.Quorum) bool) error {
 	if err := c.started(); err != nil {
 		return err
 	}
 	wait, cancel := context.WithTimeout(ctx, voterChangeTimeout)
 	defer cancel()
-	var last Quorum
+	var last cluster.Quorum
 	var sendErr, descErr, refused error
 	accepted := false
 	for {

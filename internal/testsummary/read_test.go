@@ -7,7 +7,8 @@ import (
 )
 
 // testdata/broken.json is real `go test -json -timeout 1s ./...` output of
-// a module with a package that does not compile and one whose test hangs.
+// a module with a package that does not compile and one whose test hangs
+// (the module's directory renamed /src in its stack traces).
 func TestReadBrokenModule(t *testing.T) {
 	f, err := os.Open("testdata/broken.json")
 	if err != nil {

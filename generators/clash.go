@@ -145,19 +145,20 @@ func clashOf(s Scenario, i, j int, all bool) (string, bool) {
 
 // reach is how long after its window f still holds what it took: until its
 // last change lands (a voter's return takes as long as its removal), and
-// in a draw also its heal budget.
+// in a draw until its heal budget is spent too.
 func reach(f Fault, s Scenario, draw bool) time.Duration {
 	r := f.need(s).effect
 	if draw {
-		r += healFor(f)
+		r = max(r, healFor(f))
 	}
 	return r
 }
 
 // overlap reports whether faults a and b of s hold at once, each stretched
-// by its reach.
+// by its reach; a window starting as another ends overlaps it (its start
+// races the other's heal).
 func overlap(s Scenario, a, b Fault, draw bool) bool {
-	return a.Start.D() < b.End().D()+reach(b, s, draw) && b.Start.D() < a.End().D()+reach(a, s, draw)
+	return a.Start.D() <= b.End().D()+reach(b, s, draw) && b.Start.D() <= a.End().D()+reach(a, s, draw)
 }
 
 // clashes is every pair of s's faults that must not overlap and does: a

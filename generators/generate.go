@@ -309,7 +309,7 @@ func startRange(n need, limitMs int) (lo, hi int) {
 func availableKinds(kinds []string, s Scenario) []string {
 	var out []string
 	for _, k := range kinds {
-		if fits(s, Fault{Kind: k}) {
+		if fits(s, Fault{Kind: k, Params: kindOf(k).least}) {
 			out = append(out, k)
 		}
 	}

@@ -38,7 +38,7 @@ func addBrokerKind() Kind {
 		Doc: "Grows the cluster by a new broker-only node (the next id after the cluster's) for the window and moves one " +
 			"replica of key 0's partition onto it; at the window's end the replica moves back and the broker is stopped, " +
 			"unregistered and removed. Each step counts once verified. Kafka 4.0+. It reads no parameters.",
-		kafka: KafkaNeed{Min: "4.0", Why: "add-broker is verified with DescribeCluster v2, which lists fenced brokers from Kafka 4.0 on"},
+		kafka:     KafkaNeed{Min: "4.0", Why: "add-broker is verified with DescribeCluster v2, which lists fenced brokers from Kafka 4.0 on"},
 		need:      staticNeed(need{effect: addBrokerEffect}),
 		check:     readsNone("it adds the broker with the next id and moves a replica of key 0's partition, chosen by the seed, onto it"),
 		footprint: func(Fault, Scenario) Footprint { return Footprint{Adds: true} },

@@ -25,7 +25,7 @@ func removeBrokerKind() Kind {
 		Doc: "Takes Params.Target's broker (one, the leader or the controller; one by default) out of the cluster for the " +
 			"window: a clean stop, then UnregisterBroker; at the window's end it starts again and registers anew. Kafka 4.0+.",
 		kafka: KafkaNeed{Min: "4.0", Why: "remove-broker is verified with DescribeCluster v2, which lists fenced brokers from Kafka 4.0 on"},
-		need: staticNeed(need{takesDown: true}),
+		need:  staticNeed(need{takesDown: true}),
 		check: func(f Fault, field string, _ *Scenario) error {
 			p := f.Params
 			rest := p

@@ -17,7 +17,7 @@ func slowLinkRates() []int64 { return []int64{10_000_000, 1_000_000, 100_000} }
 
 func slowLinkKind() Kind {
 	return Kind{Name: KindSlowLink, Capability: cluster.CapPartition,
-		Doc: "Caps Params.Target's links at Params.BitsPerSecond for the window.",
+		Doc:  "Caps Params.Target's links at Params.BitsPerSecond for the window.",
 		Owns: []string{"bits-per-second"},
 		check: func(f Fault, field string, _ *Scenario) error {
 			if f.Params.BitsPerSecond <= 0 {

@@ -28,4 +28,3 @@ func (w Workload) validateProcesses(s *Scenario) error {
 	}
 	return nil
 }
-

@@ -2,6 +2,7 @@ package generators
 
 import (
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
@@ -33,18 +34,19 @@ type Kind struct {
 	// alone reads: any other kind refuses them.
 	Owns []string
 
-	targets   []string                                             // the Params.Target values it takes, "" aside; nil: realTargets
+	least   FaultParams // the parameters that ask least of a run, where none do not
+	targets []string    // the Params.Target values it takes, "" aside; nil: realTargets
 
-	heal      time.Duration                                        // worst case (HealBudget)
-	healOf    func(f Fault) time.Duration                          // per fault, when it depends on the params
-	need      func(f Fault, s Scenario) need                       // availability rule
-	check     func(f Fault, field string, s *Scenario) error       // parameters and what it asks of s
-	defaults  func(f *Fault, limit Duration, fl FaultFlags)        // what --nemesis fills in
-	footprint func(f Fault, s Scenario) Footprint                  // what it takes out while active
+	heal      time.Duration                                                     // worst case (HealBudget)
+	healOf    func(f Fault) time.Duration                                       // per fault, when it depends on the params
+	need      func(f Fault, s Scenario) need                                    // availability rule
+	check     func(f Fault, field string, s *Scenario) error                    // parameters and what it asks of s
+	defaults  func(f *Fault, limit Duration, fl FaultFlags)                     // what --nemesis fills in
+	footprint func(f Fault, s Scenario) Footprint                               // what it takes out while active
 	draw      func(d drawer, label func(string) string, s Scenario) FaultParams // a draw's parameters
-	probe     func(f Fault, brokers int) time.Duration             // how long its start waits for a probe
-	available func(s Scenario, f Fault, field string) error        // what it needs of s beyond its need
-	kafka     KafkaNeed                                            // the release it needs (Min, Why; Field is filled in)
+	probe     func(f Fault, brokers int) time.Duration                          // how long its start waits for a probe
+	available func(s Scenario, f Fault, field string) error                     // what it needs of s beyond its need
+	kafka     KafkaNeed                                                         // the release it needs (Min, Why; Field is filled in)
 }
 
 // Registry is every fault kind, in a fixed order (the order Kinds lists and
@@ -71,10 +73,26 @@ func LookupKind(name string) (Kind, bool) {
 }
 
 // kindOf is the kind named name, or the zero Kind (no capability, no
-// need, no footprint) for a name Validate refuses anyway.
-func kindOf(name string) Kind {
-	k, _ := LookupKind(name)
-	return k
+// need, no footprint) for a name Validate refuses anyway. It reads
+// byName, as draws ask it at every step.
+func kindOf(name string) Kind { return byName()[name] }
+
+// byName is Registry by name, made once: a constant table (nothing
+// changes it once made), which the draws would otherwise build again for
+// every question they ask of a kind.
+func byName() map[string]Kind {
+	registryTable.once.Do(func() {
+		registryTable.byName = map[string]Kind{}
+		for _, k := range Registry() {
+			registryTable.byName[k.Name] = k
+		}
+	})
+	return registryTable.byName
+}
+
+var registryTable struct {
+	once   sync.Once
+	byName map[string]Kind
 }
 
 // Kinds returns every fault kind's name, in a fixed order.
@@ -87,7 +105,7 @@ func Kinds() []string {
 }
 
 func knownKind(name string) bool {
-	_, ok := LookupKind(name)
+	_, ok := byName()[name]
 	return ok
 }
 
@@ -144,7 +162,9 @@ func (k Kind) Footprint(f Fault, s Scenario) Footprint {
 
 // everyFlag is the instantaneous kinds' --nemesis default: a step every
 // half second.
-func everyFlag(f *Fault, _ Duration, _ FaultFlags) { f.Params = FaultParams{Every: Duration(500 * time.Millisecond)} }
+func everyFlag(f *Fault, _ Duration, _ FaultFlags) {
+	f.Params = FaultParams{Every: Duration(500 * time.Millisecond)}
+}
 
 // staticNeed is a need that no parameter changes.
 func staticNeed(n need) func(Fault, Scenario) need {

@@ -8,7 +8,9 @@ const TargetReplicas = "replicas" // every replica of key 0's partition (power-l
 
 // realTargets are the targets a kind takes unless it names its own
 // (Kind.targets).
-func realTargets() []string { return []string{"one", "leader", "controller", "minority", "majority", "all"} }
+func realTargets() []string {
+	return []string{"one", "leader", "controller", "minority", "majority", "all"}
+}
 
 // checkTarget checks Params.Target against the targets f's kind takes, and
 // that it is not given with Params.Nodes.

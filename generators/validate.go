@@ -250,13 +250,13 @@ func (f Fault) validate(field string, s *Scenario) error {
 	default:
 		return bad(field+".params.point", "%q, want anywhere, after-commit or before-commit", f.Params.Point)
 	}
-	if err := checkOwned(k, f, field); err != nil {
-		return err
-	}
 	if k.check != nil {
 		if err := k.check(f, field, s); err != nil {
 			return err
 		}
+	}
+	if err := checkOwned(k, f, field); err != nil {
+		return err
 	}
 	return checkTarget(k, f, field)
 }
@@ -265,13 +265,17 @@ func (f Fault) validate(field string, s *Scenario) error {
 func checkOwned(k Kind, f Fault, field string) error {
 	for _, name := range paramsSet(f.Params) {
 		var readers []string
-		for _, o := range Registry() {
+		for _, o := range Registry() { // in the registry's order, for the message
 			if slices.Contains(o.Owns, name) {
 				readers = append(readers, o.Name)
 			}
 		}
 		if len(readers) > 0 && !slices.Contains(k.Owns, name) {
-			return bad(field+".params."+name, "read by %s only (kind %s)", strings.Join(readers, " and "), f.Kind)
+			verb := "reads"
+			if len(readers) > 1 {
+				verb = "read"
+			}
+			return bad(field+".params."+name, "only %s %s it (kind %s)", strings.Join(readers, " and "), verb, f.Kind)
 		}
 	}
 	return nil

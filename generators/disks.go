@@ -18,14 +18,14 @@ func (s Scenario) LazyDisks() bool {
 	return slices.ContainsFunc(s.Nemesis, func(f Fault) bool { return footprintOf(f, s).Disk })
 }
 
-// DiskTarget is f's target with the disk kinds' defaults: all for a power
-// loss, one for a disk fault.
+// DiskTarget is f's target with the disk kinds' defaults (Kind's
+// defaultTarget): all for a power loss, one for a disk fault.
 func (p FaultParams) DiskTarget(kind string) string {
-	switch {
-	case p.Target != "":
+	if p.Target != "" {
 		return p.Target
-	case kind == KindPowerLoss:
-		return "all"
+	}
+	if t := kindOf(kind).defaultTarget; t != "" {
+		return t
 	}
 	return "one"
 }

@@ -11,3 +11,5 @@
 // cluster, starts a client or reads a history. Fault kinds are names here;
 // nemesis/ and runner/ give them meaning.
 package generators
+
+//go:generate go run ../internal/faultsdoc -o ../docs/faults.md

@@ -42,6 +42,6 @@ func addBrokerKind() Kind {
 		need:      staticNeed(need{effect: addBrokerEffect}),
 		check:     readsNone("it adds the broker with the next id and moves a replica of key 0's partition, chosen by the seed, onto it"),
 		footprint: func(Fault, Scenario) Footprint { return Footprint{Adds: true} },
-		draw:      func(drawer, func(string) string, Scenario) FaultParams { return FaultParams{} },
+		draw:      drawNone,
 	}
 }

@@ -17,6 +17,6 @@ func bridgeKind() Kind {
 		Doc:       "Joins two sides of the cluster through one node only, for the window.",
 		need:      staticNeed(need{brokers: 3}),
 		footprint: cutFootprint,
-		draw:      func(drawer, func(string) string, Scenario) FaultParams { return FaultParams{} },
+		draw:      drawNone,
 	}
 }

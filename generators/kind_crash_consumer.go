@@ -1,6 +1,10 @@
 package generators
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/kafkachaos/kafkachaos/model"
+)
 
 // Behavior:
 //
@@ -61,4 +65,45 @@ func checkCrashPoint(f Fault, field string, s *Scenario) error {
 		return bad(field+".params.point", "%q: a client process is killed wherever it is (SIGKILL); want anywhere", p)
 	}
 	return nil
+}
+
+// drawnPoints is the crash points drawn for s: those its consumers reach
+// (CrashPoints) and whose crash fits its time limit (a commit point waits
+// for the group to form, and a short run may end first), but only anywhere
+// when group members outnumber the keys. A member without a partition
+// never commits, so a commit-point crash would land only if the draw of
+// which consumer to crash were lucky.
+func drawnPoints(s Scenario) []string {
+	if s.Workload.Mode == ModeGroup && s.Workload.Consumers > s.Keys.Count {
+		return []string{CrashAnywhere}
+	}
+	var out []string
+	for _, p := range CrashPoints(s) {
+		if p == CrashAnywhere || fits(s, Fault{Kind: KindCrashConsumer, Params: FaultParams{Point: p}}) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// CrashPoints is the consumer crash points s's consumers reach: a crash
+// requested at any other point could never take effect. Only group
+// consumers commit as the strategy says (assign-mode and transactional
+// consumers commit nothing themselves), and a poll passes after-commit only
+// when it commits before processing or auto-commits, before-commit only
+// when it commits after processing.
+func CrashPoints(s Scenario) []string {
+	if s.Workload.Mode != ModeGroup {
+		return []string{CrashAnywhere}
+	}
+	switch s.Consumer.CommitStrategy {
+	case model.CommitBeforeProcessing:
+		return []string{CrashAnywhere, CrashAfterCommit}
+	case model.CommitAfterProcessing:
+		return []string{CrashAnywhere, CrashBeforeCommit}
+	case model.CommitAuto:
+		// after an auto-commit covered records not yet processed
+		return []string{CrashAnywhere, CrashAfterCommit}
+	}
+	return []string{CrashAnywhere}
 }

@@ -18,6 +18,6 @@ func isolateLeaderKind() Kind {
 		Doc:       "Cuts the leader of key 0 from its followers for the window; the clients still reach it.",
 		need:      staticNeed(need{brokers: 2}),
 		footprint: cutFootprint,
-		draw:      func(drawer, func(string) string, Scenario) FaultParams { return FaultParams{} },
+		draw:      drawNone,
 	}
 }

@@ -22,6 +22,6 @@ func isolateLeaderReplicationKind() Kind {
 			"the controller quorum and the clients still reach it, so it stays leader and shrinks its ISR to itself.",
 		need:      staticNeed(need{brokers: 2}),
 		footprint: cutFootprint,
-		draw:      func(drawer, func(string) string, Scenario) FaultParams { return FaultParams{} },
+		draw:      drawNone,
 	}
 }

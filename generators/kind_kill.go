@@ -19,5 +19,6 @@ func killKind() Kind {
 			"Params.Nodes, or Params.Target's brokers on real brokers, or one chosen by the seed.",
 		need:      staticNeed(need{takesDown: true}),
 		footprint: downFootprint,
+		draw:      drawNone,
 	}
 }

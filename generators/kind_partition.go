@@ -25,5 +25,6 @@ func partitionKind() Kind {
 			return need{brokers: 3}
 		},
 		footprint: cutFootprint,
+		draw:      drawNone,
 	}
 }

@@ -18,5 +18,6 @@ func pauseKind() Kind {
 			"Params.Nodes, or Params.Target's brokers, or one chosen by the seed.",
 		need:      staticNeed(need{takesDown: true}),
 		footprint: downFootprint,
+		draw:      drawNone,
 	}
 }

@@ -57,6 +57,6 @@ func pauseClientKind() Kind {
 			}
 			return Footprint{Client: f.Params.Role + "s"}
 		},
-		draw: func(drawer, func(string) string, Scenario) FaultParams { return FaultParams{} },
+		draw: drawNone,
 	}
 }

@@ -34,7 +34,7 @@ func powerLossTargets() []string { return []string{"one", "leader", TargetReplic
 
 func powerLossKind() Kind {
 	return Kind{Name: KindPowerLoss, Capability: cluster.CapDisk, Drawn: true,
-		targets: powerLossTargets(), heal: powerLossAllHeal, least: FaultParams{Target: "one"},
+		targets: powerLossTargets(), heal: powerLossAllHeal, least: FaultParams{Target: "one"}, defaultTarget: "all",
 		healOf: func(f Fault) time.Duration {
 			if f.Params.DiskTarget(KindPowerLoss) == "all" {
 				return powerLossAllHeal

@@ -25,7 +25,7 @@ func reassignKind() Kind {
 		need:      func(_ Fault, s Scenario) need { return need{brokers: s.Topic.ReplicationFactor + 1} },
 		check:     readsNone("it moves a replica of key 0's partition, chosen by the seed, to a broker that holds none"),
 		footprint: func(Fault, Scenario) Footprint { return Footprint{Moves: true} },
-		draw:      func(drawer, func(string) string, Scenario) FaultParams { return FaultParams{} },
+		draw:      drawNone,
 	}
 }
 

@@ -17,6 +17,6 @@ func rollingRestartKind() Kind {
 	return Kind{Name: KindRollingRestart, Capability: cluster.CapKill, Instant: true,
 		Doc:       "Restarts every broker cleanly in turn, waiting Params.Delay after each, at Start and then every Params.Every.",
 		footprint: func(Fault, Scenario) Footprint { return Footprint{Down: 1, Target: "one"} },
-		draw:      func(drawer, func(string) string, Scenario) FaultParams { return FaultParams{} },
+		draw:      drawNone,
 	}
 }

@@ -57,7 +57,7 @@ func stallConsumerKind() Kind {
 			// the run, for the consumer's waking to show
 			f.Start, f.Duration, f.Params = limit/5, limit*6/10, FaultParams{}
 		},
-		draw: func(drawer, func(string) string, Scenario) FaultParams { return FaultParams{} },
+		draw: drawNone,
 	}
 }
 

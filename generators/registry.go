@@ -34,8 +34,9 @@ type Kind struct {
 	// alone reads: any other kind refuses them.
 	Owns []string
 
-	least   FaultParams // the parameters that ask least of a run, where none do not
-	targets []string    // the Params.Target values it takes, "" aside; nil: realTargets
+	least         FaultParams // the parameters that ask least of a run, where none do not
+	defaultTarget string      // the target of a fault that names none, where it is not one
+	targets       []string    // the Params.Target values it takes, "" aside; nil: realTargets
 
 	heal      time.Duration                                                     // worst case (HealBudget)
 	healOf    func(f Fault) time.Duration                                       // per fault, when it depends on the params
@@ -173,3 +174,7 @@ func staticNeed(n need) func(Fault, Scenario) need {
 
 // isZero reports whether p sets no parameter.
 func isZero(p FaultParams) bool { return reflect.ValueOf(p).IsZero() }
+
+// drawNone is the draw rule of a kind drawn without parameters (the seed
+// picks what it acts on).
+func drawNone(drawer, func(string) string, Scenario) FaultParams { return FaultParams{} }

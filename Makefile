@@ -7,6 +7,12 @@ CLUSTER   ?= embedded
 TIMEOUT   ?= 20m
 RUNS_DIR  ?= $(CURDIR)/runs
 
+# faults-doc writes the fault reference, docs/faults.md, from the fault-kind
+# registry (generators/kind_*.go); a generators test fails when it is stale.
+.PHONY: faults-doc
+faults-doc:
+	$(GO) run ./internal/faultsdoc -o docs/faults.md
+
 .PHONY: versions build test test-unit setup matrix soak chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka probe-kafka-17754
 
 build:

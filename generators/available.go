@@ -17,7 +17,7 @@ func Available(s Scenario, i int) error {
 	}
 	if s.Cluster.Brokers < n.brokers {
 		why := ""
-		if f.Kind == KindReassign {
+		if footprintOf(f, s).Moves {
 			why = fmt.Sprintf(" (one more than topic.replication-factor %d: a broker to move a replica to)", s.Topic.ReplicationFactor)
 		}
 		return bad(field+".kind", "%s%s needs %d brokers to act on, the cluster has %d%s",
@@ -32,6 +32,11 @@ func Available(s Scenario, i int) error {
 	if err := replicationAvailable(s, i, field); err != nil {
 		return err
 	}
+	if a := kindOf(f.Kind).available; a != nil {
+		if err := a(s, f, field); err != nil {
+			return err
+		}
+	}
 	if n.takesDown {
 		return majorityUp(s, i, field)
 	}
@@ -45,35 +50,13 @@ func targetText(f Fault) string {
 	return " on target " + f.Params.Target
 }
 
-// need is f's kind's need with what its parameters change.
+// need is f's kind's need with what its parameters and s change.
 func (f Fault) need(s Scenario) need {
-	n := needOf(f.Kind)
-	if f.Kind == KindPauseClient {
-		n = f.pauseNeed()
-	}
+	n := kindOf(f.Kind).needFor(f, s)
 	// a latency toxic is put once its probes are back (see probeTime)
 	n.effect = max(n.effect, f.probeTime(s.Cluster.Brokers))
 	if s.Workload.ClientProcesses && KindCapability(f.Kind) == "" {
 		n.warmup = max(n.warmup, processStart) // the client's process is up first
-	}
-	if f.Kind == KindCrashConsumer && f.Params.Point != "" && f.Params.Point != CrashAnywhere &&
-		s.Workload.Mode == ModeGroup {
-		// a commit point is passed only by a member that owns partitions
-		// and polls records: after the run starts, and again after each
-		// crash, when the crashed member's successor has joined
-		n.warmup, n.effect = groupJoin, groupJoin
-	}
-	if f.Kind == KindCrashProducer && s.Workload.Copiers+s.Workload.TxnQueues > 0 {
-		// the crash may fall on a copier or a txn queue, which crashes in
-		// a transaction: once it has opened (a copier joined its group),
-		// and again once its successor has
-		n.warmup, n.effect = groupJoin, groupJoin
-	}
-	if m, ok := membershipNeed(f.Kind, s); ok {
-		n = m
-	}
-	if f.Kind == KindPartition && f.Params.Target != "" {
-		n.brokers = 2 // the target against the rest
 	}
 	if f.Params.Target == "minority" {
 		n.brokers = max(n.brokers, 3) // fewer than half of one or two brokers is none
@@ -136,8 +119,8 @@ func majorityUp(s Scenario, i int, field string) error {
 	at := s.Nemesis[i].Start
 	down, by := 0, []int{}
 	for j, o := range s.Nemesis {
-		if j != i && needOf(o.Kind).takesDown && o.Start <= at && at < o.End() {
-			down += nodesTaken(o, brokers, s.Topic.ReplicationFactor)
+		if n := footprintOf(o, s).Down; j != i && n > 0 && o.Start <= at && at < o.End() {
+			down += n
 			by = append(by, j)
 		}
 	}

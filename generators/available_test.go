@@ -155,7 +155,7 @@ func checkDraw(t interface{ Fatalf(string, ...any) }, name string, sp Space, s S
 			t.Fatalf("%s: drawn fault unavailable: %v", name, err)
 		}
 	}
-	if clientFaultsQueue(s) {
+	if drawClashes(s) {
 		t.Fatalf("%s: drawn client faults queue behind each other: %+v", name, s.Nemesis)
 	}
 	if len(s.Nemesis) < sp.MinFaults || len(s.Nemesis) > sp.MaxFaults {
@@ -216,7 +216,7 @@ func TestClientFaultsQueue(t *testing.T) {
 	for _, c := range cases {
 		s := ruleScenario()
 		s.Nemesis = []Fault{c.a, c.b}
-		if got := clientFaultsQueue(s); got != c.want {
+		if got := drawClashes(s); got != c.want {
 			t.Errorf("%s %v+%v and %s %v+%v: queue %v, want %v", c.a.Kind, c.a.Start, c.a.Duration, c.b.Kind, c.b.Start, c.b.Duration, got, c.want)
 		}
 	}

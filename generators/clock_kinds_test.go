@@ -36,8 +36,8 @@ func TestClockSkewParamsAreChecked(t *testing.T) {
 		{Fault{Kind: KindClockSkew, Params: FaultParams{Mode: ClockStrobe, Every: Duration(time.Second)}}, "params.every"},
 		{Fault{Kind: KindClockSkew, Params: FaultParams{Mode: ClockStrobe, Every: Duration(6 * time.Second)}}, "duration"},
 		{Fault{Kind: KindClockSkew, Params: FaultParams{Target: "the-leader"}}, "params.target"},
-		{Fault{Kind: KindKill, Params: FaultParams{Offset: Duration(time.Minute)}}, "clock-skew only"},
-		{Fault{Kind: KindPause, Params: FaultParams{Mode: ClockStrobe}}, "clock-skew only"},
+		{Fault{Kind: KindKill, Params: FaultParams{Offset: Duration(time.Minute)}}, "only clock-skew reads it"},
+		{Fault{Kind: KindPause, Params: FaultParams{Mode: ClockStrobe}}, "only clock-skew reads it"},
 	} {
 		checkValidation(t, fmt.Sprintf("%+v", tc.f), ok(tc.f), tc.field)
 	}

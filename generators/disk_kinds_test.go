@@ -19,16 +19,16 @@ func TestValidateDiskFaults(t *testing.T) {
 		{KindPowerLoss, FaultParams{Target: TargetReplicas}, ""},
 		{KindPowerLoss, FaultParams{Target: "one"}, ""},
 		{KindPowerLoss, FaultParams{Target: "controller"}, `params.target: "controller": power-loss takes one of [one leader replicas all]`},
-		{KindPowerLoss, FaultParams{Disk: DiskEIO}, "params.disk: read by disk-fault only"},
+		{KindPowerLoss, FaultParams{Disk: DiskEIO}, "params.disk: only disk-fault reads it"},
 		{KindPowerLoss, FaultParams{Nodes: []int32{1}}, "params.nodes: power-loss picks its brokers by params.target"},
 		{KindDiskFault, FaultParams{}, ""},
 		{KindDiskFault, FaultParams{Disk: DiskENOSPC, Target: "leader"}, ""},
 		{KindDiskFault, FaultParams{Disk: DiskReadEIO}, ""},
 		{KindDiskFault, FaultParams{Disk: "slow"}, `params.disk: "slow" is not one of [eio enospc read-eio]`},
 		{KindDiskFault, FaultParams{Target: "all"}, `params.target: "all": disk-fault takes one of [one leader]`},
-		{KindDiskFault, FaultParams{Target: TargetReplicas}, "params.target: replicas is a power-loss target"},
+		{KindDiskFault, FaultParams{Target: TargetReplicas}, `params.target: "replicas": disk-fault takes one of [one leader]`},
 		{KindKill, FaultParams{Target: TargetReplicas}, "params.target: replicas is a power-loss target"},
-		{KindKill, FaultParams{Disk: DiskEIO}, "params.disk: read by disk-fault only"},
+		{KindKill, FaultParams{Disk: DiskEIO}, "params.disk: only disk-fault reads it"},
 	}
 	for _, c := range cases {
 		s := sample()

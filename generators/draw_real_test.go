@@ -46,7 +46,7 @@ func TestRealDrawsValidate(t *testing.T) {
 					t.Fatalf("%s: remove-voter at %v of %v: no %v left for the removal to land", name, f.Start, s.TimeLimit, voterChange)
 				}
 			}
-			if membershipClash(s) {
+			if drawClashes(s) {
 				t.Fatalf("%s: a membership change overlaps a fault it waits on: %+v", name, s.Nemesis)
 			}
 		}
@@ -240,11 +240,11 @@ func TestMembershipClash(t *testing.T) {
 	for _, c := range cases {
 		s := Baseline("real", "local", 90*sec)
 		s.Nemesis = c.clash
-		if !membershipClash(s) {
+		if !drawClashes(s) {
 			t.Errorf("%s: %+v not a clash", c.name, c.clash)
 		}
 		s.Nemesis = c.ok
-		if membershipClash(s) {
+		if drawClashes(s) {
 			t.Errorf("%s: the twin %+v clashes", c.name, c.ok)
 		}
 	}

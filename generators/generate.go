@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/model"
@@ -208,10 +207,10 @@ func boolInt(b bool) int {
 // drawNemesis draws at least sp.MinFaults faults that can take effect in
 // s: kinds whose need s meets, each starting where it can act. A drawn
 // fault that would still be unavailable (a node fault starting without a
-// majority up), would queue behind another on the same clients or would
-// wait on another's membership change (membershipClash) is dropped; the
-// first never is, having no other to overlap, so a space of MinFaults 1
-// always gets one.
+// majority up), whose heal would not fit, or that would clash with
+// another (clashes) is dropped; the first never is, having no other to
+// overlap and a heal that fits (availableKinds, fitting), so a space of
+// MinFaults 1 always gets one.
 func drawNemesis(d drawer, sp Space, s Scenario) []Fault {
 	kinds := availableKinds(sp.Kinds, s)
 	if len(kinds) == 0 {
@@ -254,12 +253,14 @@ func drawPackages(d drawer, sp Space, s Scenario, kinds []string) []Fault {
 	return s.Nemesis
 }
 
-// keepIfAvailable is s's faults with f, unless f or another could then not
-// take effect (see drawNemesis).
+// keepIfAvailable is s's faults with f, unless f's heal would not fit
+// before the run's end, f or another could then not take effect, or two
+// would clash (every clash rule, each window stretched by its heal
+// budget: see clashes).
 func keepIfAvailable(s Scenario, f Fault) []Fault {
 	with := s
 	with.Nemesis = append(s.Nemesis, f)
-	if !allAvailable(with) || clientFaultsQueue(with) || waitsOnProbes(with) || membershipClash(with) {
+	if !healsInTime(f, with) || !allAvailable(with) || waitsOnProbes(with) || len(clashes(with, true)) > 0 {
 		return s.Nemesis
 	}
 	return with.Nemesis
@@ -273,8 +274,11 @@ type window struct{ from, to int }
 // form).
 func drawFault(d drawer, label func(string) string, s Scenario, kind string, w window) Fault {
 	f := Fault{Kind: kind}
-	f.Params = drawParams(d, label, s, f.Kind)
-	limitMs := int(s.TimeLimit.D() / time.Millisecond)
+	if draw := kindOf(kind).draw; draw != nil {
+		f.Params = draw(d, label, s)
+	}
+	// the window ends with its heal budget left before the run's
+	limitMs := int((s.TimeLimit.D() - healFor(f)) / time.Millisecond)
 	lo, hi := startRange(f.need(s), limitMs)
 	// start within the window's first 70%, where the fault still has time to
 	// act; a window already past the latest start keeps the earliest
@@ -282,7 +286,7 @@ func drawFault(d drawer, label func(string) string, s Scenario, kind string, w w
 	hi = max(lo, min(hi, w.from+(w.to-w.from)*7/10))
 	startMs := d.intRange(label("start-ms"), lo, hi)
 	minDur := max(1, limitMs/10)
-	end := max(w.to, startMs+1)
+	end := max(min(w.to, limitMs), startMs+1)
 	durMs := d.intRange(label("duration-ms"), min(minDur, end-startMs), end-startMs)
 	f.Start = Duration(time.Duration(startMs) * time.Millisecond)
 	f.Duration = Duration(time.Duration(durMs) * time.Millisecond)
@@ -305,7 +309,7 @@ func startRange(n need, limitMs int) (lo, hi int) {
 func availableKinds(kinds []string, s Scenario) []string {
 	var out []string
 	for _, k := range kinds {
-		if fits(s, Fault{Kind: k}) {
+		if fits(s, Fault{Kind: k, Params: kindOf(k).least}) {
 			out = append(out, k)
 		}
 	}
@@ -313,10 +317,14 @@ func availableKinds(kinds []string, s Scenario) []string {
 }
 
 // fits reports whether f, with its kind and parameters, could take effect
-// alone in s when it starts as soon as its clients are up.
+// alone in s when it starts as soon as its clients are up, its heal budget
+// left before the run ends.
 func fits(s Scenario, f Fault) bool {
 	f.Start = Duration(f.need(s).warmup)
-	f.Duration = max(0, s.TimeLimit-f.Start)
+	f.Duration = max(0, s.TimeLimit-f.Start-Duration(healFor(f)))
+	if f.Duration == 0 && !Instantaneous(f.Kind) {
+		return false // no window and its heal fit before the run ends
+	}
 	probe := s
 	probe.Nemesis = []Fault{f}
 	return Available(probe, 0) == nil
@@ -330,24 +338,6 @@ func allAvailable(s Scenario) bool {
 		}
 	}
 	return true
-}
-
-// clientFaultsQueue reports whether two faults of s on the same clients
-// overlap, each window stretched by the time its last step takes to land.
-// Both could take effect, but the runner plays steps one at a time and a
-// crash holds the timeline until it lands: the later fault's step would
-// run the moment the earlier's crash landed, find that client still being
-// replaced, and not fire. Draws avoid it; a hand-written schedule may not.
-func clientFaultsQueue(s Scenario) bool {
-	for i, a := range s.Nemesis {
-		for _, b := range s.Nemesis[i+1:] {
-			if clientRole(a.Kind) != "" && clientRole(a.Kind) == clientRole(b.Kind) &&
-				a.Start.D() <= b.End().D()+b.need(s).effect && b.Start.D() <= a.End().D()+a.need(s).effect {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // waitsOnProbes reports whether a fault of s steps while a latency fault's
@@ -368,107 +358,4 @@ func waitsOnProbes(s Scenario) bool {
 		}
 	}
 	return false
-}
-
-// clientRole is the clients a client fault acts on; "" for other faults.
-func clientRole(kind string) string {
-	switch kind {
-	case KindCrashConsumer, KindChurn:
-		return "consumers"
-	case KindCrashProducer:
-		return "producers"
-	}
-	return ""
-}
-
-// drawnPoints is the crash points drawn for s: those its consumers reach
-// (CrashPoints) and whose crash fits its time limit (a commit point waits
-// for the group to form, and a short run may end first), but only anywhere
-// when group members outnumber the keys. A member without a partition
-// never commits, so a commit-point crash would land only if the draw of
-// which consumer to crash were lucky.
-func drawnPoints(s Scenario) []string {
-	if s.Workload.Mode == ModeGroup && s.Workload.Consumers > s.Keys.Count {
-		return []string{CrashAnywhere}
-	}
-	var out []string
-	for _, p := range CrashPoints(s) {
-		if p == CrashAnywhere || fits(s, Fault{Kind: KindCrashConsumer, Params: FaultParams{Point: p}}) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func drawParams(d drawer, label func(string) string, s Scenario, kind string) FaultParams {
-	var p FaultParams
-	if isProxyKind(kind) {
-		return drawProxyParams(d, label, s, kind)
-	}
-	if realCapability(kind) != "" {
-		return drawRealParams(d, label, s, kind)
-	}
-	switch kind {
-	case KindLostAck, KindDrop, KindDelay:
-		p.Probability = float64(d.intRange(label("percent"), 10, 100)) / 100
-	}
-	switch kind {
-	case KindDelay:
-		p.Delay = Duration(time.Duration(d.intRange(label("delay-ms"), 10, 300)) * time.Millisecond)
-	case KindCrashConsumer:
-		p.Point = d.pick(label("point"), drawnPoints(s))
-		fallthrough
-	case KindCrashProducer, KindLeaderShuffle, KindChurn:
-		// The runner plays steps one at a time and a crash holds the
-		// timeline until it has landed: a repeat sooner than a step's
-		// effect would pile up behind it and starve the later faults.
-		lo := max(200, int(Fault{Kind: kind, Params: p}.need(s).effect/time.Millisecond))
-		p.Every = Duration(time.Duration(d.intRange(label("every-ms"), lo, max(lo, 2000))) * time.Millisecond)
-	}
-	return p
-}
-
-// drawProxyParams draws a proxy fault on every broker's proxy: 50-300 ms
-// of latency with up to 50 ms of jitter (Kafka's own degraded-network
-// tests use 100 ms), on the clients' link or the replication link
-// (drawLink), or produce and EndTxn requests held (the late arrivals of
-// KAFKA-17754; EndTxn only where transactional copiers or txn queues send
-// it) for 100 ms up to a quarter of the run (at most DefaultHold), every
-// one of them or the first few.
-func drawProxyParams(d drawer, label func(string) string, s Scenario, kind string) FaultParams {
-	ms := func(name string, lo, hi int) Duration {
-		return Duration(time.Duration(d.intRange(label(name), lo, hi)) * time.Millisecond)
-	}
-	if kind == KindLatency {
-		return FaultParams{Delay: ms("latency-ms", 50, 300), Jitter: ms("jitter-ms", 0, 50), Link: drawLink(d, label, s)}
-	}
-	held := []string{"produce"}
-	if sendsEndTxn(s.Workload) {
-		held = []string{"produce", "end-txn", "produce+end-txn"}
-	}
-	longest := int(min(DefaultHold, s.TimeLimit.D()/4) / time.Millisecond)
-	return FaultParams{Requests: strings.Split(d.pick(label("requests"), held), "+"),
-		Delay: ms("hold-ms", 100, max(100, longest)), Count: d.intRange(label("hold-count"), 0, 5)}
-}
-
-// CrashPoints is the consumer crash points s's consumers reach: a crash
-// requested at any other point could never take effect. Only group
-// consumers commit as the strategy says (assign-mode and transactional
-// consumers commit nothing themselves), and a poll passes after-commit only
-// when it commits before processing or auto-commits, before-commit only
-// when it commits after processing.
-func CrashPoints(s Scenario) []string {
-	if s.Workload.Mode != ModeGroup {
-		return []string{CrashAnywhere}
-	}
-	switch s.Consumer.CommitStrategy {
-	case model.CommitBeforeProcessing:
-		return []string{CrashAnywhere, CrashAfterCommit}
-	case model.CommitAfterProcessing:
-		return []string{CrashAnywhere, CrashBeforeCommit}
-	case model.CommitAuto:
-		// after an auto-commit covered records not yet processed
-		return []string{CrashAnywhere, CrashAfterCommit}
-	}
-	return []string{CrashAnywhere}
 }

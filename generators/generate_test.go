@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/cluster"
 	"pgregory.net/rapid"
 )
 
@@ -128,7 +129,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 // Each provider's kinds draw valid scenarios, and a real or external
 // cluster is never asked for what only the embedded one has.
 func TestKindsForEachProvider(t *testing.T) {
-	embeddedOnly := map[string]bool{"request-faults": true, "leader-move": true}
+	embeddedOnly := map[cluster.Capability]bool{"request-faults": true, "leader-move": true}
 	for _, provider := range []string{"embedded", "local", "docker", "external"} {
 		kinds := KindsFor(provider)
 		if len(kinds) == 0 {

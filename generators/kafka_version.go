@@ -24,9 +24,9 @@ func KafkaNeeds(s Scenario) []KafkaNeed {
 			"KIP-848's consumer group protocol (ConsumerGroupHeartbeat) is served by Kafka 4.0+ brokers"})
 	}
 	for i, f := range s.Nemesis {
-		if f.Kind == KindRemoveBroker || f.Kind == KindAddBroker {
-			out = append(out, KafkaNeed{fmt.Sprintf("nemesis[%d].kind", i), "4.0",
-				f.Kind + " is verified with DescribeCluster v2, which lists fenced brokers from Kafka 4.0 on"})
+		if n := kindOf(f.Kind).kafka; n.Min != "" {
+			n.Field = fmt.Sprintf("nemesis[%d].kind", i)
+			out = append(out, n)
 		}
 	}
 	return out

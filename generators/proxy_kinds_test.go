@@ -31,11 +31,11 @@ func TestProxyFaultParamsAreChecked(t *testing.T) {
 	}{
 		{Fault{Kind: KindLatency, Params: FaultParams{Toxic: "netem"}}, "params.toxic"},
 		{Fault{Kind: KindLatency, Params: FaultParams{Delay: Duration(time.Millisecond), Jitter: Duration(time.Second)}}, "params.jitter"},
-		{Fault{Kind: KindLatency, Params: FaultParams{Requests: []string{"produce"}}}, "delayed-requests only"},
+		{Fault{Kind: KindLatency, Params: FaultParams{Requests: []string{"produce"}}}, "params.requests: only delayed-requests reads it"},
 		{Fault{Kind: KindLatency, Params: FaultParams{Toxic: "bandwidth", BitsPerSecond: 100}}, "bits-per-second"},
 		{Fault{Kind: KindDelayedRequests, Params: FaultParams{Requests: []string{"fetch"}}}, "params.requests"},
-		{Fault{Kind: KindDelayedRequests, Params: FaultParams{Toxic: "latency"}}, "latency only"},
-		{Fault{Kind: KindKill, Params: FaultParams{Client: "x"}}, "latency and delayed-requests only"},
+		{Fault{Kind: KindDelayedRequests, Params: FaultParams{Toxic: "latency"}}, "params.toxic: only latency reads it"},
+		{Fault{Kind: KindKill, Params: FaultParams{Client: "x"}}, "params.client: only delayed-requests reads it"},
 	} {
 		checkValidation(t, fmt.Sprintf("%+v", tc.f), ok(tc.f), tc.field)
 	}

@@ -17,7 +17,7 @@ const (
 	LinkReplication = "replication"
 )
 
-var latencyLinks = []string{LinkClients, LinkReplication}
+func latencyLinks() []string { return []string{LinkClients, LinkReplication} }
 
 // onReplication reports whether f acts on the brokers' replication proxies.
 func (f Fault) onReplication() bool {
@@ -31,28 +31,13 @@ func (s Scenario) ReplicationProxied() bool {
 	return s.Cluster.ReplicationProxies || slices.ContainsFunc(s.Nemesis, Fault.onReplication)
 }
 
-// validateLink checks Params.Link, which the latency kind alone reads.
-func (f Fault) validateLink(field string) error {
-	switch l := f.Params.Link; {
-	case l == "":
-	case f.Kind != KindLatency:
-		return bad(field+".params.link", "read by latency only (kind %s)", f.Kind)
-	case !slices.Contains(latencyLinks, l):
-		return bad(field+".params.link", "%q is not one of %v", l, latencyLinks)
-	}
-	return nil
-}
-
-// cutsByAddress are the kinds that cut links by a peer's address (or a
-// port) inside the nodes' namespaces. Brokers that replicate through the
-// harness's proxies reach each other at the harness's address, so such a
-// cut would leave their replication up (or, cutting the clients, cut it
-// too): the kinds are refused on such a run rather than half applied.
-// Packet loss and slow links act on every packet of a node and still hold.
-var cutsByAddress = []string{KindPartition, KindIsolateLeader, KindIsolateLeaderReplication, KindBridge, KindCutClients}
-
-// replicationAvailable refuses fault i of s when it cuts by address on a
-// run whose brokers replicate through proxies, and a toxic on the
+// replicationAvailable refuses fault i of s when it cuts links by a
+// peer's address (or a port) inside the nodes' namespaces (Footprint's
+// ByAddress) on a run whose brokers replicate through proxies: the brokers
+// then reach each other at the harness's address, so such a cut would
+// leave their replication up (or, cutting the clients, cut it too), and
+// the kinds are refused rather than half applied. Packet loss and slow
+// links act on every packet of a node and still hold. It refuses also a toxic on the
 // replication link of a topic without followers, whose records no fetch
 // it slows would carry.
 func replicationAvailable(s Scenario, i int, field string) error {
@@ -61,7 +46,7 @@ func replicationAvailable(s Scenario, i int, field string) error {
 		return bad(field+".params.link", "%s on the replication link slows followers' fetches, and the topic has replication factor %d: no follower of the run's keys",
 			LinkReplication, s.Topic.ReplicationFactor)
 	}
-	if !s.ReplicationProxied() || !slices.Contains(cutsByAddress, f.Kind) {
+	if !s.ReplicationProxied() || !footprintOf(f, s).ByAddress {
 		return nil
 	}
 	return bad(field+".kind", "%s cuts links by peer address, but this run's brokers replicate through the harness's proxies (a latency fault with link %s, or cluster.replication-proxies), where no such cut reaches: the two are refused together",

@@ -47,8 +47,8 @@ func TestReplicationLinkIsChecked(t *testing.T) {
 		field string
 	}{
 		{Fault{Kind: KindLatency, Params: FaultParams{Link: "controller"}}, "params.link"},
-		{Fault{Kind: KindDelayedRequests, Params: FaultParams{Link: LinkReplication}}, "read by latency only"},
-		{Fault{Kind: KindKill, Params: FaultParams{Link: LinkReplication}}, "read by latency only"},
+		{Fault{Kind: KindDelayedRequests, Params: FaultParams{Link: LinkReplication}}, "only latency reads it"},
+		{Fault{Kind: KindKill, Params: FaultParams{Link: LinkReplication}}, "only latency reads it"},
 	} {
 		s := withFaults(tc.f)
 		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), tc.field) {
@@ -62,7 +62,7 @@ func TestReplicationLinkIsChecked(t *testing.T) {
 // of a node, kills and pauses are not.
 func TestCutsByAddressRefusedWithReplicationProxies(t *testing.T) {
 	repl := Fault{Kind: KindLatency, Params: FaultParams{Link: LinkReplication, Target: "leader"}}
-	for _, kind := range cutsByAddress {
+	for _, kind := range cutsByAddress() {
 		f := Fault{Kind: kind, Params: FaultParams{Target: "one"}}
 		if kind == KindPartition || kind == KindIsolateLeader || kind == KindIsolateLeaderReplication || kind == KindBridge {
 			f.Params.Target = ""

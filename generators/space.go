@@ -2,7 +2,6 @@ package generators
 
 import (
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -33,65 +32,6 @@ type Space struct {
 	// as Jepsen's Bufstream harness switches packages every few seconds;
 	// 0 draws MinFaults..MaxFaults faults anywhere in the run.
 	Period time.Duration
-}
-
-// kfakeKinds are the kinds kfake itself injects, on the embedded cluster
-// and in the simulation (no network partitions, no pauses that hold
-// connections open); the embedded cluster adds the proxy kinds, which the
-// simulation's in-memory network has no place for.
-var kfakeKinds = []string{KindLostAck, KindCrashConsumer, KindCrashProducer, KindDelay, KindDrop,
-	KindLeaderShuffle, KindKill, KindChurn}
-
-// realKinds are the kinds drawn for real brokers (local, docker): the
-// broker faults they have everywhere the harness runs them (the local
-// provider's partitions need root, as its experiments do) and the client
-// crashes every provider has. The kinds of real_kinds.go take parameters
-// a draw does not make, so they are scheduled by hand.
-var realKinds = []string{KindKill, KindPause, KindPartition, KindCrashConsumer, KindCrashProducer}
-
-// machineKinds are the kinds of the real-broker providers (local, docker)
-// that need tools on the machine: movable clocks (libfaketime) and disks
-// (lazyfs, as root). A run without them is refused before its cluster
-// starts (runner.Injectable), never run without its faults. Reassign
-// needs nothing more than the brokers.
-var machineKinds = []string{KindClockSkew, KindPowerLoss, KindDiskFault, KindReassign}
-
-// localKinds are the kinds the local provider alone has: unregistering a
-// broker, adding one (drawn only in runs long enough for it to join,
-// addBrokerEffect) and taking a voter out of a dynamic quorum, which the
-// scenario then asks for (DynamicQuorum); latency faults there may also
-// act on the replication link (replicationLinkOn). What the provider's
-// Kafka release cannot run (add-broker below 4.0, remove-voter below 3.9)
-// runner.DrawableKinds leaves out.
-var localKinds = []string{KindRemoveBroker, KindAddBroker, KindRemoveVoter}
-
-// replicationLinkOn reports whether provider's brokers can replicate
-// through the harness's proxies (a latency fault with link replication):
-// the local provider's alone.
-func replicationLinkOn(provider string) bool { return provider == "local" }
-
-// clientKinds are the faults on the harness's own clients, which need
-// nothing of the cluster.
-var clientKinds = []string{KindCrashConsumer, KindCrashProducer, KindChurn}
-
-// KindsFor is the fault kinds a random scenario on provider draws from:
-// kfake's own and the proxies' on the embedded cluster, kfake's alone in
-// the simulation, the real brokers' and the proxies' on local and docker
-// with those that need the machine's tools (machineKinds) and the local
-// provider's own, and for any other provider (external) only client
-// faults.
-func KindsFor(provider string) []string {
-	switch provider {
-	case "embedded":
-		return slices.Concat(kfakeKinds, proxyKinds)
-	case "sim":
-		return slices.Clone(kfakeKinds)
-	case "local":
-		return slices.Concat(realKinds, proxyKinds, machineKinds, localKinds)
-	case "docker":
-		return slices.Concat(realKinds, proxyKinds, machineKinds)
-	}
-	return slices.Clone(clientKinds)
 }
 
 // ShortSpace is for property tests: embedded cluster, a few seconds, a
@@ -138,7 +78,7 @@ func (sp Space) check() error {
 	}
 	for _, k := range sp.Kinds {
 		if !knownKind(k) {
-			return fmt.Errorf("kind %q is not one of %v", k, kinds)
+			return fmt.Errorf("kind %q is not one of %v", k, Kinds())
 		}
 		if needOf(k).brokers <= sp.Brokers {
 			return nil

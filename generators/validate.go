@@ -3,8 +3,10 @@ package generators
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kafkachaos/kafkachaos/model"
 )
@@ -60,7 +62,11 @@ func (s *Scenario) Validate() error {
 	for i := range s.Nemesis {
 		add(Available(*s, i))
 	}
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	// windows that cannot coexist, once each can take effect alone
+	return errors.Join(clashes(*s, false)...)
 }
 
 func wrap(field string, err error) error {
@@ -78,21 +84,6 @@ func (c Cluster) validate() error {
 		return bad("cluster.brokers", "%d, want >= 1", c.Brokers)
 	}
 	return nil
-}
-
-// nodeIDs is the range of broker ids provider gives a cluster of brokers:
-// the embedded cluster (kfake) numbers them from 0, the real KRaft clusters
-// (local, docker) from 1, as their node.id. known is false where the ids
-// are not the harness's to choose (an external cluster, a provider
-// registered elsewhere).
-func nodeIDs(provider string, brokers int) (first, last int32, known bool) {
-	switch provider {
-	case "embedded":
-		return 0, int32(brokers) - 1, true
-	case "local", "docker":
-		return 1, int32(brokers), true
-	}
-	return 0, 0, false
 }
 
 // validateNodes checks a fault's nodes against the ids the provider gives
@@ -236,14 +227,15 @@ func (w Workload) validateCopiers(s *Scenario) []error {
 }
 
 func (f Fault) validate(field string, s *Scenario) error {
+	k, ok := LookupKind(f.Kind)
 	switch {
-	case !knownKind(f.Kind):
-		return bad(field+".kind", "%q is not one of %v", f.Kind, kinds)
+	case !ok:
+		return bad(field+".kind", "%q is not one of %v", f.Kind, Kinds())
 	case f.Start < 0 || f.Duration < 0:
 		return bad(field+".start", "start %s, duration %s: must not be negative", f.Start, f.Duration)
 	case f.End() > s.TimeLimit:
 		return bad(field+".duration", "window ends at %s, after the time limit %s", f.End(), s.TimeLimit)
-	case !Instantaneous(f.Kind) && f.Duration == 0:
+	case !k.Instant && f.Duration == 0:
 		return bad(field+".duration", "is 0: a %s fault needs a window", f.Kind)
 	case f.Params.Probability < 0 || f.Params.Probability > 1:
 		return bad(field+".params.probability", "%g, want within [0, 1]", f.Params.Probability)
@@ -258,15 +250,45 @@ func (f Fault) validate(field string, s *Scenario) error {
 	default:
 		return bad(field+".params.point", "%q, want anywhere, after-commit or before-commit", f.Params.Point)
 	}
-	if f.Kind == KindCrashConsumer && f.Params.Point != "" && !slices.Contains(CrashPoints(*s), f.Params.Point) {
-		return bad(field+".params.point", "%q is never reached by this scenario's consumers (mode %s, commit %s): want one of %v",
-			f.Params.Point, s.Workload.Mode, s.Consumer.CommitStrategy, CrashPoints(*s))
+	if k.check != nil {
+		if err := k.check(f, field, s); err != nil {
+			return err
+		}
 	}
-	if err := f.validateStall(field, s); err != nil {
+	if err := checkOwned(k, f, field); err != nil {
 		return err
 	}
-	if err := f.validateProcess(field, s); err != nil {
-		return err
+	return checkTarget(k, f, field)
+}
+
+// checkOwned refuses a parameter that other kinds alone read (Kind.Owns).
+func checkOwned(k Kind, f Fault, field string) error {
+	for _, name := range paramsSet(f.Params) {
+		var readers []string
+		for _, o := range Registry() { // in the registry's order, for the message
+			if slices.Contains(o.Owns, name) {
+				readers = append(readers, o.Name)
+			}
+		}
+		if len(readers) > 0 && !slices.Contains(k.Owns, name) {
+			verb := "reads"
+			if len(readers) > 1 {
+				verb = "read"
+			}
+			return bad(field+".params."+name, "only %s %s it (kind %s)", strings.Join(readers, " and "), verb, f.Kind)
+		}
 	}
-	return f.validateReal(field)
+	return nil
+}
+
+// paramsSet is the parameters p sets, by JSON name.
+func paramsSet(p FaultParams) []string {
+	v, t := reflect.ValueOf(p), reflect.TypeOf(p)
+	var out []string
+	for i := range t.NumField() {
+		if !v.Field(i).IsZero() {
+			out = append(out, strings.Split(t.Field(i).Tag.Get("json"), ",")[0])
+		}
+	}
+	return out
 }

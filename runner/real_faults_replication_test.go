@@ -20,7 +20,7 @@ func TestIsolateLeaderReplicationReachesNemesis(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatalf("scenario with %s: %v", f.Kind, err)
 	}
-	if c := generators.KindCapability(f.Kind); c != string(cluster.CapPartition) {
+	if c := generators.KindCapability(f.Kind); c != cluster.CapPartition {
 		t.Errorf("capability %q, want %q", c, cluster.CapPartition)
 	}
 	sc := &schedule{prov: embedded.New(), rng: rand.New(rand.NewPCG(1, 2))}

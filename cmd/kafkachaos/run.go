@@ -231,34 +231,18 @@ func faultsOf(rf runFlags, limit generators.Duration) ([]generators.Fault, error
 	}
 	var out []generators.Fault
 	var errs []error
-	for _, kind := range strings.Split(rf.nemesis, ",") {
-		kind = strings.TrimSpace(kind)
-		f := generators.Fault{Kind: kind, Start: limit / 10, Duration: limit * 8 / 10}
-		switch kind {
-		case generators.KindLostAck, generators.KindDrop:
-			// --fault-probability is the request faults' alone: kinds that
-			// read no probability refuse one (reassign, add-broker, remove-voter)
-			f.Params.Probability = rf.faultProbability
-		case generators.KindDelay:
-			f.Params.Probability, f.Params.Delay = rf.faultProbability, generators.Duration(50*time.Millisecond)
-		case generators.KindCrashConsumer, generators.KindCrashProducer, generators.KindChurn, generators.KindLeaderShuffle:
-			f.Params = generators.FaultParams{Every: generators.Duration(500 * time.Millisecond)}
-			if kind == generators.KindCrashConsumer {
-				f.Params.Point = rf.crashPoint
-			}
-		case generators.KindStallConsumer:
-			// it reads only a target; it starts once the group has joined and
-			// ends well before the run, for the consumer's waking to show
-			f.Start, f.Duration, f.Params = limit/5, limit*6/10, generators.FaultParams{}
+	fl := generators.FaultFlags{Probability: rf.faultProbability, Point: rf.crashPoint}
+	for _, name := range strings.Split(rf.nemesis, ",") {
+		name = strings.TrimSpace(name)
+		k, ok := generators.LookupKind(name)
+		if !ok {
+			errs = append(errs, fmt.Errorf("--nemesis: unknown fault %q (want %s)", name, strings.Join(generators.Kinds(), ", ")))
+			k.Name = name
 		}
-		found := false
-		for _, k := range generators.Kinds() {
-			found = found || k == kind
-		}
-		if !found {
-			errs = append(errs, fmt.Errorf("--nemesis: unknown fault %q (want %s)", kind, strings.Join(generators.Kinds(), ", ")))
-		}
-		out = append(out, f)
+		// each kind fills in the parameters it reads; --fault-probability
+		// is the request faults' alone, so the kinds that read none refuse
+		// none (reassign, add-broker, remove-voter)
+		out = append(out, k.Defaults(limit, fl))
 	}
 	return out, errors.Join(errs...)
 }

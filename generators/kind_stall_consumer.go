@@ -7,6 +7,16 @@ import (
 	"github.com/kafkachaos/kafkachaos/model"
 )
 
+// Behavior:
+//
+// * Stalls one group consumer's application for the window while its
+//   heartbeats go on; needs group consumers that have joined (groupJoin),
+//   not transactional ones (they assign and only watch), and its window
+//   over stallWake before the run's end.
+// * Footprint: the consumers.
+// * Scheduled by hand; a draw rule stalls one consumer. --nemesis starts
+//   it at a fifth of the run, for 60% of it.
+
 // KindStallConsumer stops the application of one group consumer between
 // two of its ops for the window — a batch whose processing takes too long
 // — while librdkafka's threads go on heartbeating, and lets it go on at the
@@ -33,18 +43,27 @@ const (
 	librdkafkaSessionTime = 45 * time.Second
 )
 
-// stallNeed is stall-consumer's availability rule: a group member that
-// polls, once it has joined.
-func stallNeed() need {
-	return need{consumers: true, group: true, warmup: groupJoin}
+func stallConsumerKind() Kind {
+	return Kind{Name: KindStallConsumer, targets: []string{"one"}, heal: stallWake,
+		Doc: "Stops the application of one group consumer between two of its ops for the window (a batch whose processing " +
+			"takes too long) while librdkafka's threads go on heartbeating, and lets it go on at the window's end. A stall " +
+			"past consumer max.poll.interval makes librdkafka leave the group; shorter, nothing happens: the control. " +
+			"Params.Target is one (the default).",
+		need:      staticNeed(need{consumers: true, group: true, warmup: groupJoin}),
+		check:     checkStall,
+		footprint: clientFootprint("consumers"),
+		defaults: func(f *Fault, limit Duration, _ FaultFlags) {
+			// it starts once the group has joined and ends well before
+			// the run, for the consumer's waking to show
+			f.Start, f.Duration, f.Params = limit/5, limit*6/10, FaultParams{}
+		},
+		draw: drawNone,
+	}
 }
 
-// validateStall checks what stall-consumer reads and the workloads it can
+// checkStall checks what stall-consumer reads and the workloads it can
 // act on.
-func (f Fault) validateStall(field string, s *Scenario) error {
-	if f.Kind != KindStallConsumer {
-		return nil
-	}
+func checkStall(f Fault, field string, s *Scenario) error {
 	rest := f.Params
 	rest.Target = ""
 	switch {

@@ -1,0 +1,43 @@
+package generators
+
+import "slices"
+
+// Fault targets (Params.Target), as nemesis.Target spells them: which
+// brokers a real-broker fault acts on.
+const TargetReplicas = "replicas" // every replica of key 0's partition (power-loss)
+
+// realTargets are the targets a kind takes unless it names its own
+// (Kind.targets).
+func realTargets() []string {
+	return []string{"one", "leader", "controller", "minority", "majority", "all"}
+}
+
+// checkTarget checks Params.Target against the targets f's kind takes, and
+// that it is not given with Params.Nodes.
+func checkTarget(k Kind, f Fault, field string) error {
+	t := f.Params.Target
+	if t == "" {
+		return nil
+	}
+	allowed := k.targets
+	if allowed == nil {
+		allowed = realTargets()
+	}
+	if !slices.Contains(allowed, t) {
+		if t == TargetReplicas {
+			return bad(field+".params.target", "%s is a power-loss target (kind %s)", TargetReplicas, f.Kind)
+		}
+		return bad(field+".params.target", "%q is not one of %v", t, allowed)
+	}
+	if len(f.Params.Nodes) > 0 {
+		return bad(field+".params", "target %q and nodes %v: give one or the other", t, f.Params.Nodes)
+	}
+	return nil
+}
+
+// pickTarget is a draw's target among options, the simplest first.
+func pickTarget(options ...string) func(drawer, func(string) string, Scenario) FaultParams {
+	return func(d drawer, label func(string) string, _ Scenario) FaultParams {
+		return FaultParams{Target: d.pick(label("target"), options)}
+	}
+}

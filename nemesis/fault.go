@@ -16,9 +16,10 @@ type Fault interface {
 	Stop(ctx context.Context) error
 }
 
-// Events is implemented by faults whose start and stop have conventional
-// history fs (kill/restart, pause/resume, ...). Other faults record
-// Name()+"-start" and Name()+"-stop".
+// Events is implemented by faults whose start and stop ops have fs of their
+// own; a schedule's wrappers (the runner's, chaostest's) name them by
+// histories' convention for the scenario's kind. Other faults record
+// histories.FaultStart(Name()) and FaultStop(Name()).
 type Events interface {
 	Events() (start, stop string)
 }
@@ -39,5 +40,5 @@ func events(f Fault) (start, stop string) {
 	if e, ok := f.(Events); ok {
 		return e.Events()
 	}
-	return f.Name() + "-start", f.Name() + "-stop"
+	return histories.FaultStart(f.Name()), histories.FaultStop(f.Name())
 }

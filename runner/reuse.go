@@ -48,12 +48,12 @@ type Reuse struct {
 	// run's kinds, if longer than HealthBound, before it is repaired.
 	HealBudget func(kind string) time.Duration
 
-	mu      sync.Mutex
-	prov    cluster.Provider
-	key     string
-	dir     string
-	served  []string // the current cluster's run directories
-	stale   bool     // unhealthy after the last run: replace it
+	mu       sync.Mutex
+	prov     cluster.Provider
+	key      string
+	dir      string
+	served   []string // the current cluster's run directories
+	stale    bool     // unhealthy after the last run: replace it
 	runs     int      // runs given a cluster so far (names their topics)
 	started  int
 	repaired int

@@ -96,7 +96,9 @@ func TestReuseRepairsAClusterLeftUnhealthy(t *testing.T) {
 // be restarted.
 type stuckCluster struct{ *embedded.Provider }
 
-func (stuckCluster) Restart(context.Context, int32) error { return errors.New("the node will not start") }
+func (stuckCluster) Restart(context.Context, int32) error {
+	return errors.New("the node will not start")
+}
 
 // TestReuseReplacesAnUnhealthyCluster: a cluster left unhealthy by a run
 // that cannot be repaired (here a broker killed that will not start) is

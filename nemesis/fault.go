@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/histories"
 )
@@ -22,6 +23,23 @@ type Fault interface {
 // histories.FaultStart(Name()) and FaultStop(Name()).
 type Events interface {
 	Events() (start, stop string)
+}
+
+// HealBudgeter is implemented by faults whose heal may need longer than
+// HealTimeout to leave the cluster healthy (a power loss of every broker):
+// their Stop, and the health check after it, get HealBudget instead when
+// longer.
+type HealBudgeter interface {
+	HealBudget() time.Duration
+}
+
+// healBound is how long f's heal, and the wait for health after it, may
+// take: at least bound, or f's HealBudget.
+func healBound(f Fault, bound time.Duration) time.Duration {
+	if b, ok := f.(HealBudgeter); ok {
+		return max(bound, b.HealBudget())
+	}
+	return bound
 }
 
 // Detailer is implemented by faults that say what they did (nodes, keys,

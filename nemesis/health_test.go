@@ -246,3 +246,42 @@ func TestRequestFaultSaysInstalledNotFired(t *testing.T) {
 		t.Fatalf("detail after stop %v: want installed false", d)
 	}
 }
+
+// slowHealer is a fault whose heal needs budget to leave the cluster
+// healthy (HealBudgeter).
+type slowHealer struct {
+	*fakeFault
+	budget time.Duration
+}
+
+func (s slowHealer) HealBudget() time.Duration { return s.budget }
+
+// A fault whose heal says it needs long is given that long for the cluster
+// to be healthy again; one that says nothing is held to the bound.
+func TestHealBudgetExtendsTheWaitForHealth(t *testing.T) {
+	for _, budget := range []time.Duration{0, 3 * time.Second} {
+		a := &fakeFault{name: "a"}
+		var mu sync.Mutex
+		var stopped time.Time
+		h := &fakeHealth{ok: func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			if a.stops > 0 && stopped.IsZero() {
+				stopped = time.Now()
+			}
+			return a.stops == 0 || time.Since(stopped) > time.Second
+		}}
+		var f Fault = a
+		if budget > 0 {
+			f = slowHealer{a, budget}
+		}
+		err := Run(context.Background(), Schedule{{Duration: 10 * time.Millisecond, Fault: f}}, &memRecorder{},
+			WithHealth(h, 300*time.Millisecond))
+		if budget > 0 && err != nil {
+			t.Errorf("with a heal budget of %v: %v", budget, err)
+		}
+		if budget == 0 && (!errors.Is(err, ErrHeal) || !strings.Contains(err.Error(), "not healthy 300ms")) {
+			t.Errorf("without a heal budget: err = %v, want ErrHeal after 300ms", err)
+		}
+	}
+}

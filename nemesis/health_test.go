@@ -84,18 +84,24 @@ func (s stuckAfterStop) Healthy(ctx context.Context) error {
 }
 func (s stuckAfterStop) HealthChecked() string { return s.h.HealthChecked() }
 
-func TestHealWaitsUntilTheClusterIsHealthy(t *testing.T) {
-	a := &fakeFault{name: "a"}
-	var stopped time.Time
+// healthyAfterStop is a cluster healthy until a first stops, then
+// unhealthy for d.
+func healthyAfterStop(a *fakeFault, d time.Duration) *fakeHealth {
 	var mu sync.Mutex
-	h := &fakeHealth{ok: func() bool {
+	var stopped time.Time
+	return &fakeHealth{ok: func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		if a.stops > 0 && stopped.IsZero() {
 			stopped = time.Now()
 		}
-		return a.stops == 0 || time.Since(stopped) > 600*time.Millisecond
+		return a.stops == 0 || time.Since(stopped) > d
 	}}
+}
+
+func TestHealWaitsUntilTheClusterIsHealthy(t *testing.T) {
+	a := &fakeFault{name: "a"}
+	h := healthyAfterStop(a, 600*time.Millisecond)
 	rec := &memRecorder{}
 	began := time.Now()
 	if err := Run(context.Background(), Schedule{{Duration: 10 * time.Millisecond, Fault: a}}, rec,
@@ -261,16 +267,7 @@ func (s slowHealer) HealBudget() time.Duration { return s.budget }
 func TestHealBudgetExtendsTheWaitForHealth(t *testing.T) {
 	for _, budget := range []time.Duration{0, 3 * time.Second} {
 		a := &fakeFault{name: "a"}
-		var mu sync.Mutex
-		var stopped time.Time
-		h := &fakeHealth{ok: func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			if a.stops > 0 && stopped.IsZero() {
-				stopped = time.Now()
-			}
-			return a.stops == 0 || time.Since(stopped) > time.Second
-		}}
+		h := healthyAfterStop(a, time.Second)
 		var f Fault = a
 		if budget > 0 {
 			f = slowHealer{a, budget}

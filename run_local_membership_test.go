@@ -267,7 +267,8 @@ func groupOf(t *testing.T, out runner.Outcome) groupRun {
 	revoked := map[histories.Key]int64{} // key -> the member it was last revoked from, held before
 	killed := false
 	for _, op := range ops {
-		killed = killed || (op.Process == histories.NemesisProcess && op.F == "kill")
+		kind, edge := histories.FaultOf(&op)
+		killed = killed || (kind == generators.KindKill && edge == histories.EdgeStart)
 		if op.F != histories.FPoll || op.Group == "" || op.Type == histories.Invoke {
 			continue
 		}

@@ -150,9 +150,9 @@ func afterResume(t *testing.T, out runner.Outcome, f string) string {
 	for _, op := range ops {
 		mine := slices.Contains(paused.Detail.Processes, op.Process)
 		switch {
-		case op.F == "pause-client" && paused.Detail.PID == 0:
+		case op.F == histories.FaultStart(generators.KindPauseClient) && paused.Detail.PID == 0:
 			json.Unmarshal(op.Value, &paused)
-		case op.F == "resume-client":
+		case op.F == histories.FaultStop(generators.KindPauseClient):
 			resumed = true
 		case resumed && mine && op.Rebalance != nil:
 			rejoined = true

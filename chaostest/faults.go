@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/nemesis"
 	"github.com/kafkachaos/kafkachaos/runner"
 )
@@ -62,14 +63,17 @@ type tracked struct {
 	startErr bool // a start failed, which stops the schedule
 }
 
-// Events and Detail pass the tracked fault's through, so the history reads
-// as if it were not wrapped.
+// Name is the scenario's kind, which nemesis.Run records as the op's
+// "fault": the nemesis fault built for it may be named otherwise.
+func (t *tracked) Name() string { return t.kind }
+
+// Events names its ops by histories' convention for its kind, whatever the
+// tracked fault calls them.
 func (t *tracked) Events() (start, stop string) {
-	if e, ok := t.Fault.(nemesis.Events); ok {
-		return e.Events()
-	}
-	return t.Fault.Name() + "-start", t.Fault.Name() + "-stop"
+	return histories.FaultEvents(t.kind, generators.Instantaneous(t.kind))
 }
+
+// Detail passes the tracked fault's through.
 
 func (t *tracked) Detail() any {
 	if d, ok := t.Fault.(nemesis.Detailer); ok {

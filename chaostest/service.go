@@ -192,9 +192,8 @@ type crashFault struct {
 	last map[string]any
 }
 
-func (f *crashFault) Name() string                 { return f.kind }
-func (f *crashFault) Events() (start, stop string) { return f.kind, f.kind + "-done" }
-func (f *crashFault) Stop(context.Context) error   { return nil }
+func (f *crashFault) Name() string               { return f.kind }
+func (f *crashFault) Stop(context.Context) error { return nil }
 
 func (f *crashFault) Start(context.Context) error {
 	d, err := f.sup.crash()

@@ -128,13 +128,11 @@
 // delivered or sent records, or returned nothing while no record waited;
 // the final reads never count.
 //
-//   - Fault windows come from the nemesis ops: a start ("health" "when"
-//     "before", else an f "<fault>-start" or "start-<fault>") opens one, a
-//     stop ("after", "-stop", "stop-") closes the oldest open window of its
-//     fault (value "fault", else the name in f). A fault whose stop op is
-//     "<fault>-done" is instantaneous (the runner's final heal only closes
-//     its books), as is a nemesis op that says neither: it acts at its
-//     start. A window never stopped holds to the end of the history.
+//   - Fault windows come from the nemesis ops, read by histories.FaultOf
+//     (the convention's "<kind>-start"/"<kind>-stop", the older names and
+//     Jepsen's): a start opens one, a stop closes the oldest open window of
+//     its kind, an instantaneous fault acts at its op. A window never
+//     stopped holds to the end of the history.
 //   - Max unavailability, per kind: the longest time with no ok op of the
 //     kind while it was in use (from its first op to its last), whether a
 //     fault window overlapped it, the longest that did, and the longest part

@@ -1,9 +1,7 @@
 package checkers
 
 import (
-	"encoding/json"
 	"slices"
-	"strings"
 
 	"github.com/kafkachaos/kafkachaos/histories"
 )
@@ -48,108 +46,37 @@ type faultWindow struct {
 type faultLog struct {
 	windows []faultWindow
 	open    map[string][]int // fault -> indexes of its open windows, oldest first
-	// instant names faults whose stop op is "<f>-done": they act when they
-	// start (a crash, a leader shuffle) and the runner's final heal only
-	// closes their books, so their windows are zero-length.
-	instant map[string]bool
 }
 
-// nemesisEvent is what a nemesis op does to the fault windows.
-type nemesisEvent int
-
-const (
-	evInstant nemesisEvent = iota // acts at once (no health, no start/stop name)
-	evStart
-	evStop
-	evDone // the books of an instantaneous fault closed
-)
-
-// nemesisOp is the part of a nemesis op's value liveness reads (see
-// nemesis.runner.record); other histories' values may lack it.
-type nemesisOp struct {
-	Fault  string `json:"fault"`
-	Health *struct {
-		When string `json:"when"`
-	} `json:"health"`
-}
-
-// classify reads a nemesis op: the fault's name and whether it starts or
-// stops it. The health check's "when" decides when present ("before" a
-// fault starts, "after" it stopped); otherwise the op's f does (kafkachaos'
-// "<fault>-start"/"-stop"/"-done", Jepsen's "start-<fault>"/"stop-<fault>").
-// A value that is not such an object leaves the name to f.
-func classify(op *histories.Op) (string, nemesisEvent) {
-	var v nemesisOp
-	_ = json.Unmarshal(op.Value, &v) // best effort: Jepsen's values differ
-	name, ev := nameEvent(op.F)
-	if v.Fault != "" {
-		name = v.Fault
-	}
-	if ev == evDone || v.Health == nil {
-		return name, ev
-	}
-	switch v.Health.When {
-	case "before":
-		return name, evStart
-	case "after":
-		return name, evStop
-	}
-	return name, ev
-}
-
-func nameEvent(f string) (string, nemesisEvent) {
-	for _, s := range []struct {
-		affix  string
-		suffix bool
-		ev     nemesisEvent
-	}{{"-done", true, evDone}, {"-start", true, evStart}, {"-stop", true, evStop}, {"start-", false, evStart}, {"stop-", false, evStop}} {
-		if s.suffix && strings.HasSuffix(f, s.affix) {
-			return strings.TrimSuffix(f, s.affix), s.ev
-		}
-		if !s.suffix && strings.HasPrefix(f, s.affix) {
-			return strings.TrimPrefix(f, s.affix), s.ev
-		}
-	}
-	return f, evInstant
-}
-
+// visit reads a nemesis op by histories.FaultOf: a start opens a window of
+// its kind, a stop heals the oldest open one (a stop of nothing open, a
+// heal retried or the heal after an instantaneous fault, changes nothing),
+// an instantaneous fault is a window of no length.
 func (l *faultLog) visit(op *histories.Op) {
-	name, ev := classify(op)
-	switch ev {
-	case evStart:
+	name, edge := histories.FaultOf(op)
+	switch edge {
+	case histories.EdgeStart:
 		if l.open == nil {
 			l.open = map[string][]int{}
 		}
 		l.open[name] = append(l.open[name], len(l.windows))
 		l.windows = append(l.windows, faultWindow{fault: name, start: op.Time, end: op.Time, open: true})
-	case evStop, evDone:
-		if ev == evDone {
-			if l.instant == nil {
-				l.instant = map[string]bool{}
-			}
-			l.instant[name] = true
-		}
-		// A stop heals the oldest window of its fault; a stop of nothing
-		// open (a heal retried) changes nothing.
+	case histories.EdgeStop:
 		if q := l.open[name]; len(q) > 0 {
 			w := &l.windows[q[0]]
 			w.end, w.open = op.Time, false
 			l.open[name] = q[1:]
 		}
-	case evInstant:
+	case histories.EdgeInstant:
 		l.windows = append(l.windows, faultWindow{fault: name, start: op.Time, end: op.Time, instant: true})
 	}
 }
 
-// seal fixes the windows once the history has ended at end: instantaneous
-// faults act at their start, and windows still open last to the end.
+// seal fixes the windows once the history has ended at end: windows still
+// open last to the end.
 func (l *faultLog) seal(end int64) {
 	for i := range l.windows {
-		w := &l.windows[i]
-		switch {
-		case l.instant[w.fault]:
-			w.end, w.open, w.instant = w.start, false, true
-		case w.open:
+		if w := &l.windows[i]; w.open {
 			w.end = end
 		}
 	}

@@ -30,6 +30,10 @@ type Campaign struct {
 	// where that line is rewritten in place (as runner's progress is).
 	Progress io.Writer
 	TTY      bool
+	// Clusters, when set, is how many clusters the draws have started so
+	// far (runner.Reuse.Started of the cluster they share); nil when each
+	// draw starts its own.
+	Clusters func() int
 }
 
 // Found is a violating draw.
@@ -52,6 +56,41 @@ type Report struct {
 	Shrunk *Shrunk
 	// LastError is the last harness error of a draw.
 	LastError error
+	// Clusters is how many clusters the draws started (Campaign.Clusters);
+	// 0 when not counted.
+	Clusters int
+}
+
+// Summary is a campaign's numbers, for the summary line and as JSON.
+type Summary struct {
+	Draws       int   `json:"draws"`
+	Errors      int   `json:"harness-errors"`
+	FaultsFired int64 `json:"faults-fired"`
+	ElapsedNs   int64 `json:"elapsed-ns"`
+	// Clusters is how many clusters the draws started, DrawsPerCluster
+	// their ratio; both absent when not counted.
+	Clusters        int     `json:"clusters-started,omitempty"`
+	DrawsPerCluster float64 `json:"draws-per-cluster,omitempty"`
+}
+
+// Summary is r's numbers.
+func (r Report) Summary() Summary {
+	s := Summary{Draws: r.Draws, Errors: r.Errors, FaultsFired: r.FaultsFired, ElapsedNs: int64(r.Elapsed), Clusters: r.Clusters}
+	if r.Clusters > 0 {
+		s.DrawsPerCluster = float64(r.Draws) / float64(r.Clusters)
+	}
+	return s
+}
+
+// String is the summary line's numbers: draws, time, faults, harness
+// errors and, when counted, the clusters started and draws per cluster.
+func (s Summary) String() string {
+	out := fmt.Sprintf("%d draws in %s, %d faults fired, %d harness errors",
+		s.Draws, time.Duration(s.ElapsedNs).Round(time.Second), s.FaultsFired, s.Errors)
+	if s.Clusters > 0 {
+		out += fmt.Sprintf(", %d clusters started (%.1f draws per cluster)", s.Clusters, s.DrawsPerCluster)
+	}
+	return out
 }
 
 // Run draws and judges until the duration ends, the context ends or a draw
@@ -81,6 +120,9 @@ func (c Campaign) Run(ctx context.Context) (Report, error) {
 				r.Found = &Found{Draw: i, Scenario: s, Verdict: v, After: time.Since(began)}
 			}
 		}
+		if c.Clusters != nil {
+			r.Clusters = c.Clusters()
+		}
 		c.progress(r, began)
 	}
 	if c.Progress != nil && c.TTY && r.Draws > 0 {
@@ -106,6 +148,9 @@ func (c Campaign) progress(r Report, began time.Time) {
 	}
 	line := fmt.Sprintf("explore: %s/%s  draws %d  faults fired %d  violations %d  errors %d  runs/hour %.0f",
 		el.Truncate(time.Second), c.Duration, r.Draws, r.FaultsFired, violations, r.Errors, float64(r.Draws)/el.Hours())
+	if r.Clusters > 0 {
+		line += fmt.Sprintf("  clusters %d", r.Clusters)
+	}
 	if c.TTY {
 		fmt.Fprintf(c.Progress, "\r%s\033[K", line)
 		return

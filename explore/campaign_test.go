@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +109,35 @@ func TestCampaignProgressOnATerminal(t *testing.T) {
 	if strings.Count(got, "\r") != 2 || strings.Count(got, "\n") != 1 || !strings.Contains(got, "draws 2  faults fired 2  violations 1") ||
 		!strings.HasSuffix(got, "\033[K\n") {
 		t.Errorf("terminal progress %q: want two rewrites of one line, ended once", got)
+	}
+}
+
+// A campaign on a shared cluster counts the clusters its draws started,
+// and its summary, as a line and as JSON, names them and the draws per
+// cluster.
+func TestCampaignCountsClustersStarted(t *testing.T) {
+	draws := 0
+	judge := func(context.Context, generators.Scenario) (Verdict, error) {
+		draws++
+		if draws == 6 {
+			return Verdict{Violated: true}, nil
+		}
+		return Verdict{}, nil
+	}
+	clusters := func() int { return 1 + draws/4 } // a second cluster from the fourth draw on
+	c := Campaign{Gen: GenSpace("embedded"), Space: SpaceAll, Seed: 1, Duration: time.Minute, Judge: judge, Clusters: clusters}
+	rep, err := c.Run(context.Background())
+	if err != nil || rep.Draws != 6 || rep.Clusters != 2 {
+		t.Fatalf("draws %d, clusters %d, err %v: want 6 draws on 2 clusters", rep.Draws, rep.Clusters, err)
+	}
+	if line := rep.Summary().String(); !strings.Contains(line, "6 draws in") || !strings.HasSuffix(line, ", 2 clusters started (3.0 draws per cluster)") {
+		t.Errorf("summary line %q: want the clusters started and draws per cluster", line)
+	}
+	b, _ := json.Marshal(rep.Summary())
+	if !strings.Contains(string(b), `"clusters-started":2,"draws-per-cluster":3`) {
+		t.Errorf("summary JSON %s: want the clusters started and draws per cluster", b)
+	}
+	if line := (Report{Draws: 3}).Summary().String(); strings.Contains(line, "cluster") {
+		t.Errorf("summary line %q names clusters it did not count", line)
 	}
 }

@@ -25,6 +25,11 @@
 // one of the original violation's anomaly kinds: a shrink keeps its bug
 // rather than trading it for another, and a regression pins those kinds.
 //
+// Draws per cluster. When the draws share a running cluster, the caller
+// counts the clusters they started (Campaign.Clusters) and the report's
+// summary names them and the draws per cluster: a campaign that restarts
+// its cluster every few draws spends its time starting clusters.
+//
 // This package must not know how a run is made (clusters, clients,
 // checkers): it drives generators' and runner's public APIs, and its
 // shrinker and coverage see scenarios and verdicts only. It never edits a

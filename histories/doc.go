@@ -13,7 +13,15 @@
 // line and reports bad input as a *ParseError naming file, line and field.
 // Reader.Scan reuses one Op between callbacks for speed; callers Clone what
 // they keep. EDNReader and AppendEDN/ExportEDN convert Jepsen kafka-workload
-// histories; export then import gives back the same ops.
+// histories; export then import gives back the same ops (a nemesis op
+// recorded under an older name comes back under the current one).
+//
+// Fault events: every recorder names a fault's start FaultStart(kind) and
+// its heal FaultStop(kind), an instantaneous fault's act the kind itself,
+// and puts the kind in the op's value as "fault"; FaultOf reads that and
+// the older names back, and is what every reader of fault windows uses.
+// Jepsen's names (:kill, :start, :start-partition, ...) appear only in the
+// EDN export.
 //
 // Indexes increase and may skip (Jepsen's own histories and filtered ones
 // do); a Recorder numbers densely from 0, so the JSONL reader warns once at

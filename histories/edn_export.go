@@ -10,7 +10,11 @@ import (
 )
 
 // AppendEDN appends op as one Jepsen op map (without a newline), the
-// inverse of EDNReader: reading what AppendEDN wrote gives op back.
+// inverse of EDNReader: reading what AppendEDN wrote gives op back. A
+// nemesis op whose value names its fault is written under Jepsen's name for
+// what it does (:kill and :start for a kill, :start-partition, ...; see
+// FaultOf); import gives it back in this package's convention, so an op
+// recorded under an older name comes back under the current one.
 //
 // Sends of invoke ops without an offset are [:send k v]; every other send
 // is [:send k [offset v]] with nil for an unknown offset. Error and Extra
@@ -35,7 +39,7 @@ func AppendEDN(dst []byte, op *Op) ([]byte, error) {
 	dst = append(dst, ", :type :"...)
 	dst = append(dst, op.Type...)
 	dst = append(dst, ", :f "...)
-	dst = appendEDNName(dst, op.F)
+	dst = appendEDNName(dst, jepsenF(op))
 	var err error
 	if dst, err = appendEDNValue(dst, op); err != nil {
 		return dst, fmt.Errorf("op %d: %w", op.Index, err)

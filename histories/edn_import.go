@@ -268,6 +268,7 @@ func ednOp(v *ednVal, src []byte) (*Op, bool, error) {
 			return nil, false, err
 		}
 	}
+	op.F = fromJepsenF(op)
 	if op.F == FClientHang {
 		if err := ednClientHang(op, m, value); err != nil {
 			return nil, false, err

@@ -35,7 +35,7 @@ func (r *runner) healthBefore(ctx context.Context) *healthCheck {
 	if names := r.activeNames(); len(names) > 0 {
 		return &healthCheck{When: "before", Deferred: true, Active: names}
 	}
-	h, _ := r.waitHealthy(ctx, "before")
+	h, _ := r.waitHealthy(ctx, "before", r.within)
 	return h
 }
 
@@ -50,17 +50,19 @@ func (r *runner) healthAfter(ctx context.Context) (*healthCheck, error) {
 	}
 	// Detached, like the heal itself: a run ending is no reason to skip
 	// the check that its cluster came back.
-	return r.waitHealthy(context.WithoutCancel(ctx), "after")
+	within := r.owed
+	r.owed = 0
+	return r.waitHealthy(context.WithoutCancel(ctx), "after", within)
 }
 
 // healthPoll is the pause between health probes: a probe of a real cluster
 // is a few requests, and a heal takes seconds, not milliseconds.
 const healthPoll = 250 * time.Millisecond
 
-// waitHealthy polls r.health until it is healthy, at most r.within.
-func (r *runner) waitHealthy(ctx context.Context, when string) (*healthCheck, error) {
+// waitHealthy polls r.health until it is healthy, at most within.
+func (r *runner) waitHealthy(ctx context.Context, when string, within time.Duration) (*healthCheck, error) {
 	h := &healthCheck{When: when, Checked: r.health.HealthChecked()}
-	waited, err := WaitHealthy(ctx, r.health, r.within)
+	waited, err := WaitHealthy(ctx, r.health, within)
 	h.Waited = waited.Round(time.Millisecond).String()
 	h.Healthy = err == nil
 	if err != nil {

@@ -84,18 +84,24 @@ func (s stuckAfterStop) Healthy(ctx context.Context) error {
 }
 func (s stuckAfterStop) HealthChecked() string { return s.h.HealthChecked() }
 
-func TestHealWaitsUntilTheClusterIsHealthy(t *testing.T) {
-	a := &fakeFault{name: "a"}
-	var stopped time.Time
+// healthyAfterStop is a cluster healthy until a first stops, then
+// unhealthy for d.
+func healthyAfterStop(a *fakeFault, d time.Duration) *fakeHealth {
 	var mu sync.Mutex
-	h := &fakeHealth{ok: func() bool {
+	var stopped time.Time
+	return &fakeHealth{ok: func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		if a.stops > 0 && stopped.IsZero() {
 			stopped = time.Now()
 		}
-		return a.stops == 0 || time.Since(stopped) > 600*time.Millisecond
+		return a.stops == 0 || time.Since(stopped) > d
 	}}
+}
+
+func TestHealWaitsUntilTheClusterIsHealthy(t *testing.T) {
+	a := &fakeFault{name: "a"}
+	h := healthyAfterStop(a, 600*time.Millisecond)
 	rec := &memRecorder{}
 	began := time.Now()
 	if err := Run(context.Background(), Schedule{{Duration: 10 * time.Millisecond, Fault: a}}, rec,
@@ -244,5 +250,35 @@ func TestRequestFaultSaysInstalledNotFired(t *testing.T) {
 	f.Stop(context.Background())
 	if d := f.(Detailer).Detail().(map[string]any); d["installed"] != false {
 		t.Fatalf("detail after stop %v: want installed false", d)
+	}
+}
+
+// slowHealer is a fault whose heal needs budget to leave the cluster
+// healthy (HealBudgeter).
+type slowHealer struct {
+	*fakeFault
+	budget time.Duration
+}
+
+func (s slowHealer) HealBudget() time.Duration { return s.budget }
+
+// A fault whose heal says it needs long is given that long for the cluster
+// to be healthy again; one that says nothing is held to the bound.
+func TestHealBudgetExtendsTheWaitForHealth(t *testing.T) {
+	for _, budget := range []time.Duration{0, 3 * time.Second} {
+		a := &fakeFault{name: "a"}
+		h := healthyAfterStop(a, time.Second)
+		var f Fault = a
+		if budget > 0 {
+			f = slowHealer{a, budget}
+		}
+		err := Run(context.Background(), Schedule{{Duration: 10 * time.Millisecond, Fault: f}}, &memRecorder{},
+			WithHealth(h, 300*time.Millisecond))
+		if budget > 0 && err != nil {
+			t.Errorf("with a heal budget of %v: %v", budget, err)
+		}
+		if budget == 0 && (!errors.Is(err, ErrHeal) || !strings.Contains(err.Error(), "not healthy 300ms")) {
+			t.Errorf("without a heal budget: err = %v, want ErrHeal after 300ms", err)
+		}
 	}
 }

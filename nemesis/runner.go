@@ -68,6 +68,10 @@ type runner struct {
 	active map[int]Fault // by step
 	health cluster.HealthChecker
 	within time.Duration // bound of one wait for health
+	// owed is the longest heal budget (HealBudgeter) of the faults
+	// stopped since health was last checked after a heal: the check
+	// waits for the slowest of them.
+	owed time.Duration
 }
 
 // Option configures Run.
@@ -82,7 +86,9 @@ type Option func(*runner)
 // within for health again: a cluster still unhealthy then is a heal
 // failure (ErrHeal, naming the fault and what is unhealthy), recorded in
 // the stop op. Health checked while other faults hold would wait for what
-// they break; the check comes with the last of them.
+// they break; the check comes with the last of them. A fault whose heal
+// needs longer (HealBudgeter) gets its budget for its Stop and for that
+// wait.
 func WithHealth(hc cluster.HealthChecker, within time.Duration) Option {
 	return func(r *runner) { r.health, r.within = hc, within }
 }
@@ -106,9 +112,11 @@ func (r *runner) stop(ctx context.Context, step int, f Fault) error {
 		return nil
 	}
 	delete(r.active, step)
-	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), HealTimeout)
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healBound(f, HealTimeout))
 	defer cancel()
 	err := f.Stop(hctx)
+	r.owed = max(r.owed, healBound(f, r.within))
+	within := r.owed
 	health, herr := r.healthAfter(ctx)
 	_, stopF := events(f)
 	r.record(stopF, f, health, errors.Join(err, herr))
@@ -116,7 +124,7 @@ func (r *runner) stop(ctx context.Context, step int, f Fault) error {
 		err = fmt.Errorf("%w: %s: %w", ErrHeal, f.Name(), err)
 	}
 	if herr != nil {
-		herr = fmt.Errorf("%w: %s: cluster not healthy %s after its heal: %w", ErrHeal, f.Name(), r.within, herr)
+		herr = fmt.Errorf("%w: %s: cluster not healthy %s after its heal: %w", ErrHeal, f.Name(), within, herr)
 	}
 	return errors.Join(err, herr)
 }

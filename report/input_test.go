@@ -3,8 +3,11 @@ package report
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kafkachaos/kafkachaos/histories"
 )
 
 func TestBadHistoryLineNamesFileLineAndField(t *testing.T) {
@@ -62,26 +65,40 @@ func TestNotARunDirectory(t *testing.T) {
 	}
 }
 
+// Windows pair starts with heals, whether recorded under the older names
+// (kill/restart, partition/heal, x/x-heal) or the convention's, which give
+// the same windows.
 func TestFaultWindowsPairStartsWithHeals(t *testing.T) {
-	nem := []bar{
-		{F: "kill", Start: 10, End: 11, Op: 1, Invoke: 0},
-		{F: "partition", Start: 20, End: 21, Op: 3, Invoke: 2},
-		{F: "restart", Start: 30, End: 31, Op: 5, Invoke: 4},
-		{F: "clock-skew-start", Start: 40, End: 41},
-		{F: "heal", Start: 50, End: 52},
-		{F: "delay", Start: 60, End: 61},
-		{F: "shuffle-leaders", Start: 65, End: 65},
-		{F: "delay-heal", Start: 70, End: 72},
+	type ev struct {
+		old, kind  string
+		edge       histories.Edge
+		start, end int64
 	}
-	w := faultWindows(nem, 100, nil)
-	want := []window{{10, 31, "kill", false}, {20, 52, "partition", false}, {40, 100, "clock-skew-start", true},
+	evs := []ev{
+		{"kill", "kill", histories.EdgeStart, 10, 11},
+		{"partition", "partition", histories.EdgeStart, 20, 21},
+		{"restart", "kill", histories.EdgeStop, 30, 31},
+		{"clock-skew-start", "clock-skew", histories.EdgeStart, 40, 41},
+		{"heal", "partition", histories.EdgeStop, 50, 52},
+		{"delay", "delay", histories.EdgeStart, 60, 61},
+		{"leader-shuffle", "leader-shuffle", histories.EdgeInstant, 65, 65},
+		{"delay-heal", "delay", histories.EdgeStop, 70, 72},
+	}
+	want := []window{{10, 31, "kill", false}, {20, 52, "partition", false}, {40, 100, "clock-skew", true},
 		{60, 72, "delay", false}}
-	if len(w) != len(want) {
-		t.Fatalf("windows %v, want %v", w, want)
-	}
-	for i := range want {
-		if w[i] != want[i] {
-			t.Errorf("window %d = %v, want %v", i, w[i], want[i])
+	for _, old := range []bool{true, false} {
+		var nem []bar
+		for _, e := range evs {
+			f := e.old
+			if !old {
+				start, stop := histories.FaultEvents(e.kind, e.edge == histories.EdgeInstant)
+				f = map[bool]string{true: stop, false: start}[e.edge == histories.EdgeStop]
+			}
+			nem = append(nem, bar{F: f, Start: e.start, End: e.end})
+		}
+		w := faultWindows(nem, 100, nil)
+		if !slices.Equal(w, want) {
+			t.Errorf("old names %v: windows %v, want %v", old, w, want)
 		}
 	}
 }

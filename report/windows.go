@@ -2,7 +2,8 @@ package report
 
 import (
 	"encoding/json"
-	"strings"
+
+	"github.com/kafkachaos/kafkachaos/histories"
 )
 
 // window is a fault window: from a fault's start to its heal.
@@ -12,70 +13,51 @@ type window struct {
 	Open       bool // never healed before the history ended
 }
 
-// healOf names the nemesis f that ends a fault started by f, or "" when f
-// does not start a window. present holds every nemesis f in the history: a
-// fault "x" healed by "x-heal" (the nemesis package's convention for request
-// faults, packet loss and slow links) opens a window only when its heal is
-// there to close it, so a one-off event is not drawn as a fault forever.
-func healOf(f string, present map[string]bool) string {
-	if present[f+"-heal"] {
-		return f + "-heal"
-	}
-	switch f {
-	case "kill":
-		return "restart"
-	case "pause":
-		return "resume"
-	case "partition":
-		return "heal"
-	}
-	if base, ok := strings.CutSuffix(f, "-start"); ok {
-		return base + "-stop"
-	}
-	if base, ok := strings.CutPrefix(f, "start-"); ok {
-		return "stop-" + base
-	}
-	return ""
-}
-
-// faultWindows pairs nemesis ops into windows. A fault starts when its op
-// is invoked and ends when its heal completes; overlapping faults of
-// different kinds get their own windows. Heals of everything ("heal" after
-// several partitions) close every open window of that kind.
+// faultWindows pairs nemesis ops into windows, reading each by
+// histories.FaultOf as the checkers do. A fault starts when its op is
+// invoked and ends when its heal completes; a heal closes the oldest open
+// window of its kind, so overlapping faults each get their own.
+// Instantaneous faults and heals of nothing open draw no window.
 func faultWindows(nem []bar, end int64, values map[int64]json.RawMessage) []window {
 	var out []window
-	present := map[string]bool{}
+	open := map[string][]int{} // kind -> indexes into out, oldest first
 	for _, b := range nem {
-		present[b.F] = true
-	}
-	open := map[string][]int{} // heal f -> indexes into out
-	for _, b := range nem {
-		if h := healOf(b.F, present); h != "" {
-			open[h] = append(open[h], len(out))
-			out = append(out, window{Start: b.Start, End: end, Label: label(b, values), Open: true})
-			continue
+		v := barValue(b, values)
+		kind, edge := histories.FaultOf(&histories.Op{Process: histories.NemesisProcess, F: b.F, Value: v})
+		switch edge {
+		case histories.EdgeStart:
+			open[kind] = append(open[kind], len(out))
+			out = append(out, window{Start: b.Start, End: end, Label: label(kind, v), Open: true})
+		case histories.EdgeStop:
+			if q := open[kind]; len(q) > 0 {
+				out[q[0]].End, out[q[0]].Open = b.End, false
+				open[kind] = q[1:]
+			}
 		}
-		for _, i := range open[b.F] {
-			out[i].End, out[i].Open = b.End, false
-		}
-		delete(open, b.F)
 	}
 	return out
 }
 
-// label is the fault's f and, when short, its value (e.g. the nodes).
-func label(b bar, values map[int64]json.RawMessage) string {
+// barValue is the value of a nemesis span: its completion's, else its
+// invocation's.
+func barValue(b bar, values map[int64]json.RawMessage) json.RawMessage {
 	v := values[b.Op]
 	if len(v) == 0 || string(v) == "null" {
 		v = values[b.Invoke]
 	}
+	return v
+}
+
+// label is the fault's kind and, when short, its value v (e.g. the
+// nodes).
+func label(kind string, v json.RawMessage) string {
 	if len(v) > 0 && len(v) <= 60 && string(v) != "null" {
-		return b.F + " " + string(v)
+		return kind + " " + string(v)
 	}
 	if nodes := detailNodes(v); nodes != "" {
-		return b.F + " nodes " + nodes
+		return kind + " nodes " + nodes
 	}
-	return b.F
+	return kind
 }
 
 // detailNodes is the nodes a long nemesis value's detail names (the

@@ -15,6 +15,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/nemesis"
 	"github.com/kafkachaos/kafkachaos/workers"
 	"github.com/kafkachaos/kafkachaos/workers/proc"
@@ -474,9 +475,8 @@ type clientFault struct {
 	last any
 }
 
-func (f *clientFault) Name() string                 { return f.name }
-func (f *clientFault) Events() (start, stop string) { return f.name, f.name + "-done" }
-func (f *clientFault) Stop(context.Context) error   { return nil }
+func (f *clientFault) Name() string               { return f.name }
+func (f *clientFault) Stop(context.Context) error { return nil }
 
 func (f *clientFault) Detail() any {
 	f.mu.Lock()
@@ -519,14 +519,17 @@ type meteredFault struct {
 	missed []string // its steps that never started
 }
 
-// Events and Detail pass the wrapped fault's through, so the history reads
-// as if it were unwrapped.
+// Name is the scenario's kind, which nemesis.Run records as the op's
+// "fault": the nemesis fault built for it may be named otherwise.
+func (m *meteredFault) Name() string { return m.kind }
+
+// Events names its ops by histories' convention for its kind, whatever the
+// wrapped fault calls them.
 func (m *meteredFault) Events() (start, stop string) {
-	if e, ok := m.Fault.(nemesis.Events); ok {
-		return e.Events()
-	}
-	return m.Fault.Name() + "-start", m.Fault.Name() + "-stop"
+	return histories.FaultEvents(m.kind, generators.Instantaneous(m.kind))
 }
+
+// Detail passes the wrapped fault's through.
 
 func (m *meteredFault) Detail() any {
 	if d, ok := m.Fault.(nemesis.Detailer); ok {

@@ -20,12 +20,15 @@ import (
 // so that runs on a real cluster do not each pay its start (13-65 s) and
 // stop. Each run gets topics, a group and transactional ids of its own
 // (Fresh), so nothing of one run is read by the next. The cluster is
-// reused while it is healthy before and after a run and the run asks for
-// the same provider, broker count, broker configuration and proxies (a
-// run with a fault on the clients' proxies gets a cluster that has them),
-// and the run ended with no harness error (a failed heal, say, may leave
-// a cluster that looks healthy and is not as it was); otherwise it is
-// stopped and another started. A run that is kept names the cluster's
+// reused while the run asks for the same provider, broker count, broker
+// configuration and proxies (a run with a fault on the clients' proxies
+// gets a cluster that has them), the run ended with no harness error (a
+// failed heal, say, may leave a cluster that looks healthy and is not as it
+// was), and the cluster is healthy after the run and before the next. One
+// a run left unhealthy (a broker down, a network fault in force) is
+// repaired: its brokers that are down resumed or restarted and its network
+// healed, as far as the provider's hooks allow; one still unhealthy then
+// is stopped and another started. A run that is kept names the cluster's
 // directory (its broker logs) in cluster.txt. Close stops the last one.
 //
 // One Reuse serves one run at a time.
@@ -35,18 +38,24 @@ type Reuse struct {
 	// Name is their parent directory under Root ("" means "clusters").
 	Name string
 	// HealthBound is how long the cluster may take to be healthy before
-	// a run (after the last one's heals) and after it before it is
-	// replaced; 0 means 30 s.
+	// a run (after the last one's heals) and after it, and again after a
+	// repair, before it is replaced; 0 means 30 s.
 	HealthBound time.Duration
+	// HealBudget, when set, is how long the heal of a fault kind may need
+	// to leave the cluster healthy (a power loss of every broker needs
+	// long): after a run the cluster is given the longest budget of the
+	// run's kinds, if longer than HealthBound, before it is repaired.
+	HealBudget func(kind string) time.Duration
 
-	mu      sync.Mutex
-	prov    cluster.Provider
-	key     string
-	dir     string
-	served  []string // the current cluster's run directories
-	stale   bool     // unhealthy after the last run: replace it
-	runs    int      // runs given a cluster so far (names their topics)
-	started int
+	mu       sync.Mutex
+	prov     cluster.Provider
+	key      string
+	dir      string
+	served   []string // the current cluster's run directories
+	stale    bool     // unhealthy after the last run: replace it
+	runs     int      // runs given a cluster so far (names their topics)
+	started  int
+	repaired int
 }
 
 func (r *Reuse) healthBound() time.Duration {
@@ -61,6 +70,14 @@ func (r *Reuse) Started() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.started
+}
+
+// Repaired is how many times the Reuse repaired a cluster a run had left
+// unhealthy, instead of replacing it.
+func (r *Reuse) Repaired() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.repaired
 }
 
 // Fresh is s with names of its own for its run on the shared cluster: the
@@ -96,7 +113,7 @@ func (r *Reuse) acquire(ctx context.Context, s generators.Scenario, prov cluster
 	defer r.mu.Unlock()
 	spec := ClusterSpec(s, runDir)
 	key := reuseKey(s)
-	if r.prov != nil && (r.stale || r.key != key || waitHealthy(ctx, r.prov, r.healthBound()) != nil) {
+	if r.prov != nil && (r.stale || r.key != key || r.restoreLocked(ctx, r.healthBound()) != nil) {
 		r.stopLocked(ctx)
 	}
 	if r.prov == nil {
@@ -119,18 +136,93 @@ func (r *Reuse) acquire(ctx context.Context, s generators.Scenario, prov cluster
 	return r.prov, writeClusterNote(runDir, r.prov.Name(), r.dir, len(r.served))
 }
 
-// release checks the cluster after a run that ended with harness error
-// herr. One the run may have left other than it found it (herr: a heal
-// that failed, a fault that could not start, a harness that lost track),
-// or left unhealthy, is replaced at the next acquire, not now: by then the
-// run's directory is gone unless kept, which decides whether the
-// cluster's directory is kept.
-func (r *Reuse) release(ctx context.Context, herr error) {
+// release checks the cluster after a run of s that ended with harness
+// error herr. One the run may have left other than it found it (herr: a
+// heal that failed, a fault that could not start, a harness that lost
+// track), or left unhealthy and could not be repaired, is replaced at the
+// next acquire, not now: by then the run's directory is gone unless kept,
+// which decides whether the cluster's directory is kept.
+func (r *Reuse) release(ctx context.Context, s generators.Scenario, herr error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.prov != nil && (herr != nil || waitHealthy(ctx, r.prov, r.healthBound()) != nil) {
+	if r.prov != nil && (herr != nil || r.restoreLocked(ctx, r.boundAfter(s)) != nil) {
 		r.stale = true
 	}
+}
+
+// boundAfter is how long the cluster may take to be healthy after a run
+// of s: HealthBound, or the longest HealBudget of s's kinds.
+func (r *Reuse) boundAfter(s generators.Scenario) time.Duration {
+	bound := r.healthBound()
+	if r.HealBudget == nil {
+		return bound
+	}
+	for _, f := range s.Nemesis {
+		bound = max(bound, r.HealBudget(f.Kind))
+	}
+	return bound
+}
+
+// restoreLocked waits up to bound for the cluster to be healthy; one that
+// is not is repaired and given bound again. Health decides: a hook that
+// failed on what was not broken does not fail the repair. It returns why
+// the cluster is still unhealthy.
+func (r *Reuse) restoreLocked(ctx context.Context, bound time.Duration) error {
+	if waitHealthy(ctx, r.prov, bound) == nil {
+		return nil
+	}
+	rerr := repair(ctx, r.prov)
+	if err := waitHealthy(ctx, r.prov, bound); err != nil {
+		return errors.Join(fmt.Errorf("after its repair: %w", err), rerr)
+	}
+	r.repaired++
+	return nil
+}
+
+// repair undoes what faults may have left in force, with the hooks prov
+// has: every broker down is resumed, then restarted if still down, and
+// every network fault (partitions, link cuts, proxy toxics) is lifted.
+// Each hook call is bounded as a heal is.
+func repair(ctx context.Context, prov cluster.Provider) error {
+	ctx, cancel := context.WithTimeout(ctx, nemesis.HealTimeout)
+	defer cancel()
+	var errs []error
+	if p, ok := prov.(cluster.NodePauser); ok {
+		for _, id := range downNodes(prov) {
+			errs = append(errs, p.Resume(ctx, id))
+		}
+	}
+	for _, id := range downNodes(prov) {
+		switch h := prov.(type) {
+		case cluster.NodeKiller:
+			errs = append(errs, h.Restart(ctx, id))
+		case cluster.NodeStopper:
+			errs = append(errs, h.StartNode(ctx, id))
+		default:
+			errs = append(errs, fmt.Errorf("node %d is down and %s cannot restart it", id, prov.Name()))
+		}
+	}
+	if h, ok := prov.(cluster.Partitioner); ok {
+		errs = append(errs, h.Heal(ctx))
+	}
+	if h, ok := prov.(cluster.NetworkHealer); ok {
+		errs = append(errs, h.HealAll(ctx))
+	}
+	if h, ok := prov.(cluster.Proxier); ok {
+		errs = append(errs, h.HealToxics(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// downNodes are the brokers prov says are down.
+func downNodes(prov cluster.Provider) []int32 {
+	var out []int32
+	for _, n := range prov.Nodes() {
+		if !n.Up {
+			out = append(out, n.ID)
+		}
+	}
+	return out
 }
 
 // Close stops the current cluster. Its directory is removed unless a kept

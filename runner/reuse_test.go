@@ -58,15 +58,13 @@ func TestReuseRunsOnOneCluster(t *testing.T) {
 	}
 }
 
-// TestReuseReplacesAnUnhealthyCluster: a cluster left unhealthy by a run
-// (here a broker killed and never restarted) is stopped and replaced before
-// the next run, and a kept run's cluster.txt names the directory of the
-// cluster it ran on, which Close then keeps.
-func TestReuseReplacesAnUnhealthyCluster(t *testing.T) {
+// TestReuseRepairsAClusterLeftUnhealthy: a cluster a run left unhealthy
+// (a broker killed and another paused, never brought back) is repaired
+// before the next run, which runs on it and holds; no other is started.
+func TestReuseRepairsAClusterLeftUnhealthy(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
 	r := &Reuse{HealthBound: time.Second}
-	opts := Options{RunsDir: root, TestName: t.Name(), Reuse: r, Keep: true}
+	opts := Options{RunsDir: t.TempDir(), TestName: t.Name(), Reuse: r, Keep: true}
 	first, err := Run(context.Background(), smallScenario(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -75,13 +73,59 @@ func TestReuseReplacesAnUnhealthyCluster(t *testing.T) {
 	if err := cur.Kill(context.Background(), cur.Nodes()[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	r.release(context.Background(), nil) // what a run that left it so ends with
+	if err := cur.Pause(context.Background(), cur.Nodes()[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	r.release(context.Background(), smallScenario(), nil) // what a run that left it so ends with
+	second, err := Run(context.Background(), smallScenario(), opts)
+	if err != nil {
+		t.Fatalf("the run after the repair: %v", err)
+	}
+	if r.Started() != 1 || r.Repaired() != 1 || !second.Held {
+		t.Fatalf("%d clusters started, %d repaired (want 1 and 1), second run held %v", r.Started(), r.Repaired(), second.Held)
+	}
+	if ClusterDir(second.Dir) != ClusterDir(first.Dir) {
+		t.Fatalf("the second run ran on %s, not the repaired cluster %s", ClusterDir(second.Dir), ClusterDir(first.Dir))
+	}
+	if err := r.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stuckCluster is an embedded cluster whose brokers, once killed, cannot
+// be restarted.
+type stuckCluster struct{ *embedded.Provider }
+
+func (stuckCluster) Restart(context.Context, int32) error {
+	return errors.New("the node will not start")
+}
+
+// TestReuseReplacesAnUnhealthyCluster: a cluster left unhealthy by a run
+// that cannot be repaired (here a broker killed that will not start) is
+// stopped and replaced before the next run, and a kept run's cluster.txt
+// names the directory of the cluster it ran on, which Close then keeps.
+func TestReuseReplacesAnUnhealthyCluster(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	r := &Reuse{HealthBound: time.Second}
+	provs := Providers{"embedded": func() (cluster.Provider, error) { return stuckCluster{embedded.New()}, nil }}
+	opts := Options{RunsDir: root, TestName: t.Name(), Reuse: r, Keep: true, Providers: provs}
+	first, err := Run(context.Background(), smallScenario(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := r.prov.(stuckCluster)
+	if err := cur.Kill(context.Background(), cur.Nodes()[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	r.release(context.Background(), smallScenario(), nil) // what a run that left it so ends with
 	second, err := Run(context.Background(), smallScenario(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Started() != 2 || !second.Held {
-		t.Fatalf("%d clusters started (want 2: the unhealthy one replaced), second run held %v", r.Started(), second.Held)
+	if r.Started() != 2 || r.Repaired() != 0 || !second.Held {
+		t.Fatalf("%d clusters started, %d repaired (want 2 and 0: the unhealthy one replaced), second run held %v",
+			r.Started(), r.Repaired(), second.Held)
 	}
 	dir := ClusterDir(first.Dir)
 	if dir == first.Dir {
@@ -204,5 +248,21 @@ func TestReuseNeverHandsOnAClusterAfterAHarnessError(t *testing.T) {
 	}
 	if r.Started() != 4 {
 		t.Fatalf("%d clusters started, want 4", r.Started())
+	}
+}
+
+// A run's cluster is given the longest heal budget of its kinds, when
+// longer than HealthBound, to be healthy again before it is repaired.
+func TestReuseGivesARunsHealsTheirBudget(t *testing.T) {
+	budget := map[string]time.Duration{generators.KindPowerLoss: 3 * time.Minute, generators.KindKill: time.Second}
+	r := &Reuse{HealthBound: 10 * time.Second, HealBudget: func(kind string) time.Duration { return budget[kind] }}
+	s := smallScenario()
+	s.Nemesis = []generators.Fault{{Kind: generators.KindKill}}
+	if got := r.boundAfter(s); got != 10*time.Second {
+		t.Errorf("after a kill: %v, want HealthBound", got)
+	}
+	s.Nemesis = append(s.Nemesis, generators.Fault{Kind: generators.KindPowerLoss})
+	if got := r.boundAfter(s); got != 3*time.Minute {
+		t.Errorf("after a power loss: %v, want its budget", got)
 	}
 }

@@ -215,7 +215,7 @@ func newProvider(s generators.Scenario, provs Providers) (cluster.Provider, erro
 func start(ctx context.Context, s generators.Scenario, prov cluster.Provider, dir string, opts Options) (cluster.Provider, func(context.Context, error), error) {
 	if opts.Reuse != nil {
 		p, err := opts.Reuse.acquire(ctx, s, prov, dir, opts.RunsDir)
-		return p, opts.Reuse.release, err
+		return p, func(ctx context.Context, herr error) { opts.Reuse.release(ctx, s, herr) }, err
 	}
 	if err := prov.Start(ctx, ClusterSpec(s, dir)); err != nil {
 		prov.Stop(context.Background())

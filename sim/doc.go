@@ -10,9 +10,10 @@
 // history format as client/ and follow the same recording rules (every
 // invoke completes once on every path; fail only when no attempt can have
 // taken effect, info otherwise), and a run is judged by checkers and model
-// exactly as runner judges one. Fault ops are named as the runner's
-// nemesis names them ("<kind>-start" and "<kind>-stop" around a window, the
-// kind alone for an instantaneous fault, the fault's name in the value), so
+// exactly as runner judges one. Fault ops follow histories' event
+// convention, as the runner's do (histories.FaultStart and FaultStop around
+// a window, the kind alone for an instantaneous fault, the kind in the
+// value), so
 // liveness reads a simulated draw's fault windows as a real run's; a fault
 // counts as fired, and has its op, only once it took effect (a consumer's
 // crash or churn when the consumer acts on it). Each fault kind it runs is

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
 )
 
 // step is one thing the nemesis does at a virtual instant: a fault's
@@ -82,7 +83,7 @@ func (n *nemesis) do(st step) error {
 		if err := heal(); err != nil {
 			return fmt.Errorf("sim: healing fault %d (%s): %w", st.fault, f.Kind, err)
 		}
-		n.e.rec.Nemesis(f.Kind+"-stop", faultValue{Fault: f.Kind, Detail: map[string]any{"step": st.fault}})
+		n.e.rec.Nemesis(histories.FaultStop(f.Kind), faultValue{Fault: f.Kind, Detail: map[string]any{"step": st.fault}})
 		return nil
 	}
 	heal, what, err := n.start(f, st.fault)
@@ -91,7 +92,7 @@ func (n *nemesis) do(st step) error {
 	}
 	if heal != nil {
 		n.active[st.fault] = heal
-		n.e.landed(f.Kind+"-start", f.Kind, what)
+		n.e.landed(histories.FaultStart(f.Kind), f.Kind, what)
 	} else if what != nil {
 		n.e.landed(f.Kind, f.Kind, what)
 	}

@@ -71,7 +71,6 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	rep, err := c.Run(ctx)
 	if reuse != nil {
 		err = errors.Join(err, reuse.Close(context.Background()))
-		fmt.Fprintf(stderr, "explore: %d draws on %d cluster(s) started\n", rep.Draws, reuse.Started())
 	}
 	printExplore(stdout, c, rep)
 	if err != nil {
@@ -135,6 +134,9 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 		gs.Kinds = drawableKinds(ef.cluster)
 		c = explore.Campaign{Gen: gs, Space: sp, Seed: ef.seed, Duration: ef.duration,
 			Judge: judge, K: ef.k, Shrink: !ef.noShrink}
+		if reuse != nil {
+			c.Clusters = reuse.Started
+		}
 	}
 	c.OutDir = filepath.Join(runs, "explore", fmt.Sprintf("shrink-seed%d-%s", ef.seed, time.Now().UTC().Format("20060102T150405")))
 	if !ef.quiet {
@@ -161,8 +163,7 @@ func (ef exploreFlags) judge(sp explore.Space, opts runner.Options) (explore.Jud
 }
 
 func printExplore(w io.Writer, c explore.Campaign, rep explore.Report) {
-	fmt.Fprintf(w, "explore: space %s (claim %s), seed %d: %d draws in %s, %d faults fired, %d harness errors\n",
-		c.Space, c.Space.Claim(), c.Seed, rep.Draws, rep.Elapsed.Round(time.Second), rep.FaultsFired, rep.Errors)
+	fmt.Fprintf(w, "explore: space %s (claim %s), seed %d: %s\n", c.Space, c.Space.Claim(), c.Seed, rep.Summary())
 	rep.Coverage.Write(w)
 	if rep.Found == nil {
 		fmt.Fprintln(w, "no draw violated its claim")

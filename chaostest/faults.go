@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -62,6 +63,9 @@ type tracked struct {
 	errs     []string
 	startErr bool // a start failed, which stops the schedule
 }
+
+// HealBudget is how long the kind's heal may need (its registry entry).
+func (t *tracked) HealBudget() time.Duration { return runner.KindHealBudget(t.kind) }
 
 // Name is the scenario's kind, which nemesis.Run records as the op's
 // "fault": the nemesis fault built for it may be named otherwise.

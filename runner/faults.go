@@ -519,6 +519,17 @@ type meteredFault struct {
 	missed []string // its steps that never started
 }
 
+// HealBudget is how long the kind's heal may need (its registry entry), so
+// a slow heal is waited for rather than taken for a failed one.
+func (m *meteredFault) HealBudget() time.Duration { return KindHealBudget(m.kind) }
+
+// KindHealBudget is kind's heal budget in the registry (0 for a kind it
+// does not know).
+func KindHealBudget(kind string) time.Duration {
+	k, _ := generators.LookupKind(kind)
+	return k.HealBudget()
+}
+
 // Name is the scenario's kind, which nemesis.Run records as the op's
 // "fault": the nemesis fault built for it may be named otherwise.
 func (m *meteredFault) Name() string { return m.kind }

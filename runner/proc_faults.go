@@ -21,7 +21,6 @@ type pauseClient struct {
 }
 
 func (p *pauseClient) Name() string                 { return generators.KindPauseClient }
-func (p *pauseClient) Events() (start, stop string) { return "pause-client", "resume-client" }
 
 func (p *pauseClient) Detail() any {
 	p.mu.Lock()

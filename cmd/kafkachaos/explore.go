@@ -97,7 +97,7 @@ func (ef exploreFlags) reuse() *runner.Reuse {
 	if ef.fresh || ef.cluster == "embedded" || ef.cluster == simCluster {
 		return nil
 	}
-	return &runner.Reuse{Root: ef.runs, Name: "explore-clusters"}
+	return &runner.Reuse{Root: ef.runs, Name: "explore-clusters", HealBudget: runner.KindHealBudget}
 }
 
 // campaign checks the flags and builds the campaign they describe.

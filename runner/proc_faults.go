@@ -20,7 +20,7 @@ type pauseClient struct {
 	last   any
 }
 
-func (p *pauseClient) Name() string                 { return generators.KindPauseClient }
+func (p *pauseClient) Name() string { return generators.KindPauseClient }
 
 func (p *pauseClient) Detail() any {
 	p.mu.Lock()

@@ -31,15 +31,13 @@ func (a *Admin) WaitReady(ctx context.Context, limit time.Duration, brokers int,
 		if err := exited(); err != nil {
 			return err
 		}
-		if last = a.brokersRegistered(ctx, brokers); last == nil {
-			step = "probe topic"
-			probe := cluster.TopicSpec{Name: ProbeTopic, Partitions: 1, ReplicationFactor: int16(min(3, brokers))}
-			if last = a.CreateTopic(ctx, probe, true); last == nil {
-				step = "produce and fetch"
-				if last = a.roundTrip(ctx, tag); last == nil {
-					return nil
-				}
-			}
+		at, err := a.readyStep(ctx, brokers, tag)
+		if err == nil {
+			return nil
+		}
+		// an attempt the deadline cut short tells less than the one before
+		if last == nil || ctx.Err() == nil {
+			step, last = at, err
 		}
 		select {
 		case <-ctx.Done():
@@ -47,6 +45,23 @@ func (a *Admin) WaitReady(ctx context.Context, limit time.Duration, brokers int,
 		}
 	}
 	return fmt.Errorf("cluster not serving after %s (stuck at %s: %v)", limit, step, last)
+}
+
+// readyStep takes the cluster through the steps of readiness: every broker
+// registered, the probe topic created, a record produced and fetched. It
+// returns the step it stopped at and why.
+func (a *Admin) readyStep(ctx context.Context, brokers int, tag string) (string, error) {
+	if err := a.brokersRegistered(ctx, brokers); err != nil {
+		return "metadata", err
+	}
+	probe := cluster.TopicSpec{Name: ProbeTopic, Partitions: 1, ReplicationFactor: int16(min(3, brokers))}
+	if err := a.CreateTopic(ctx, probe, true); err != nil {
+		return "probe topic", err
+	}
+	if err := a.roundTrip(ctx, tag); err != nil {
+		return "produce and fetch", err
+	}
+	return "", nil
 }
 
 func (a *Admin) brokersRegistered(ctx context.Context, want int) error {

@@ -92,6 +92,15 @@ func clashRules() []clashRule {
 			return ""
 		}},
 		{hard: true, why: func(a, b Footprint, _ Scenario) string {
+			// a removal takes its broker down too; two removals, and a
+			// move beside a removal, have rules of their own
+			if (a.Removes || a.Moves || a.Adds) && ((b.Down > 0 && !b.Removes) || b.Cuts || b.Disk) {
+				return "a membership change waits on every broker (a clean stop, a replica caught up, a reassignment listed done): " +
+					"a broker down, cut off or on a failing disk stalls it, or its return, past any bound"
+			}
+			return ""
+		}},
+		{hard: true, why: func(a, b Footprint, _ Scenario) string {
 			if a.Disk && b.Disk {
 				return "both act on a broker's disk, picked by target (the same broker, or all): a broker restarted onto a failing disk exits, and the heal cannot hold"
 			}

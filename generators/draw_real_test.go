@@ -234,8 +234,10 @@ func TestMembershipClash(t *testing.T) {
 			[]Fault{voter, at(KindPartition, 35*sec, 40*sec, FaultParams{})}, []Fault{voter, at(KindPartition, 30*sec, 35*sec, FaultParams{})}},
 		{"a reassign while the added broker's replica moves back; one after",
 			[]Fault{added, at(KindReassign, 45*sec, 50*sec, FaultParams{})}, []Fault{added, at(KindReassign, 51*sec, 56*sec, FaultParams{})}},
-		{"a voter out while a broker joins; a kill then (add-broker waits on no kill)",
-			[]Fault{added, voter}, []Fault{added, at(KindKill, 15*sec, 20*sec, FaultParams{})}},
+		{"a voter out while a broker joins; a crash of a consumer then (add-broker waits on no client)",
+			[]Fault{added, voter}, []Fault{added, at(KindCrashConsumer, 15*sec, 20*sec, FaultParams{})}},
+		{"a kill while a broker joins; a kill once its replica moved back",
+			[]Fault{added, at(KindKill, 15*sec, 20*sec, FaultParams{})}, []Fault{added, at(KindKill, 51*sec, 56*sec, FaultParams{})}},
 	}
 	for _, c := range cases {
 		s := Baseline("real", "local", 90*sec)

@@ -218,6 +218,14 @@ func TestClashRules(t *testing.T) {
 		{"two crashes of consumers (soft)", 5, window2(KindCrashConsumer, 10, 12, FaultParams{}), window2(KindChurn, 11, 13, FaultParams{}),
 			"", window2(KindChurn, 13, 14, FaultParams{}), false},
 		{"a kill beside a reassign", 5, window2(KindKill, 10, 20, FaultParams{}), window2(KindReassign, 15, 18, FaultParams{}),
+			"a membership change waits on every broker", window2(KindReassign, 21, 24, FaultParams{}), false},
+		{"a pause beside a reassign", 5, window2(KindPause, 10, 20, FaultParams{}), window2(KindReassign, 15, 18, FaultParams{}),
+			"a membership change waits on every broker", window2(KindReassign, 21, 24, FaultParams{}), false},
+		{"a partition beside a removal of the leader", 5, window2(KindRemoveBroker, 10, 20, leader), window2(KindPartition, 15, 18, FaultParams{}),
+			"a membership change waits on every broker", window2(KindPartition, 21, 24, FaultParams{}), false},
+		{"a failing disk beside a reassign", 5, window2(KindReassign, 10, 20, FaultParams{}), window2(KindDiskFault, 15, 18, FaultParams{Target: "leader", Disk: DiskReadEIO}),
+			"a membership change waits on every broker", window2(KindDiskFault, 21, 24, FaultParams{Target: "leader", Disk: DiskReadEIO}), false},
+		{"a consumer crash beside a reassign", 5, window2(KindReassign, 10, 20, FaultParams{}), window2(KindCrashConsumer, 15, 18, FaultParams{}),
 			"", Fault{}, true},
 	}
 	for _, c := range cases {

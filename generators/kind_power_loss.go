@@ -1,9 +1,11 @@
 package generators
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // Behavior:
@@ -66,4 +68,16 @@ func fitting(s Scenario, kind string, targets []string) []string {
 		return targets[:1]
 	}
 	return out
+}
+
+// Conditions is what s's faults take from the model's assumptions: a power
+// loss of every replica of key 0's partition (target replicas or all) on
+// brokers that do not flush every message discards acknowledged records
+// no replica had synced.
+func (s Scenario) Conditions() model.Conditions {
+	flushed := s.Cluster.BrokerConfigs["log.flush.interval.messages"] == "1"
+	return model.Conditions{UnsyncedLoss: !flushed && slices.ContainsFunc(s.Nemesis, func(f Fault) bool {
+		t := f.Params.DiskTarget(f.Kind)
+		return f.Kind == KindPowerLoss && (t == TargetReplicas || t == "all")
+	})}
 }

@@ -288,3 +288,23 @@ func TestPowerLossOfAllHasItsHealBudget(t *testing.T) {
 }
 
 func one() FaultParams { return FaultParams{Target: "one"} }
+
+// A power loss of every replica, unless the brokers flush every message,
+// is a condition the model weakens the producer hop for; one of a single
+// broker is not.
+func TestPowerLossOfEveryReplicaIsAnUnsyncedLoss(t *testing.T) {
+	for _, c := range []struct {
+		target string
+		flush  string
+		want   bool
+	}{{"replicas", "", true}, {"all", "", true}, {"", "", true}, {"one", "", false}, {"leader", "", false}, {"all", "1", false}} {
+		s := Baseline("power", "local", 10*time.Second)
+		s.Nemesis = []Fault{{Kind: KindPowerLoss, Start: Duration(time.Second), Duration: Duration(time.Second), Params: FaultParams{Target: c.target}}}
+		if c.flush != "" {
+			s.Cluster.BrokerConfigs = map[string]string{"log.flush.interval.messages": c.flush}
+		}
+		if got := s.Conditions().UnsyncedLoss; got != c.want {
+			t.Errorf("power loss of %q, flush %q: unsynced loss %v, want %v", c.target, c.flush, got, c.want)
+		}
+	}
+}

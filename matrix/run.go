@@ -153,7 +153,7 @@ func rowOf(o Options, r Row) (RowInfo, generators.Scenario) {
 	info := RowInfo{ID: r.ID, Name: r.Name, Hop: r.Hop, NA: r.NA}
 	s := Base(o.Cluster, o.TimeLimit)
 	r.Apply(&s)
-	exp, err := model.Expected(s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
+	exp, err := model.ExpectedUnder(s.Conditions(), s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
 	if err != nil && info.NA == "" {
 		info.NA = "the model has no prediction: " + err.Error()
 	}

@@ -12,6 +12,11 @@ type Conditions struct {
 	// StableLeaders promises that no partition leader fails or changes during
 	// the run (the claims' "as long as the cluster is stable").
 	StableLeaders bool
+	// UnsyncedLoss says every replica of a partition may lose its
+	// unsynced writes at once (a power loss of them all, brokers not
+	// flushing every message): acks=all then keeps no acknowledged record
+	// that no replica had synced.
+	UnsyncedLoss bool
 }
 
 // Hop is the expected guarantee of one hop and why.
@@ -93,6 +98,9 @@ func producerMayLose(cond Conditions, p ProducerConfig, t TopicConfig) (bool, []
 	}
 	if t.UncleanLeaderElection {
 		why = append(why, "unclean.leader.election.enable: a replica that is not in sync may become leader and truncate acknowledged records (may lose)")
+	}
+	if cond.UnsyncedLoss {
+		why = append(why, "every replica may lose power at once: brokers acknowledge before fsync, so an acknowledged record no replica had synced is gone (log.flush.interval.messages=1 keeps it) (may lose)")
 	}
 	if len(why) > 0 {
 		return true, why

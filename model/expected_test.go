@@ -203,3 +203,20 @@ func TestCopiedAllowsTheConsumerHopsDuplicatesOnTheOutput(t *testing.T) {
 		t.Error("a transactional copy allowed a duplicate")
 	}
 }
+
+// A power loss of every replica takes the durability acks=all promises
+// while one in-sync replica lives; without it the same configuration
+// loses nothing.
+func TestUnsyncedLossMayLose(t *testing.T) {
+	p := ProducerConfig{Acks: AcksAll, Retries: 5, EnableIdempotence: true, MaxInFlight: 5}
+	tc := TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2}
+	for _, cond := range []Conditions{{}, {UnsyncedLoss: true}} {
+		e, err := ExpectedUnder(cond, p, tc, afterCommit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.Producer.Guarantee.MayLose(); got != cond.UnsyncedLoss {
+			t.Errorf("%+v: producer hop %s, may lose %v, want %v: %v", cond, e.Producer.Guarantee, got, cond.UnsyncedLoss, e.Producer.Reasons)
+		}
+	}
+}

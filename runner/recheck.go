@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/kafkachaos/kafkachaos/generators"
-	"github.com/kafkachaos/kafkachaos/model"
 	"github.com/kafkachaos/kafkachaos/report"
 )
 
@@ -25,7 +24,7 @@ func Recheck(dir string) (Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	exp, err := model.Expected(s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
+	exp, err := Expected(s)
 	if err != nil {
 		return out, fmt.Errorf("%s: %w", filepath.Join(dir, generators.FileName), err)
 	}

@@ -181,7 +181,7 @@ func (out *Outcome) Check(dir string) error {
 // Expected is what the model expects of s's configuration, hop by hop; a
 // scenario with copiers is a copy pipeline (model.Expectation.Copied).
 func Expected(s generators.Scenario) (model.Expectation, error) {
-	exp, err := model.Expected(s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
+	exp, err := model.ExpectedUnder(s.Conditions(), s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
 	if err != nil || s.Workload.Copiers == 0 {
 		return exp, err
 	}

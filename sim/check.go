@@ -25,7 +25,7 @@ const maxCases = 20
 // Check judges a played draw of s. An error is an unreadable history or a
 // configuration the model rejects, never a verdict.
 func Check(s generators.Scenario, p Played) (Verdict, error) {
-	exp, err := model.Expected(s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
+	exp, err := model.ExpectedUnder(s.Conditions(), s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
 	if err != nil {
 		return Verdict{}, err
 	}

@@ -86,9 +86,9 @@ func sendLatencies(t *testing.T, o runner.Outcome, f string) (in, out runner.Qua
 	var sends []send
 	err = src.Scan(func(op *histories.Op) error {
 		switch {
-		case op.Process == histories.NemesisProcess && op.F == f && on < 0:
+		case op.Process == histories.NemesisProcess && faultEdge(op, f, histories.EdgeStart) && on < 0:
 			on = op.Time
-		case op.Process == histories.NemesisProcess && op.F == f+"-heal" && off < 0:
+		case op.Process == histories.NemesisProcess && faultEdge(op, f, histories.EdgeStop) && off < 0:
 			off = op.Time
 		case op.F == histories.FSend && op.Type == histories.Invoke:
 			invoked[op.Process] = op.Time
@@ -114,4 +114,10 @@ func sendLatencies(t *testing.T, o runner.Outcome, f string) (in, out runner.Qua
 // sendQ is q for the log.
 func sendQ(q runner.Quantiles) string {
 	return fmt.Sprintf("p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d sends", q.P50, q.P99, q.Max, q.N)
+}
+
+// faultEdge reports whether op is kind's fault op at edge.
+func faultEdge(op *histories.Op, kind string, edge histories.Edge) bool {
+	k, e := histories.FaultOf(op)
+	return k == kind && e == edge
 }

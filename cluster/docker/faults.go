@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/internal/realbroker"
@@ -109,11 +111,37 @@ func (p *Provider) Pause(ctx context.Context, id int32) error {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if _, err := p.cli.ContainerPause(ctx, n.c.GetContainerID(), client.ContainerPauseOptions{}); err != nil {
+	if err := p.freeze(ctx, n); err != nil {
 		return fmt.Errorf("cluster/docker: pause node %d: %w", id, err)
 	}
 	n.paused = true
 	return p.waitState(ctx, n, true, true, realbroker.VerifyTimeout)
+}
+
+// freezeAttempts bounds freeze's retries. runc gives up freezing a cgroup
+// whose threads keep running through its polls (a busy JVM on loaded
+// cores), thaws it and answers "unable to freeze"; the next try usually
+// lands. Nothing is left frozen between tries.
+const freezeAttempts = 5
+
+// freeze is docker pause, tried again while runc answers "unable to
+// freeze".
+func (p *Provider) freeze(ctx context.Context, n *node) error {
+	var err error
+	for i := range freezeAttempts {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return errors.Join(err, ctx.Err())
+			case <-time.After(time.Duration(i) * 100 * time.Millisecond):
+			}
+		}
+		if _, err = p.cli.ContainerPause(ctx, n.c.GetContainerID(), client.ContainerPauseOptions{}); err == nil ||
+			!strings.Contains(err.Error(), "unable to freeze") {
+			return err
+		}
+	}
+	return fmt.Errorf("%d tries: %w", freezeAttempts, err)
 }
 
 // Resume thaws a paused node.

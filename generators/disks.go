@@ -11,11 +11,11 @@ const (
 
 func diskModes() []string { return []string{DiskEIO, DiskENOSPC, DiskReadEIO} }
 
-// LazyDisks reports whether s has a fault on a broker's disk (power-loss,
-// disk-fault): the run's brokers then keep their data on lazyfs, and other
-// runs write directly.
+// LazyDisks reports whether s's brokers keep their data on lazyfs: asked
+// for (cluster.lazy-disks), or needed by a fault on a broker's disk
+// (power-loss, disk-fault). Other runs write directly.
 func (s Scenario) LazyDisks() bool {
-	return slices.ContainsFunc(s.Nemesis, func(f Fault) bool { return footprintOf(f, s).Disk })
+	return s.Cluster.LazyDisks || slices.ContainsFunc(s.Nemesis, func(f Fault) bool { return footprintOf(f, s).Disk })
 }
 
 // DiskTarget is f's target with the disk kinds' defaults (Kind's

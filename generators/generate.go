@@ -70,6 +70,9 @@ func build(d drawer, sp Space, seed int64) Scenario {
 	drawClient(d, sp, &s, drawProducerKind(d, sp))
 	s.Workload = drawWorkload(d, sp, s)
 	s.Nemesis = drawNemesis(d, sp, s)
+	if sp.Shared {
+		s.Cluster = Equip(s.Cluster, sp.Kinds)
+	}
 	return s
 }
 

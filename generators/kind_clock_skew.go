@@ -54,10 +54,10 @@ const (
 
 func clockModes() []string { return []string{ClockBump, ClockStrobe} }
 
-// Clocked reports whether s has a fault that moves a broker's clock: the
-// run's brokers then start with a clock it can move.
+// Clocked reports whether s's brokers start with a clock the harness can
+// move: asked for (cluster.clocks), or needed by a fault that moves one.
 func (s Scenario) Clocked() bool {
-	return slices.ContainsFunc(s.Nemesis, func(f Fault) bool { return footprintOf(f, s).Clock })
+	return s.Cluster.Clocks || slices.ContainsFunc(s.Nemesis, func(f Fault) bool { return footprintOf(f, s).Clock })
 }
 
 // ClockOffset is f's offset, DefaultClockOffset when it names none.

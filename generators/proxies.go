@@ -60,8 +60,9 @@ func cutsNodes(f Fault, s Scenario) bool {
 	return fp.Down > 0 || fp.Cuts || fp.Removes
 }
 
-// Proxied reports whether s has a fault that needs the clients' proxies
-// (a latency fault on the replication link needs the brokers' instead).
+// Proxied reports whether s's clients reach the brokers through proxies:
+// asked for (cluster.client-proxies), or needed by a fault on them (a
+// latency fault on the replication link needs the brokers' instead).
 func (s Scenario) Proxied() bool {
-	return slices.ContainsFunc(s.Nemesis, func(f Fault) bool { return footprintOf(f, s).Proxies == LinkClients })
+	return s.Cluster.ClientProxies || slices.ContainsFunc(s.Nemesis, func(f Fault) bool { return footprintOf(f, s).Proxies == LinkClients })
 }

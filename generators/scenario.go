@@ -35,6 +35,13 @@ type Cluster struct {
 	// (local provider, Kafka 3.9+), whose voters can change: what
 	// remove-voter needs, and sets (see quorum_kinds.go).
 	DynamicQuorum bool `json:"dynamic-quorum,omitempty"`
+	// ClientProxies, LazyDisks and Clocks give the brokers the clients'
+	// proxies, lazyfs data directories and movable clocks even when no
+	// fault of the run uses them: the cluster a fault of the proxy, disk
+	// or clock kinds would get, without the fault (see Equip).
+	ClientProxies bool `json:"client-proxies,omitempty"`
+	LazyDisks     bool `json:"lazy-disks,omitempty"`
+	Clocks        bool `json:"clocks,omitempty"`
 }
 
 // Keys are the logical keys of the run, each one topic-partition. Keys

@@ -32,6 +32,10 @@ type Space struct {
 	// as Jepsen's Bufstream harness switches packages every few seconds;
 	// 0 draws MinFaults..MaxFaults faults anywhere in the run.
 	Period time.Duration
+	// Shared says the draws run one after another on one running cluster
+	// (runner.Reuse): each draw's cluster is equipped for every kind of
+	// Kinds (Equip), so that none needs a cluster of its own.
+	Shared bool
 }
 
 // ShortSpace is for property tests: embedded cluster, a few seconds, a

@@ -83,7 +83,7 @@ func (c Cluster) validate() error {
 	case c.Brokers < 1:
 		return bad("cluster.brokers", "%d, want >= 1", c.Brokers)
 	}
-	return nil
+	return c.validateFeatures()
 }
 
 // validateNodes checks a fault's nodes against the ids the provider gives

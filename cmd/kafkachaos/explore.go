@@ -131,7 +131,7 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 			return explore.Campaign{}, err
 		}
 		gs := explore.GenSpace(ef.cluster)
-		gs.Kinds = drawableKinds(ef.cluster)
+		gs.Kinds, gs.Shared = drawableKinds(ef.cluster), reuse != nil
 		c = explore.Campaign{Gen: gs, Space: sp, Seed: ef.seed, Duration: ef.duration,
 			Judge: judge, K: ef.k, Shrink: !ef.noShrink}
 		if reuse != nil {

@@ -12,8 +12,10 @@ import (
 //   replica of key 0's partition onto it; back, stopped and removed at its
 //   end. Acts on any cluster, and needs time: a format and a broker JVM,
 //   then the move, before the run ends (addBrokerEffect). Kafka 4.0+.
-// * Footprint: an added broker; a draw keeps membership changes and voter
-//   changes apart from it. Heal budget: the move back and the removal.
+// * Footprint: an added broker. It must not overlap a voter out, nor a
+//   broker down, cut off or on a failing disk (its move waits on every
+//   replica); a draw keeps other membership changes apart from it. Heal
+//   budget: the move back and the removal.
 // * Drawn without parameters (it reads none), in runs long enough.
 
 // KindAddBroker grows the cluster by a new broker-only node (the next id

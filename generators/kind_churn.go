@@ -22,6 +22,6 @@ func churnKind() Kind {
 		},
 		footprint: clientFootprint("consumers"),
 		defaults:  everyFlag,
-		draw:      drawEvery(FaultParams{}),
+		draw:      drawEvery(KindChurn),
 	}
 }

@@ -31,7 +31,7 @@ func crashProducerKind() Kind {
 		},
 		footprint: clientFootprint("producers"),
 		defaults:  everyFlag,
-		draw:      drawEvery(FaultParams{}),
+		draw:      drawEvery(KindCrashProducer),
 	}
 }
 
@@ -44,9 +44,9 @@ func clientFootprint(role string) func(Fault, Scenario) Footprint {
 // one at a time and a crash holds the timeline until it has landed, so a
 // repeat sooner than a step's effect would pile up behind it and starve
 // the later faults.
-func drawEvery(p FaultParams) func(drawer, func(string) string, Scenario) FaultParams {
+func drawEvery(kind string) func(drawer, func(string) string, Scenario) FaultParams {
 	return func(d drawer, label func(string) string, s Scenario) FaultParams {
-		return withEvery(d, label, s, Fault{Params: p})
+		return withEvery(d, label, s, Fault{Kind: kind})
 	}
 }
 

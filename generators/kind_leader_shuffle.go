@@ -17,6 +17,6 @@ func leaderShuffleKind() Kind {
 		Doc:      "Elects a new leader for every partition, at Start and then every Params.Every within the window.",
 		need:     staticNeed(need{brokers: 2}),
 		defaults: everyFlag,
-		draw:     drawEvery(FaultParams{}),
+		draw:     drawEvery(KindLeaderShuffle),
 	}
 }

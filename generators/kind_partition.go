@@ -4,9 +4,9 @@ import "github.com/kafkachaos/kafkachaos/cluster"
 
 // Behavior:
 //
-// * Cuts the network between nodes for the window: a minority of one
-//   against the rest (three brokers), or Params.Target against the rest
-//   (two).
+// * Cuts the network between nodes for the window: the smaller half of
+//   the brokers against the larger (one against two of three brokers), or
+//   Params.Target against the rest (two).
 // * Footprint: cut links. Cuts by peer address, so refused where brokers
 //   replicate through the harness's proxies (replicationAvailable).
 // * Drawn without parameters.
@@ -16,7 +16,7 @@ const KindPartition = "partition"
 
 func partitionKind() Kind {
 	return Kind{Name: KindPartition, Capability: cluster.CapPartition, Drawn: true,
-		Doc: "Cuts the network between nodes for the window: a minority of one against the rest, " +
+		Doc: "Cuts the network between nodes for the window: the smaller half of the brokers against the larger, " +
 			"or Params.Target's brokers against the rest.",
 		need: func(f Fault, _ Scenario) need {
 			if f.Params.Target != "" {

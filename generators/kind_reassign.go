@@ -6,9 +6,10 @@ import "github.com/kafkachaos/kafkachaos/cluster"
 //
 // * Moves one replica of key 0's partition to a broker that holds none for
 //   the window and back at its end: needs replication-factor + 1 brokers.
-// * Footprint: a replica move. It must not overlap another move, nor a
-//   removal that leaves no broker to move to; a draw keeps it apart from
-//   added brokers and voter changes.
+// * Footprint: a replica move. It must not overlap another move, a
+//   removal that leaves no broker to move to, a voter out, nor a broker
+//   down, cut off or on a failing disk (the move waits on every replica);
+//   a draw keeps it apart from added brokers.
 // * Drawn without parameters (it reads none).
 
 // KindReassign moves one replica of key 0's partition to a broker that

@@ -9,7 +9,10 @@ import "github.com/kafkachaos/kafkachaos/cluster"
 //   the broker starts again and registers anew. A majority must be up when
 //   it starts. Kafka 4.0+.
 // * Footprint: a broker down and out of the membership. It must not
-//   overlap another removal, nor a reassign with no spare broker left.
+//   overlap another removal, a reassign with no spare broker left, a voter
+//   out, nor another broker down, cut off or on a failing disk (its clean
+//   stop and return wait on them); a draw keeps it apart from added
+//   brokers.
 // * Drawn with a target of one, the leader or the controller.
 
 // KindRemoveBroker takes Params.Target's broker (one, the leader or the

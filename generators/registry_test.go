@@ -173,6 +173,9 @@ func TestDrawsAreValidInEverySpace(t *testing.T) {
 				if !healsInTime(f, s) {
 					t.Fatalf("%s seed %d: %s ends at %s, its heal of %s past the %s run", name, seed, f.Kind, f.End(), healFor(f), s.TimeLimit)
 				}
+				if effect := f.need(s).effect; f.Params.Every > 0 && f.Params.Every.D() < effect {
+					t.Fatalf("%s seed %d: %s repeats every %s, sooner than its step lands (%s)", name, seed, f.Kind, f.Params.Every, effect)
+				}
 			}
 		}
 	}

@@ -196,10 +196,19 @@ func TxnActionOf(err error) TxnAction {
 		return TxnFatal
 	case te.TxnRequiresAbort():
 		return TxnAbort
-	case te.IsRetriable():
+	case te.IsRetriable(), concurrentTransactions(err):
 		return TxnRetry
 	}
 	return TxnAbort
+}
+
+// concurrentTransactions reports an error of the coordinator still ending
+// the transactional id's last transaction (CONCURRENT_TRANSACTIONS): Kafka
+// calls it retriable, and librdkafka passes it on unflagged once its own
+// retries of an InitTransactions outlast the call's timeout.
+func concurrentTransactions(err error) bool {
+	var ke kafka.Error
+	return errors.As(err, &ke) && ke.Code() == kafka.ErrConcurrentTransactions
 }
 
 // TxnOutcome is the type of a txn op that ended with err, given whether

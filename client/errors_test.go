@@ -128,6 +128,8 @@ func TestTxnActionTable(t *testing.T) {
 		// unflagged errors are treated as abortable
 		{flagged{}, TxnAbort},
 		{kafka.NewError(kafka.ErrTimedOut, "", false), TxnAbort},
+		// the coordinator is still ending the id's last transaction
+		{fmt.Errorf("init transactions: %w", kafka.NewError(kafka.ErrConcurrentTransactions, "", false)), TxnRetry},
 		{kafka.NewError(kafka.ErrFatal, "", true), TxnFatal},
 		{context.DeadlineExceeded, TxnAbort},
 	}

@@ -116,3 +116,11 @@ func VerifiedBy(p any, e Effect) string {
 	}
 	return ""
 }
+
+// TopicDeleter is implemented by providers that can delete topics. A
+// cluster shared by many runs (runner.Reuse) deletes each run's topics
+// once the run is over, so that a later run's faults act on its own
+// partitions alone and the health checks judge those.
+type TopicDeleter interface {
+	DeleteTopics(ctx context.Context, topics ...string) error
+}

@@ -88,6 +88,8 @@ func clockSkewKind() Kind {
 			"default, at least 3 s). The brokers' monotonic clocks stay real (libfaketime on the local provider).",
 		Owns:  []string{"offset", "mode"},
 		check: checkClock,
+		outlives: "the wall-clock times the brokers recorded while their clocks were off (transaction start times, " +
+			"record and segment timestamps, replicas' catch-up times) stay after the clocks are put back",
 		footprint: func(f Fault, s Scenario) Footprint {
 			return Footprint{Clock: true, Target: f.Params.Target}
 		},

@@ -1,13 +1,18 @@
 package generators
 
-import "github.com/kafkachaos/kafkachaos/cluster"
+import (
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
+)
 
 // Behavior:
 //
 // * Takes one broker (Params.Target one, leader or controller) out of the
 //   cluster for the window: a clean stop and UnregisterBroker; at its end
 //   the broker starts again and registers anew. A majority must be up when
-//   it starts. Kafka 4.0+.
+//   it starts, and its clean stop needs time before the run ends
+//   (cleanStop). Kafka 4.0+.
 // * Footprint: a broker down and out of the membership. It must not
 //   overlap another removal, a reassign with no spare broker left, a voter
 //   out, nor another broker down, cut off or on a failing disk (its clean
@@ -22,13 +27,20 @@ import "github.com/kafkachaos/kafkachaos/cluster"
 // gone rather than fenced).
 const KindRemoveBroker = "remove-broker"
 
+// cleanStop is how long a combined node's controlled shutdown takes
+// before the broker can be unregistered: leaderships moved, then the
+// controller's graceful resignation (about 1.7 s on cluster/local with
+// two loaded cores), with margin. A removal started later in a run is cut
+// off by the run's end.
+const cleanStop = 3 * time.Second
+
 func removeBrokerKind() Kind {
 	return Kind{Name: KindRemoveBroker, Capability: cluster.CapUnregister, Drawn: true,
 		targets: []string{"one", "leader", "controller"},
 		Doc: "Takes Params.Target's broker (one, the leader or the controller; one by default) out of the cluster for the " +
 			"window: a clean stop, then UnregisterBroker; at the window's end it starts again and registers anew. Kafka 4.0+.",
 		kafka: KafkaNeed{Min: "4.0", Why: "remove-broker is verified with DescribeCluster v2, which lists fenced brokers from Kafka 4.0 on"},
-		need:  staticNeed(need{takesDown: true}),
+		need:  staticNeed(need{takesDown: true, effect: cleanStop}),
 		check: func(f Fault, field string, _ *Scenario) error {
 			p := f.Params
 			rest := p

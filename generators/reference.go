@@ -32,6 +32,9 @@ func FaultReference() string {
 		if h := k.HealBudget(); h > 0 {
 			fmt.Fprintf(&b, "Its heal may need up to %s; a draw leaves it that long before the run's end and before a fault it must not overlap.\n", h)
 		}
+		if o := k.Outlives(); o != "" {
+			fmt.Fprintf(&b, "Its heal cannot undo everything: %s; a cluster shared by many runs is replaced after a run with it.\n", o)
+		}
 		if !k.Drawn {
 			b.WriteString("Scheduled by hand: random draws do not take it.\n")
 		}

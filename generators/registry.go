@@ -39,6 +39,7 @@ type Kind struct {
 	targets       []string    // the Params.Target values it takes, "" aside; nil: realTargets
 
 	heal      time.Duration                                                     // worst case (HealBudget)
+	outlives  string                                                            // what its heal cannot undo (Outlives)
 	healOf    func(f Fault) time.Duration                                       // per fault, when it depends on the params
 	need      func(f Fault, s Scenario) need                                    // availability rule
 	check     func(f Fault, field string, s *Scenario) error                    // parameters and what it asks of s
@@ -124,6 +125,12 @@ func Instantaneous(kind string) bool { return kindOf(kind).Instant }
 // draw leaves it between the window's end and the run's, and before a
 // window that clashes with it starts.
 func (k Kind) HealBudget() time.Duration { return k.heal }
+
+// Outlives says what of a fault of the kind its heal cannot undo, so that
+// a cluster shared by many runs is replaced after a run with one rather
+// than handed on unlike a fresh cluster; "" for the kinds a heal undoes
+// whole.
+func (k Kind) Outlives() string { return k.outlives }
 
 // healFor is f's heal budget: its kind's, or less where f's parameters
 // ask less (a power loss of one broker rather than all).

@@ -201,7 +201,7 @@ func TestClashRules(t *testing.T) {
 		noClash bool   // a and b may overlap
 	}{
 		{"two removals (controller and leader)", 5, window2(KindRemoveBroker, 10, 20, ctl), window2(KindRemoveBroker, 15, 25, leader),
-			"two brokers out of the cluster at once", window2(KindRemoveBroker, 21, 25, leader), false},
+			"two brokers out of the cluster at once", window2(KindRemoveBroker, 24, 28, leader), false},
 		{"a reassign beside a removal, no spare broker", 4, window2(KindReassign, 10, 20, FaultParams{}), window2(KindRemoveBroker, 15, 25, one),
 			"no broker to move one to", window2(KindRemoveBroker, 21, 25, one), false},
 		{"a reassign beside a removal, a spare left", 5, window2(KindReassign, 10, 20, FaultParams{}), window2(KindRemoveBroker, 15, 25, one),
@@ -225,7 +225,7 @@ func TestClashRules(t *testing.T) {
 		{"a pause beside a reassign", 5, window2(KindPause, 10, 20, FaultParams{}), window2(KindReassign, 15, 18, FaultParams{}),
 			"a membership change waits on every broker", window2(KindReassign, 21, 24, FaultParams{}), false},
 		{"a partition beside a removal of the leader", 5, window2(KindRemoveBroker, 10, 20, leader), window2(KindPartition, 15, 18, FaultParams{}),
-			"a membership change waits on every broker", window2(KindPartition, 21, 24, FaultParams{}), false},
+			"a membership change waits on every broker", window2(KindPartition, 24, 27, FaultParams{}), false},
 		{"a failing disk beside a reassign", 5, window2(KindReassign, 10, 20, FaultParams{}), window2(KindDiskFault, 15, 18, FaultParams{Target: "leader", Disk: DiskReadEIO}),
 			"a membership change waits on every broker", window2(KindDiskFault, 21, 24, FaultParams{Target: "leader", Disk: DiskReadEIO}), false},
 		{"a consumer crash beside a reassign", 5, window2(KindReassign, 10, 20, FaultParams{}), window2(KindCrashConsumer, 15, 18, FaultParams{}),

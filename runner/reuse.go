@@ -28,7 +28,8 @@ import (
 // a run left unhealthy (a broker down, a network fault in force) is
 // repaired: its brokers that are down resumed or restarted and its network
 // healed, as far as the provider's hooks allow; one still unhealthy then
-// is stopped and another started. A run that is kept names the cluster's
+// is stopped and another started. The topics of a run that held and is
+// not kept are deleted after it (cluster.TopicDeleter). A run that is kept names the cluster's
 // directory (its broker logs) in cluster.txt. Close stops the last one.
 //
 // One Reuse serves one run at a time.
@@ -139,13 +140,45 @@ func (r *Reuse) acquire(ctx context.Context, s generators.Scenario, prov cluster
 // release checks the cluster after a run of s that ended with harness
 // error herr. One the run may have left other than it found it (herr: a
 // heal that failed, a fault that could not start, a harness that lost
-// track), or left unhealthy and could not be repaired, is replaced at the
+// track; or a fault whose heal cannot undo all it did, such as moved
+// clocks), or left unhealthy and could not be repaired, is replaced at the
 // next acquire, not now: by then the run's directory is gone unless kept,
 // which decides whether the cluster's directory is kept.
 func (r *Reuse) release(ctx context.Context, s generators.Scenario, herr error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.prov != nil && (herr != nil || r.restoreLocked(ctx, r.boundAfter(s)) != nil) {
+	if r.prov != nil && (herr != nil || outlived(s) || r.restoreLocked(ctx, r.boundAfter(s)) != nil) {
+		r.stale = true
+	}
+}
+
+// outlived reports whether s has a fault whose heal cannot undo all it
+// did (generators.Kind.Outlives): the cluster is then unlike a fresh one.
+func outlived(s generators.Scenario) bool {
+	for _, f := range s.Nemesis {
+		if k, _ := generators.LookupKind(f.Kind); k.Outlives() != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// retire deletes the topics of a run of s that is not kept, so that the
+// next runs' faults act on their own partitions alone and the health
+// checks judge those; a kept run's topics stay beside its broker logs,
+// for whoever reads them. A cluster that cannot delete them is replaced.
+func (r *Reuse) retire(ctx context.Context, s generators.Scenario) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := r.prov.(cluster.TopicDeleter)
+	if r.prov == nil || r.stale || !ok {
+		return
+	}
+	var names []string
+	for _, t := range ClusterSpec(s, "").Topics {
+		names = append(names, t.Name)
+	}
+	if err := d.DeleteTopics(ctx, names...); err != nil {
 		r.stale = true
 	}
 }

@@ -266,3 +266,81 @@ func TestReuseGivesARunsHealsTheirBudget(t *testing.T) {
 		t.Errorf("after a power loss: %v, want its budget", got)
 	}
 }
+
+// deletingCluster is an embedded cluster that records the topics a run
+// asks it to delete, and refuses when refuse is set.
+type deletingCluster struct {
+	*embedded.Provider
+	mu      *sync.Mutex
+	deleted *[]string
+	refuse  bool
+}
+
+func (c deletingCluster) DeleteTopics(_ context.Context, topics ...string) error {
+	if c.refuse {
+		return errors.New("deletion refused")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	*c.deleted = append(*c.deleted, topics...)
+	return nil
+}
+
+// TestReuseDeletesTheTopicsOfRunsNotKept: a run that held and is not kept
+// leaves no topic behind on the shared cluster; a kept run's topics stay
+// for whoever reads its broker logs; a cluster that cannot delete them is
+// not handed on.
+func TestReuseDeletesTheTopicsOfRunsNotKept(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var deleted []string
+	provs := Providers{"embedded": func() (cluster.Provider, error) {
+		return deletingCluster{embedded.New(), &mu, &deleted, false}, nil
+	}}
+	r := &Reuse{}
+	defer r.Close(context.Background())
+	run := func(keep bool) Outcome {
+		t.Helper()
+		out, err := Run(context.Background(), smallScenario(),
+			Options{RunsDir: t.TempDir(), TestName: t.Name(), Reuse: r, Keep: keep, Providers: provs})
+		if err != nil || !out.Held {
+			t.Fatalf("run: held %v, %v", out.Held, err)
+		}
+		return out
+	}
+	done := run(false)
+	if want := done.Scenario.Keys.Topic; !slices.Equal(deleted, []string{want}) {
+		t.Fatalf("after a run not kept, deleted %v, want its topic %s", deleted, want)
+	}
+	run(true)
+	if len(deleted) != 1 {
+		t.Fatalf("a kept run's topics were deleted: %v", deleted)
+	}
+	if r.Started() != 1 {
+		t.Fatalf("%d clusters started, want 1", r.Started())
+	}
+	r.prov = deletingCluster{r.prov.(deletingCluster).Provider, &mu, &deleted, true}
+	run(false)
+	run(false)
+	if r.Started() != 2 {
+		t.Fatalf("%d clusters started after a refused deletion, want 2: one that cannot delete is replaced", r.Started())
+	}
+}
+
+// TestReuseReplacesAClusterAfterAFaultItsHealCannotUndo: after a run with
+// moved clocks the cluster is not handed on, healthy as it may look: the
+// brokers keep the wall-clock times they took while their clocks were off.
+func TestReuseReplacesAClusterAfterAFaultItsHealCannotUndo(t *testing.T) {
+	skewed := smallScenario()
+	skewed.Nemesis = []generators.Fault{{Kind: generators.KindClockSkew, Start: generators.Duration(time.Second), Duration: generators.Duration(time.Second)}}
+	killed := smallScenario()
+	killed.Nemesis = []generators.Fault{{Kind: generators.KindKill, Start: generators.Duration(time.Second), Duration: generators.Duration(time.Second)}}
+	if !outlived(skewed) || outlived(killed) {
+		t.Fatalf("outlived: clock-skew %v, kill %v; want true, false", outlived(skewed), outlived(killed))
+	}
+	r := &Reuse{prov: embedded.New()}
+	r.release(context.Background(), skewed, nil)
+	if !r.stale {
+		t.Fatal("a cluster whose clocks were moved is handed on to the next run")
+	}
+}

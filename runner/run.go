@@ -131,6 +131,9 @@ func Run(ctx context.Context, s generators.Scenario, opts Options) (out Outcome,
 	if rerr := report.Write(dir, report.Options{}); rerr != nil {
 		return out, fmt.Errorf("report: %w", rerr)
 	}
+	if opts.Reuse != nil && herr == nil && out.Held && !opts.Keep {
+		opts.Reuse.retire(ctx, s)
+	}
 	if herr != nil {
 		return out, fmt.Errorf("run %s: %w", dir, herr)
 	}

@@ -62,6 +62,30 @@ func (a *Admin) CreateTopics(ctx context.Context, brokers int, topics ...cluster
 	return nil
 }
 
+// DeleteTopics deletes topics; one already gone is fine.
+func (a *Admin) DeleteTopics(ctx context.Context, topics ...string) error {
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.TimeoutMillis = 10000
+	for _, name := range topics {
+		t := kmsg.NewDeleteTopicsRequestTopic()
+		t.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, t)
+	}
+	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	resp, err := req.RequestWith(rctx, a.cl)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, r := range resp.Topics {
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil && !errors.Is(err, kerr.UnknownTopicOrPartition) {
+			errs = append(errs, fmt.Errorf("deleting topic %q: %w", *r.Topic, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // CreateTopic creates t (an existing one is fine when existsOK) and waits
 // until every partition has a leader.
 func (a *Admin) CreateTopic(ctx context.Context, t cluster.TopicSpec, existsOK bool) error {

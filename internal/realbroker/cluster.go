@@ -157,6 +157,14 @@ func (c *Cluster) CreateTopicList(ctx context.Context, topics []cluster.TopicSpe
 	return c.wrap(c.admin.CreateTopics(ctx, len(c.ids), topics...))
 }
 
+// DeleteTopics deletes topics (cluster.TopicDeleter).
+func (c *Cluster) DeleteTopics(ctx context.Context, topics ...string) error {
+	if err := c.started(); err != nil {
+		return err
+	}
+	return c.wrap(c.admin.DeleteTopics(ctx, topics...))
+}
+
 // Leader returns the node leading topic/partition, per the metadata the
 // reachable brokers serve.
 func (c *Cluster) Leader(ctx context.Context, topic string, partition int32) (int32, error) {

@@ -101,6 +101,12 @@ func clashRules() []clashRule {
 			return ""
 		}},
 		{hard: true, why: func(a, b Footprint, _ Scenario) string {
+			if a.Clock && b.Removes {
+				return "a moved clock is seen through a probe topic with a replica on each broker it moves, and a broker out of the cluster takes no replica"
+			}
+			return ""
+		}},
+		{hard: true, why: func(a, b Footprint, _ Scenario) string {
 			if a.Disk && b.Disk {
 				return "both act on a broker's disk, picked by target (the same broker, or all): a broker restarted onto a failing disk exits, and the heal cannot hold"
 			}

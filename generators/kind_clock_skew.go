@@ -14,7 +14,10 @@ import (
 //   every Params.Every (strobe), and back at its end. Its start waits for
 //   each broker's move to show (clockShows each), so its brokers' moves
 //   must land within the run, and a strobe needs two periods.
-// * Footprint: its brokers' clocks.
+// * Footprint: its brokers' clocks. It must not overlap a removal: each
+//   move is seen through a probe topic with a replica on the broker.
+// * Its heal cannot undo the times the brokers took meanwhile (Outlives):
+//   a shared cluster is replaced after it.
 // * Drawn with an offset of seconds to eight days, ahead or behind, on a
 //   target whose moves fit the run, a strobe where the run holds two
 //   periods.

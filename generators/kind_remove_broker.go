@@ -15,9 +15,9 @@ import (
 //   (cleanStop). Kafka 4.0+.
 // * Footprint: a broker down and out of the membership. It must not
 //   overlap another removal, a reassign with no spare broker left, a voter
-//   out, nor another broker down, cut off or on a failing disk (its clean
-//   stop and return wait on them); a draw keeps it apart from added
-//   brokers.
+//   out, a moved clock, nor another broker down, cut off or on a failing
+//   disk (its clean stop and return wait on them); a draw keeps it apart
+//   from added brokers.
 // * Drawn with a target of one, the leader or the controller.
 
 // KindRemoveBroker takes Params.Target's broker (one, the leader or the

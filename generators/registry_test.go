@@ -212,6 +212,8 @@ func TestClashRules(t *testing.T) {
 			"both act on a broker's disk", window2(KindPowerLoss, 21, 23, one), false},
 		{"two reassigns", 5, window2(KindReassign, 10, 20, FaultParams{}), window2(KindReassign, 15, 25, FaultParams{}),
 			"both move a replica", window2(KindReassign, 21, 25, FaultParams{}), false},
+		{"a moved clock beside a removal", 3, window2(KindRemoveBroker, 10, 20, leader), window2(KindClockSkew, 12, 18, leader),
+			"a broker out of the cluster takes no replica", window2(KindClockSkew, 24, 28, leader), false},
 		{"a voter out beside a removal", 5, window2(KindRemoveVoter, 10, 20, one), window2(KindRemoveBroker, 15, 18, one),
 			"with a voter out", window2(KindRemoveBroker, 26, 28, one), false},
 		{"a voter out beside a kill (soft)", 5, window2(KindRemoveVoter, 10, 20, one), window2(KindKill, 15, 18, FaultParams{}),

@@ -42,16 +42,17 @@ func (n *node) stopClean(ctx context.Context) error {
 		return fmt.Errorf("cluster/local: node %d: SIGTERM: %w", n.id, err)
 	}
 	began := time.Now()
-	why := fmt.Sprintf("within %s", cleanStopTimeout)
 	select {
 	case <-done:
 		return nil
 	case <-time.After(cleanStopTimeout):
+		kerr := n.kill(context.WithoutCancel(ctx))
+		return fmt.Errorf("cluster/local: node %d did not shut down cleanly within %s (SIGKILLed: %v)", n.id, cleanStopTimeout, kerr)
 	case <-ctx.Done():
-		why = fmt.Sprintf("before its step's deadline, %s after SIGTERM (%v)", time.Since(began).Round(time.Millisecond), ctx.Err())
+		kerr := n.kill(context.WithoutCancel(ctx))
+		return fmt.Errorf("cluster/local: node %d did not shut down cleanly before its step's deadline, %s after SIGTERM (SIGKILLed: %v): %w",
+			n.id, time.Since(began).Round(time.Millisecond), kerr, ctx.Err())
 	}
-	kerr := n.kill(context.WithoutCancel(ctx))
-	return fmt.Errorf("cluster/local: node %d did not shut down cleanly %s (SIGKILLed: %v)", n.id, why, kerr)
 }
 
 // StartNode starts a stopped node again; it is Restart under the name the

@@ -92,6 +92,9 @@ func (c *Cluster) waitRegistration(ctx context.Context, id int32, limit time.Dur
 		}
 		select {
 		case <-wait.Done():
+			if ctx.Err() != nil { // the step's own deadline, not the limit
+				return fmt.Errorf("broker %d not %s before its step's deadline (listed %v, fenced %v, %v): %w", id, state, listed, fenced, err, ctx.Err())
+			}
 			return fmt.Errorf("broker %d not %s within %v (listed %v, fenced %v, %v)", id, state, limit, listed, fenced, err)
 		case <-time.After(200 * time.Millisecond):
 		}

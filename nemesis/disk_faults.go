@@ -186,6 +186,8 @@ func (f *diskFault) Start(ctx context.Context) error {
 		d["verified"] = "the broker's log shows it met the failing disk"
 	case failed > 0:
 		d["verified"] = fmt.Sprintf("%d disk operations failed; no reaction in the broker's log within %s", failed, f.wait)
+	case ctx.Err() != nil: // the step's own deadline came first
+		return fmt.Errorf("disk fault %s on node %d: no disk operation failed and no reaction before its step's deadline: %w", f.mode, f.node, ctx.Err())
 	default:
 		return fmt.Errorf("disk fault %s on node %d: no disk operation failed and no reaction within %s", f.mode, f.node, f.wait)
 	}

@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -112,6 +113,23 @@ func TestDiskFaultVerifiedByTheBrokersReactionOrFailedOps(t *testing.T) {
 		if restarted := f.(Detailer).Detail().(map[string]any)["restarted"]; restarted != (c.reaction != "") {
 			t.Errorf("restarted %v with reaction %q", restarted, c.reaction)
 		}
+	}
+}
+
+// TestDiskFaultCutByItsDeadlineSaysSo: a disk fault whose step's deadline
+// ends before anything failed wraps the deadline, so that a step cut off
+// by the run's own end is told from a disk fault that had no effect.
+func TestDiskFaultCutByItsDeadlineSaysSo(t *testing.T) {
+	fd := &fakeDisks{fakeBrokers: newFakeBrokers()}
+	f := DiskFault(fd, Targeting{Provider: fd, Topic: "t"}, TargetLeader, cluster.DiskReadEIO)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err := f.Start(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "before its step's deadline") {
+		t.Fatalf("a disk fault cut off by its deadline: %v, want the deadline wrapped and named", err)
+	}
+	if err := f.Stop(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
 

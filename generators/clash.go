@@ -125,6 +125,12 @@ func clashRules() []clashRule {
 			return ""
 		}},
 		{why: func(a, b Footprint, _ Scenario) string {
+			if a.Disk && b.Cuts {
+				return "a failing disk shows only through the reads and writes its broker does, which a cut may stop: the fault is then never seen"
+			}
+			return ""
+		}},
+		{why: func(a, b Footprint, _ Scenario) string {
 			if a.Voters > 0 && (b.Down > 0 || b.Cuts) {
 				return "with a voter out, a broker down or cut off stops the quorum until it is back"
 			}

@@ -14,7 +14,8 @@ import (
 //   the fault and starts the broker again if it shut down.
 // * Footprint: a broker down and its disk: no other disk fault may overlap
 //   it (a power loss of the same broker, or of all, restarts it onto the
-//   failing disk).
+//   failing disk), and a draw keeps cuts apart from it (a cut broker reads
+//   and writes nothing, and the fault is never seen).
 // * Drawn with a target and a mode.
 
 // KindDiskFault fails one broker's disk (Params.Target one or leader) for

@@ -216,6 +216,8 @@ func TestClashRules(t *testing.T) {
 			"a broker out of the cluster takes no replica", window2(KindClockSkew, 24, 28, leader), false},
 		{"a voter out beside a removal", 5, window2(KindRemoveVoter, 10, 20, one), window2(KindRemoveBroker, 15, 18, one),
 			"with a voter out", window2(KindRemoveBroker, 26, 28, one), false},
+		{"a failing disk beside a partition (soft)", 5, window2(KindDiskFault, 10, 20, FaultParams{Target: "leader", Disk: DiskReadEIO}), window2(KindPartition, 15, 18, FaultParams{}),
+			"", window2(KindPartition, 21, 24, FaultParams{}), false},
 		{"a voter out beside a kill (soft)", 5, window2(KindRemoveVoter, 10, 20, one), window2(KindKill, 15, 18, FaultParams{}),
 			"", window2(KindKill, 26, 28, FaultParams{}), false},
 		{"an added broker beside a reassign (soft)", 5, window2(KindAddBroker, 10, 20, FaultParams{}), window2(KindReassign, 15, 18, FaultParams{}),

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/kafkachaos/kafkachaos/internal/ownedproc"
 	"github.com/kafkachaos/kafkachaos/internal/procstat"
 )
 
@@ -42,7 +43,7 @@ func Sweep() int {
 func ownerOf(cmdline []byte) (string, bool) {
 	args := bytes.Split(bytes.TrimRight(cmdline, "\x00"), []byte{0})
 	for i, a := range args {
-		if string(a) == workerArg && i+1 < len(args) {
+		if string(a) == ownedproc.Arg && i+1 < len(args) {
 			owner, ok := strings.CutPrefix(string(args[i+1]), "owner=")
 			return owner, ok
 		}
@@ -63,7 +64,7 @@ func ownerAlive(owner string) bool {
 // Workers lists the pids of the running worker processes owned by this
 // process: none once a Pool has stopped.
 func Workers() []int {
-	self := ownerTag(os.Getpid())
+	self := ownedproc.Tag(os.Getpid())
 	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	var out []int
 	for _, path := range cmdlines {

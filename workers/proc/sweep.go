@@ -12,7 +12,8 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/procstat"
 )
 
-// Sweep kills the worker processes whose owner is gone (a harness that
+// Sweep kills the worker processes, and any other process tagged by
+// ownedproc (a Java client's JVM), whose owner is gone (a harness that
 // crashed, or was killed, before its Stop: Pdeathsig misses a paused one,
 // and a harness thread's exit may outlive its process's). It returns how
 // many it killed. A run calls it before it starts its own.

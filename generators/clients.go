@@ -2,9 +2,9 @@ package generators
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
@@ -101,7 +101,7 @@ func (s *Scenario) validateClients() []error {
 	}
 	topOK := s.Client == "" || known("client", s.Client)
 	counts := roles(s.Workload)
-	for _, role := range sortedKeys(s.Clients) {
+	for _, role := range slices.Sorted(maps.Keys(s.Clients)) {
 		if _, ok := counts[role]; !ok {
 			errs = append(errs, bad("clients."+role, "unknown role, want one of producer, consumer, copier, txn-queue"))
 			continue
@@ -109,7 +109,7 @@ func (s *Scenario) validateClients() []error {
 		known("clients."+role, s.Clients[role])
 	}
 	java := s.Client == ClientJava
-	for _, role := range sortedKeys(counts) {
+	for _, role := range slices.Sorted(maps.Keys(counts)) {
 		c := s.ClientOf(role)
 		java = java || c == ClientJava
 		built, ok := builtRoles()[c]
@@ -152,15 +152,6 @@ func (s *Scenario) validateJava() []error {
 			p.DeliveryTimeout, p.Linger, request))
 	}
 	return errs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // ParseClient reads a --client value, NAME or NAME@VERSION.

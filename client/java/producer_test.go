@@ -17,7 +17,7 @@ import (
 
 // needJDK skips a test of the JVM where no JDK or Maven is installed: the
 // Go-only suite must run without them.
-func needJDK(t *testing.T) {
+func needJDK(t testing.TB) {
 	t.Helper()
 	for _, c := range []string{"java", "javac", "mvn"} {
 		if _, err := exec.LookPath(c); err != nil {
@@ -26,7 +26,7 @@ func needJDK(t *testing.T) {
 	}
 }
 
-func startCluster(t *testing.T) *embedded.Provider {
+func startCluster(t testing.TB) *embedded.Provider {
 	t.Helper()
 	return embeddedtest.Start(t, cluster.Spec{Topics: []cluster.TopicSpec{{Name: "t", Partitions: 2}}})
 }

@@ -154,11 +154,14 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadJSONL -fuzztime 60s ./histories
 	$(GO) test -run '^$$' -fuzz FuzzReadEDN -fuzztime 60s ./histories
 
-# kafka fetches the pinned Apache Kafka jars (KAFKA_VERSION overrides) into
-# the cache outside the repository; tests and `kafkachaos run` do it too.
+# kafka fetches the pinned Apache Kafka jars (KAFKA_VERSION overrides) and
+# the Java client (compiling its worker) into the cache outside the
+# repository; tests and `kafkachaos run` do it too.
 kafka:
 	$(GO) run ./internal/kafkadist/fetchkafka
 	KAFKA_VERSION=$(SECOND_KAFKA) $(GO) run ./internal/kafkadist/fetchkafka
+	$(GO) run ./client/java/fetchjava
+	$(GO) run ./client/java/fetchjava -version $(SECOND_KAFKA)
 
 # versions runs package versions' fixed scenarios on each release line
 # (KRaft: 3.3 on; 4.0 is left out, its runtime closure lacks the log4j2

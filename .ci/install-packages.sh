@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Debian packages the tests need, and the command each one provides:
 # chromium for the report's browser test; maven and a Java 17 runtime to
-# fetch and run real Kafka brokers; iproute2, nftables and iptables for the
+# fetch and run real Kafka brokers, and javac to build the java client's
+# worker; iproute2, nftables and iptables for the
 # local provider's network namespaces and partitions; debootstrap to build
 # the Kafka image for the docker provider (no registry is reachable).
 #
@@ -18,6 +19,7 @@ packages=(
 	'chromium:chromium|chromium-browser|google-chrome'
 	maven:mvn
 	openjdk-17-jre-headless:java
+	openjdk-17-jdk-headless:javac
 	iproute2:ip
 	nftables:nft
 	iptables:iptables

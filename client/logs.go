@@ -3,6 +3,7 @@ package client
 import (
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -188,4 +189,19 @@ func processList(ids []int64) string {
 		s[i] = "p" + strconv.FormatInt(id, 10)
 	}
 	return strings.Join(s, ",")
+}
+
+// Log hands one line of a client that is not librdkafka (a Java client's
+// JVM) to the sink; a nil *Logs writes it to stderr. Lines after Close are
+// dropped, as the drains' are.
+func (l *Logs) Log(line LogLine) {
+	if l == nil {
+		fmt.Fprintln(os.Stderr, line)
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.sink.Log(line)
+	}
 }

@@ -7,16 +7,23 @@ import (
 // Scenario is everything one run needs, as plain data: enough to replay it.
 // JSON names are those of scenario.json.
 type Scenario struct {
-	Name      string            `json:"name"`
-	Seed      int64             `json:"seed"`
-	Cluster   Cluster           `json:"cluster"`
-	Keys      Keys              `json:"keys"`
-	Topic     model.TopicConfig `json:"topic"`
-	Producer  Producer          `json:"producer"`
-	Consumer  Consumer          `json:"consumer"`
-	Workload  Workload          `json:"workload"`
-	Nemesis   []Fault           `json:"nemesis"`
-	TimeLimit Duration          `json:"time-limit"`
+	Name     string            `json:"name"`
+	Seed     int64             `json:"seed"`
+	Cluster  Cluster           `json:"cluster"`
+	Keys     Keys              `json:"keys"`
+	Topic    model.TopicConfig `json:"topic"`
+	Producer Producer          `json:"producer"`
+	Consumer Consumer          `json:"consumer"`
+	Workload Workload          `json:"workload"`
+	Nemesis  []Fault           `json:"nemesis"`
+	// Client is the Kafka client library under test (ClientLibrdkafka
+	// when empty), ClientVersion its release where it has releases (the
+	// java client's kafka-clients), and Clients names another client
+	// for a role (producer, consumer, copier, txn-queue): see ClientOf.
+	Client        string            `json:"client,omitempty"`
+	ClientVersion string            `json:"client-version,omitempty"`
+	Clients       map[string]string `json:"clients,omitempty"`
+	TimeLimit     Duration          `json:"time-limit"`
 	// Replay is the command that runs this scenario again; the runner
 	// fills it in once it knows where scenario.json lives.
 	Replay string `json:"replay,omitempty"`

@@ -51,6 +51,7 @@ func (s *Scenario) Validate() error {
 	add(s.validateGroupProtocol())
 	add(s.validateQuorum())
 	add(s.Workload.validate(s))
+	errs = append(errs, s.validateClients()...)
 	for i, f := range s.Nemesis {
 		add(f.validate(fmt.Sprintf("nemesis[%d]", i), s))
 	}

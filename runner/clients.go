@@ -28,12 +28,12 @@ type clients interface {
 // librdkafka logs go to the run's client log in dir, as the in-process
 // clients' do through logs. done closes what it opened.
 func openClients(s generators.Scenario, prov cluster.Provider, rec *histories.Recorder, logs *client.Logs, dir string) (cl clients, done func() error, err error) {
+	proc.Sweep() // worker processes and client JVMs a crashed run left
 	if !s.Workload.ClientProcesses {
 		fencer, _ := prov.(client.MemberFencer)
 		w, err := workers.New(s, workers.Options{Bootstrap: prov.Bootstrap(), Recorder: rec, Fencer: fencer, Logs: logs})
 		return w, func() error { return nil }, err
 	}
-	proc.Sweep() // worker processes a crashed run left
 	f, err := os.OpenFile(filepath.Join(dir, ClientLogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, nil, fmt.Errorf("client log for worker processes: %w", err)

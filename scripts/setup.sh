@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything the tests need beyond Go, in one place, so .ci/run, `make setup`
 # and `make test` cannot drift: the Debian packages (.ci/install-packages.sh),
-# the Go modules, the pinned Kafka jars (make kafka), the project's own Docker
-# engine (scripts/dockerd.sh) and the Kafka image built in it.
+# the Go modules, the pinned Kafka jars and Java client (make kafka), the
+# project's own Docker engine (scripts/dockerd.sh) and the Kafka image built
+# in it.
 #
 #   scripts/setup.sh                 root: install everything; stop the engine
 #                                    again if this started it (make setup)
@@ -78,6 +79,9 @@ install() {
 	section "kafka jars"
 	go run ./internal/kafkadist/fetchkafka
 	KAFKA_VERSION="${SECOND_KAFKA:-3.9.1}" go run ./internal/kafkadist/fetchkafka
+	section "java client jars (the java client under test)"
+	go run ./client/java/fetchjava
+	go run ./client/java/fetchjava -version "${SECOND_KAFKA:-3.9.1}"
 	section "docker engine and kafka image"
 	if ! engine_answers; then
 		scripts/dockerd.sh start

@@ -34,6 +34,7 @@ type runFlags struct {
 	rate, faultProbability                 float64
 	idempotence, transactional             bool
 	clientProcesses                        bool
+	client                                 string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -59,6 +60,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.consumers, "consumers", 2, "consumers of the group (workload consume)")
 	fs.Float64Var(&f.rate, "rate", 500, "ops per second over all workers; 0 = as fast as they go")
 	fs.BoolVar(&f.clientProcesses, "client-processes", false, "run every client in a worker process of its own: crashes are SIGKILL, pause-client SIGSTOPs one")
+	fs.StringVar(&f.client, "client", generators.ClientLibrdkafka, "client under test, NAME[@VERSION]: librdkafka, or java[@kafka-clients release] (producers; the other roles stay librdkafka)")
 }
 
 func runWith(args []string, stdout, stderr io.Writer) int {
@@ -151,13 +153,32 @@ func scenarioOf(rf runFlags, set map[string]bool, file string) (generators.Scena
 			s.TimeLimit = generators.Duration(rf.timeLimit)
 			s.Nemesis = fitFaults(s.Nemesis, s.TimeLimit)
 		}
+		if err := useClient(&s, rf, set); err != nil {
+			return s, err
+		}
 		return s, s.Validate()
 	}
 	s, err := fromFlags(rf, set)
 	if err != nil {
 		return s, err
 	}
+	if err := useClient(&s, rf, set); err != nil {
+		return s, err
+	}
 	return s, s.Validate()
+}
+
+// useClient applies --client, when given, to s.
+func useClient(s *generators.Scenario, rf runFlags, set map[string]bool) error {
+	if !set["client"] {
+		return nil
+	}
+	name, version, err := generators.ParseClient(rf.client)
+	if err != nil {
+		return err
+	}
+	generators.UseClient(s, name, version)
+	return nil
 }
 
 // drawableKinds is the kinds a random draw on cluster takes on this

@@ -158,3 +158,29 @@ func validateRunArgs(t *testing.T, args ...string) error {
 	}
 	return s.Validate()
 }
+
+// --client names the producers' client; the roles it does not run stay
+// librdkafka, named in the scenario; an unknown or unbuilt client is
+// refused naming the field.
+func TestRunClientFlag(t *testing.T) {
+	var rf runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	rf.register(fs)
+	if err := fs.Parse([]string{"--cluster", "local", "--client", "java@3.9.1", "--nemesis", "kill"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenarioOf(rf, map[string]bool{"cluster": true, "client": true, "nemesis": true}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ClientOf(generators.RoleProducer) != generators.ClientJava || s.ClientOf(generators.RoleConsumer) != generators.ClientLibrdkafka ||
+		s.JavaVersion() != "3.9.1" {
+		t.Errorf("--client java@3.9.1: client %q@%q, clients %v", s.Client, s.ClientVersion, s.Clients)
+	}
+	for arg, want := range map[string]string{"franz-go": "client: the franz-go client is not built yet",
+		"kcat": `client: unknown client "kcat"`, "librdkafka@2.6.0": "client-version"} {
+		if err := validateRunArgs(t, "--client", arg); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--client %s: %v, want an error containing %q", arg, err, want)
+		}
+	}
+}

@@ -64,6 +64,26 @@ func Ensure(ctx context.Context, version string) (Dist, error) {
 	if version == "" {
 		version = Version()
 	}
+	return ensure(ctx, "kafka-", version, resolve)
+}
+
+// EnsureClient returns the cached Java client of release version ("" means
+// Version()): kafka-clients, its runtime dependencies (compression
+// codecs, slf4j-api) and an slf4j binding that writes to stderr, fetched
+// with Maven first as Ensure does. Its Libs is a client's classpath.
+func EnsureClient(ctx context.Context, version string) (Dist, error) {
+	if version == "" {
+		version = Version()
+	}
+	return ensure(ctx, "kafka-clients-", version, resolveClient)
+}
+
+// resolver copies a release's jars into libs, using work as scratch.
+type resolver func(ctx context.Context, work, libs, version string) error
+
+// ensure returns the cache entry prefix+version, made by res under a lock
+// when it is not complete.
+func ensure(ctx context.Context, prefix, version string, res resolver) (Dist, error) {
 	if !versionPattern.MatchString(version) {
 		return Dist{}, fmt.Errorf("kafkadist: version %q is not a release version like %s", version, DefaultVersion)
 	}
@@ -71,7 +91,7 @@ func Ensure(ctx context.Context, version string) (Dist, error) {
 	if err != nil {
 		return Dist{}, err
 	}
-	d := Dist{Version: version, Dir: filepath.Join(cache, "kafka-"+version)}
+	d := Dist{Version: version, Dir: filepath.Join(cache, prefix+version)}
 	d.Libs = filepath.Join(d.Dir, "libs")
 	if complete(d) {
 		return d, nil
@@ -79,7 +99,7 @@ func Ensure(ctx context.Context, version string) (Dist, error) {
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return Dist{}, fmt.Errorf("kafkadist: %w", err)
 	}
-	unlock, err := flock.Lock(filepath.Join(cache, "kafka-"+version+".lock"))
+	unlock, err := flock.Lock(filepath.Join(cache, prefix+version+".lock"))
 	if err != nil {
 		return Dist{}, fmt.Errorf("kafkadist: %w", err)
 	}
@@ -87,7 +107,7 @@ func Ensure(ctx context.Context, version string) (Dist, error) {
 	if complete(d) { // another process fetched it while we waited
 		return d, nil
 	}
-	if err := fetch(ctx, d); err != nil {
+	if err := fetch(ctx, d, res); err != nil {
 		return Dist{}, err
 	}
 	return d, nil
@@ -100,7 +120,7 @@ func complete(d Dist) bool {
 
 // fetch resolves the release into a scratch directory and moves it into
 // place, writing the marker last.
-func fetch(ctx context.Context, d Dist) error {
+func fetch(ctx context.Context, d Dist, res resolver) error {
 	if err := os.RemoveAll(d.Dir); err != nil {
 		return fmt.Errorf("kafkadist: clearing incomplete %s: %w", d.Dir, err)
 	}
@@ -110,12 +130,12 @@ func fetch(ctx context.Context, d Dist) error {
 	}
 	defer os.RemoveAll(work)
 	libs := filepath.Join(work, "libs")
-	if err := resolve(ctx, work, libs, d.Version); err != nil {
+	if err := res(ctx, work, libs, d.Version); err != nil {
 		return err
 	}
 	jars, err := filepath.Glob(filepath.Join(libs, "*.jar"))
 	if err != nil || len(jars) == 0 {
-		return fmt.Errorf("kafkadist: maven copied no jars for Kafka %s into %s", d.Version, libs)
+		return fmt.Errorf("kafkadist: maven copied no jars for %s into %s", filepath.Base(d.Dir), libs)
 	}
 	if err := os.Rename(work, d.Dir); err != nil {
 		return fmt.Errorf("kafkadist: %w", err)

@@ -78,6 +78,30 @@ func TestEnsureRedoesEntryWithoutMarker(t *testing.T) {
 	}
 }
 
+// The client's entry is its own, beside the broker's, with an slf4j-simple
+// binding at the version of the slf4j-api kafka-clients brings.
+func TestEnsureClientFetchesClientsAndItsBinding(t *testing.T) {
+	t.Setenv("KAFKACHAOS_CACHE", t.TempDir())
+	calls := fakeMaven(t, "2.0.16")
+	d, err := EnsureClient(context.Background(), "9.9.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := filepath.Base(d.Dir); got != "kafka-clients-9.9.9" {
+		t.Errorf("entry %s, want kafka-clients-9.9.9", got)
+	}
+	if _, err := os.Stat(filepath.Join(d.Libs, "slf4j-simple-2.0.16.jar")); err != nil {
+		t.Errorf("no slf4j-simple binding matching slf4j-api 2.0.16: %v", err)
+	}
+	b, _ := os.ReadFile(calls)
+	if !strings.Contains(string(b), "dependency:copy-dependencies") {
+		t.Errorf("maven calls %q: the closure was not resolved", b)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(d.Dir), "kafka-9.9.9")); !os.IsNotExist(err) {
+		t.Errorf("the client's fetch made a broker entry: %v", err)
+	}
+}
+
 func TestEnsureRejectsBadVersion(t *testing.T) {
 	t.Setenv("KAFKACHAOS_CACHE", t.TempDir())
 	for _, v := range []string{"4.4", "latest", "4.4.0</version>", "../4.4.0"} {
@@ -109,7 +133,8 @@ func TestVersionFromEnvironment(t *testing.T) {
 
 func TestPomNamesEveryServerModule(t *testing.T) {
 	for v, want := range map[string]int{"4.4.0": 3, "3.7.2": 3, "3.6.2": 2, "3.3.2": 2} {
-		p, mods := pom(v), serverModules(v)
+		mods := serverModules(v)
+		p := pom(v, mods)
 		if len(mods) != want || strings.Contains(p, "kafka-server") != (want == 3) {
 			t.Errorf("%s: modules %v, want %d (kafka-server exists from 3.7.0)", v, mods, want)
 		}

@@ -31,11 +31,12 @@ func olderThan(version string, major, minor int) bool {
 	return ma < major || ma == major && mi < minor
 }
 
-// pom is a throwaway project whose only purpose is to name the modules so
-// that dependency:copy-dependencies resolves their runtime closure.
-func pom(version string) string {
+// pom is a throwaway project whose only purpose is to name modules (of
+// org.apache.kafka, at version) so that dependency:copy-dependencies
+// resolves their runtime closure.
+func pom(version string, modules []string) string {
 	var deps strings.Builder
-	for _, m := range serverModules(version) {
+	for _, m := range modules {
 		fmt.Fprintf(&deps, "    <dependency><groupId>org.apache.kafka</groupId><artifactId>%s</artifactId><version>%s</version></dependency>\n", m, version)
 	}
 	return `<project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -52,6 +53,33 @@ func pom(version string) string {
 // binding for the slf4j API the release ships (Kafka's poms leave the
 // binding to the distribution, which we are building here).
 func resolve(ctx context.Context, work, libs, version string) error {
+	if err := copyClosure(ctx, work, libs, version, serverModules(version)); err != nil {
+		return err
+	}
+	binding, err := loggingBinding(libs)
+	if err != nil || binding == "" {
+		return err
+	}
+	return copyArtifact(ctx, work, libs, binding)
+}
+
+// resolveClient copies kafka-clients' runtime closure into libs, then
+// slf4j-simple at the version of the slf4j-api it brings: kafka-clients
+// names the API alone, and without a binding slf4j drops every log line
+// (1.x with a warning on stderr at each start).
+func resolveClient(ctx context.Context, work, libs, version string) error {
+	if err := copyClosure(ctx, work, libs, version, []string{"kafka-clients"}); err != nil {
+		return err
+	}
+	slf4j, err := jarVersion(libs, "slf4j-api")
+	if err != nil {
+		return err
+	}
+	return copyArtifact(ctx, work, libs, "org.slf4j:slf4j-simple:"+slf4j)
+}
+
+// copyClosure copies the runtime closure of modules at version into libs.
+func copyClosure(ctx context.Context, work, libs, version string, modules []string) error {
 	if _, err := exec.LookPath("mvn"); err != nil {
 		return fmt.Errorf("kafkadist: mvn not found on PATH (install Debian's maven package): %w", err)
 	}
@@ -59,19 +87,20 @@ func resolve(ctx context.Context, work, libs, version string) error {
 		return fmt.Errorf("kafkadist: %w", err)
 	}
 	pomPath := filepath.Join(work, "pom.xml")
-	if err := os.WriteFile(pomPath, []byte(pom(version)), 0o644); err != nil {
+	if err := os.WriteFile(pomPath, []byte(pom(version, modules)), 0o644); err != nil {
 		return fmt.Errorf("kafkadist: %w", err)
 	}
 	if err := mvn(ctx, work, "-f", pomPath, "dependency:copy-dependencies",
 		"-DincludeScope=runtime", "-DoutputDirectory="+libs); err != nil {
-		return fmt.Errorf("kafkadist: resolving Kafka %s: %w", version, err)
+		return fmt.Errorf("kafkadist: resolving %s %s: %w", strings.Join(modules, ", "), version, err)
 	}
-	binding, err := loggingBinding(libs)
-	if err != nil || binding == "" {
-		return err
-	}
-	if err := mvn(ctx, work, "dependency:copy", "-Dartifact="+binding, "-DoutputDirectory="+libs); err != nil {
-		return fmt.Errorf("kafkadist: fetching logging binding %s: %w", binding, err)
+	return nil
+}
+
+// copyArtifact copies one artifact (group:name:version) into libs.
+func copyArtifact(ctx context.Context, work, libs, artifact string) error {
+	if err := mvn(ctx, work, "dependency:copy", "-Dartifact="+artifact, "-DoutputDirectory="+libs); err != nil {
+		return fmt.Errorf("kafkadist: fetching %s: %w", artifact, err)
 	}
 	return nil
 }

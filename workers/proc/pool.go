@@ -14,6 +14,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/internal/ownedproc"
 	"github.com/kafkachaos/kafkachaos/internal/procstat"
 	"github.com/kafkachaos/kafkachaos/workers"
 )
@@ -66,7 +67,7 @@ func New(s generators.Scenario, opts Options) (*Pool, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
-	p := &Pool{s: s, opts: opts, owner: ownerTag(os.Getpid()), stopBound: workers.StopBound() + 15*time.Second,
+	p := &Pool{s: s, opts: opts, owner: ownedproc.Tag(os.Getpid()), stopBound: workers.StopBound() + 15*time.Second,
 		rng: rand.New(rand.NewPCG(uint64(s.Seed), 3)), waitPaused: procstat.WaitStopped}
 	add := func(role string, n int) {
 		for i := range n {
@@ -79,10 +80,6 @@ func New(s generators.Scenario, opts Options) (*Pool, error) {
 	add(generators.RoleTxnQueue, s.Workload.TxnQueues)
 	return p, nil
 }
-
-// ownerTag names process pid as its worker processes' owner: its pid and
-// start time, so a pid reused after a crash is not taken for it.
-func ownerTag(pid int) string { return fmt.Sprintf("%d:%s", pid, procstat.StartTime(pid)) }
 
 // Start starts a worker process in every position and returns once each
 // has started its clients; positions keep a worker process until ctx

@@ -13,6 +13,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/internal/ownedproc"
 	"github.com/kafkachaos/kafkachaos/model"
 )
 
@@ -178,8 +179,8 @@ func TestABinaryThatDoesNotServeIsRefused(t *testing.T) {
 func TestSweepKillsWorkersOfADeadOwner(t *testing.T) {
 	// bash waits on its stdin with a builtin: no child of its own to
 	// outlive it
-	orphan := exec.Command("bash", "-c", "read x; true", workerArg, "owner=999999999:1")
-	mine := exec.Command("bash", "-c", "read x; true", workerArg, "owner="+ownerTag(os.Getpid()))
+	orphan := exec.Command("bash", "-c", "read x; true", ownedproc.Arg, "owner=999999999:1")
+	mine := exec.Command("bash", "-c", "read x; true", ownedproc.Arg, "owner="+ownedproc.Tag(os.Getpid()))
 	for _, c := range []*exec.Cmd{orphan, mine} {
 		if _, err := c.StdinPipe(); err != nil {
 			t.Fatal(err)

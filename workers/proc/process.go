@@ -12,13 +12,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/internal/ownedproc"
 	"github.com/kafkachaos/kafkachaos/workers"
 )
 
-// workerArg marks a worker process's command line, before its owner tag:
-// Sweep finds leftovers by it. The -test.run=^$ before it makes a test
-// binary that forgot ServeIfChild run no test, and exit.
-const workerArg = "kafkachaos-worker"
+// A worker process's command line carries its owner's tag
+// (ownedproc.Args): Sweep finds leftovers by it. The -test.run=^$ before it
+// makes a test binary that forgot ServeIfChild run no test, and exit.
 
 // startBound bounds a worker process's start: the exec, and its clients'.
 const startBound = 30 * time.Second
@@ -53,7 +53,7 @@ type child struct {
 // spawn starts a worker process in position at and returns it once it has
 // started its clients (fence: at once; it only fences and exits).
 func (p *Pool) spawn(at workers.Position, fence bool) (*child, error) {
-	cmd := exec.Command(p.opts.Executable, "-test.run=^$", workerArg, "owner="+p.owner)
+	cmd := exec.Command(p.opts.Executable, "-test.run=^$", ownedproc.Arg, "owner="+p.owner)
 	cmd.Env = append(os.Environ(), childEnv+"="+p.owner)
 	cmd.Stderr = p.opts.Stderr
 	// Should the harness die without a Stop, its workers die with it.

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/kafkachaos/kafkachaos/internal/ownedproc"
 	"github.com/kafkachaos/kafkachaos/internal/procstat"
 )
 
-// Sweep kills the worker processes whose owner is gone (a harness that
+// Sweep kills the worker processes, and any other process tagged by
+// ownedproc (a Java client's JVM), whose owner is gone (a harness that
 // crashed, or was killed, before its Stop: Pdeathsig misses a paused one,
 // and a harness thread's exit may outlive its process's). It returns how
 // many it killed. A run calls it before it starts its own.
@@ -42,7 +44,7 @@ func Sweep() int {
 func ownerOf(cmdline []byte) (string, bool) {
 	args := bytes.Split(bytes.TrimRight(cmdline, "\x00"), []byte{0})
 	for i, a := range args {
-		if string(a) == workerArg && i+1 < len(args) {
+		if string(a) == ownedproc.Arg && i+1 < len(args) {
 			owner, ok := strings.CutPrefix(string(args[i+1]), "owner=")
 			return owner, ok
 		}
@@ -63,7 +65,7 @@ func ownerAlive(owner string) bool {
 // Workers lists the pids of the running worker processes owned by this
 // process: none once a Pool has stopped.
 func Workers() []int {
-	self := ownerTag(os.Getpid())
+	self := ownedproc.Tag(os.Getpid())
 	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	var out []int
 	for _, path := range cmdlines {

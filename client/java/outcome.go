@@ -1,0 +1,62 @@
+package java
+
+import (
+	"fmt"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+// Exception is how a send of the Java client ended badly, as the worker
+// reports it.
+type Exception struct {
+	Class   string // fully qualified, e.g. org.apache.kafka.common.errors.TimeoutException
+	Message string
+	// BeforeAppend: send() itself raised it, on the calling thread,
+	// before the record reached the accumulator.
+	BeforeAppend bool
+}
+
+func (e *Exception) Error() string {
+	stage := "after the record was handed to the client"
+	if e.BeforeAppend {
+		stage = "raised by send()"
+	}
+	return fmt.Sprintf("%s: %s (%s)", e.Class, e.Message, stage)
+}
+
+// rule is one row of the exception table: a class raised by send()
+// before append, and why it proves the record was never transmitted.
+type rule struct {
+	Class string
+	Why   string
+}
+
+// definiteRules are the exception classes that make a send a definite
+// failure when send() raised them before append (package doc).
+func definiteRules() []rule {
+	return []rule{
+		{"org.apache.kafka.common.errors.SerializationException", "the serializer failed: there were no bytes to send"},
+		{"org.apache.kafka.common.errors.RecordTooLargeException", "checked against max.request.size and buffer.memory before the append"},
+		{"org.apache.kafka.common.errors.InvalidTopicException", "the topic name is refused before any request"},
+		{"org.apache.kafka.common.config.ConfigException", "the producer refuses its configuration"},
+		{"java.lang.IllegalStateException", "the producer is closed (or in a wrong transactional state) and refuses the send"},
+		{"java.lang.IllegalArgumentException", "the record is refused as built (e.g. a negative partition)"},
+		{"org.apache.kafka.common.KafkaException", "send() refuses the record before the append (e.g. an invalid partition)"},
+	}
+}
+
+// Outcome is the type of a send that ended with e; nil is OK.
+func Outcome(e *Exception) histories.Type {
+	if e == nil {
+		return histories.OK
+	}
+	if !e.BeforeAppend {
+		return histories.Info
+	}
+	for _, r := range definiteRules() {
+		if r.Class == e.Class {
+			return histories.Fail
+		}
+	}
+	return histories.Info
+}

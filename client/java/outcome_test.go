@@ -1,0 +1,52 @@
+package java
+
+import (
+	"testing"
+
+	"github.com/kafkachaos/kafkachaos/histories"
+)
+
+const (
+	timeout   = "org.apache.kafka.common.errors.TimeoutException"
+	tooLarge  = "org.apache.kafka.common.errors.RecordTooLargeException"
+	notLeader = "org.apache.kafka.common.errors.NotLeaderOrFollowerException"
+)
+
+func TestOutcomeOfExceptions(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		exc  *Exception
+		want histories.Type
+	}{
+		{"acknowledged", nil, histories.OK},
+		{"delivery timeout after the append", &Exception{Class: timeout}, histories.Info},
+		{"metadata or buffer wait in send()", &Exception{Class: timeout, BeforeAppend: true}, histories.Info},
+		{"record too large, checked by send()", &Exception{Class: tooLarge, BeforeAppend: true}, histories.Fail},
+		{"record too large from the broker, after the append", &Exception{Class: tooLarge}, histories.Info},
+		{"not leader after the append", &Exception{Class: notLeader}, histories.Info},
+		{"serializer failed", &Exception{Class: "org.apache.kafka.common.errors.SerializationException", BeforeAppend: true}, histories.Fail},
+		{"producer closed", &Exception{Class: "java.lang.IllegalStateException", BeforeAppend: true}, histories.Fail},
+		{"a class the table does not know, raised by send()", &Exception{Class: "com.example.Surprise", BeforeAppend: true}, histories.Info},
+		{"a subclass of a definite class is not assumed definite",
+			&Exception{Class: "org.apache.kafka.common.errors.InterruptException", BeforeAppend: true}, histories.Info},
+	} {
+		if got := Outcome(c.exc); got != c.want {
+			t.Errorf("%s: Outcome(%+v) = %s, want %s", c.name, c.exc, got, c.want)
+		}
+	}
+}
+
+// Every row of the table is a fully qualified class, named once, with the
+// reason it proves nothing was sent.
+func TestDefiniteRulesAreWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range definiteRules() {
+		if seen[r.Class] || r.Why == "" || len(r.Class) < len("java.x.Y") {
+			t.Errorf("rule %+v: duplicate, unexplained or not a class name", r)
+		}
+		seen[r.Class] = true
+		if got := Outcome(&Exception{Class: r.Class}); got != histories.Info {
+			t.Errorf("%s after the append = %s, want info: the record was handed to the client", r.Class, got)
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package generators
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+)
+
+// Clients under test: the Kafka client library a role's workers run.
+// Scenario.Client names it for every role, Scenario.Clients per role; the
+// final reads, which only observe, always use librdkafka.
+const (
+	ClientLibrdkafka = "librdkafka" // confluent-kafka-go; the default
+	ClientJava       = "java"       // kafka-clients from Maven Central, in a JVM per client
+	ClientFranzGo    = "franz-go"
+)
+
+// builtRoles are the roles each client can run so far; a client without
+// an entry is not built yet.
+func builtRoles() map[string][]string {
+	return map[string][]string{
+		ClientLibrdkafka: {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
+		ClientJava:       {RoleProducer},
+	}
+}
+
+// clientNames are the clients a scenario may name.
+func clientNames() []string { return []string{ClientLibrdkafka, ClientJava, ClientFranzGo} }
+
+// roles are the roles a scenario's clients map may name, with their
+// worker counts in w.
+func roles(w Workload) map[string]int {
+	return map[string]int{RoleProducer: w.Producers, RoleConsumer: w.Consumers, RoleCopier: w.Copiers, RoleTxnQueue: w.TxnQueues}
+}
+
+// ClientOf is the client role's workers run: Clients[role], else Client,
+// else librdkafka.
+func (s Scenario) ClientOf(role string) string {
+	if c := s.Clients[role]; c != "" {
+		return c
+	}
+	if s.Client != "" {
+		return s.Client
+	}
+	return ClientLibrdkafka
+}
+
+// JavaVersion is the kafka-clients release the java client runs:
+// ClientVersion, else the project's pinned Kafka release.
+func (s Scenario) JavaVersion() string {
+	if s.ClientVersion != "" {
+		return s.ClientVersion
+	}
+	return kafkadist.DefaultVersion
+}
+
+// UseClient makes client (at version, for a client with versions) the
+// client under test of s, and names librdkafka for each role of s's
+// workload that client does not run yet, so the scenario says which
+// client ran what. An unknown client is left for Validate to refuse.
+func UseClient(s *Scenario, client, version string) {
+	s.Client, s.ClientVersion, s.Clients = client, version, nil
+	if client == ClientJava && version == "" {
+		s.ClientVersion = kafkadist.DefaultVersion
+	}
+	built, ok := builtRoles()[client]
+	if !ok || client == ClientLibrdkafka {
+		return
+	}
+	for role, n := range roles(s.Workload) {
+		if n > 0 && !slices.Contains(built, role) {
+			if s.Clients == nil {
+				s.Clients = map[string]string{}
+			}
+			s.Clients[role] = ClientLibrdkafka
+		}
+	}
+}
+
+var clientVersionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?$`)
+
+// validateClients checks the client, client-version and clients fields:
+// known clients, built for the roles that have workers, a version only
+// for a client that has versions.
+func (s *Scenario) validateClients() []error {
+	var errs []error
+	known := func(field, name string) bool {
+		if !slices.Contains(clientNames(), name) {
+			errs = append(errs, bad(field, "unknown client %q, want one of %v", name, clientNames()))
+			return false
+		}
+		if _, ok := builtRoles()[name]; !ok {
+			errs = append(errs, bad(field, "the %s client is not built yet", name))
+			return false
+		}
+		return true
+	}
+	topOK := s.Client == "" || known("client", s.Client)
+	counts := roles(s.Workload)
+	for _, role := range slices.Sorted(maps.Keys(s.Clients)) {
+		if _, ok := counts[role]; !ok {
+			errs = append(errs, bad("clients."+role, "unknown role, want one of producer, consumer, copier, txn-queue"))
+			continue
+		}
+		known("clients."+role, s.Clients[role])
+	}
+	java := s.Client == ClientJava
+	for _, role := range slices.Sorted(maps.Keys(counts)) {
+		c := s.ClientOf(role)
+		java = java || c == ClientJava
+		built, ok := builtRoles()[c]
+		if counts[role] == 0 || !ok || slices.Contains(built, role) || (s.Clients[role] == "" && !topOK) {
+			continue
+		}
+		field := "client"
+		if s.Clients[role] != "" {
+			field = "clients." + role
+		}
+		errs = append(errs, bad(field, "the %s client runs %s workers only so far, and the workload has %d %s worker(s): name another client in clients.%s",
+			c, strings.Join(built, ", "), counts[role], role, role))
+	}
+	switch {
+	case s.ClientVersion != "" && !java:
+		errs = append(errs, bad("client-version", "%q: only the java client has versions, and no role runs it", s.ClientVersion))
+	case s.ClientVersion != "" && !clientVersionPattern.MatchString(s.ClientVersion):
+		errs = append(errs, bad("client-version", "%q, want a kafka-clients release like %s", s.ClientVersion, kafkadist.DefaultVersion))
+	}
+	if java {
+		errs = append(errs, s.validateJava()...)
+	}
+	return errs
+}
+
+// validateJava checks what the Java producer refuses at start that
+// librdkafka takes.
+func (s *Scenario) validateJava() []error {
+	var errs []error
+	if s.Workload.ClientProcesses {
+		errs = append(errs, bad("workload.client-processes", "the java client's JVM is a process of its own (a crash SIGKILLs it); worker processes around it are not built yet"))
+	}
+	p := s.Producer
+	request := p.SocketTimeout
+	if request <= 0 {
+		request = p.RequestTimeout
+	}
+	if p.DeliveryTimeout > 0 && p.DeliveryTimeout < p.Linger+request {
+		errs = append(errs, bad("producer.delivery.timeout", "%s: the java client wants at least linger + request timeout (%s + %s)",
+			p.DeliveryTimeout, p.Linger, request))
+	}
+	return errs
+}
+
+// ParseClient reads a --client value, NAME or NAME@VERSION.
+func ParseClient(v string) (name, version string, err error) {
+	name, version, _ = strings.Cut(v, "@")
+	if name == "" {
+		return "", "", fmt.Errorf("--client %q: want NAME[@VERSION], NAME one of %v", v, clientNames())
+	}
+	return name, version, nil
+}

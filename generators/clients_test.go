@@ -1,0 +1,89 @@
+package generators
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+)
+
+// clientBase is a valid scenario with producers and consumers only.
+func clientBase() Scenario {
+	s := sample()
+	s.Workload.Copiers, s.Workload.TxnQueues, s.Workload.ClientProcesses = 0, 0, false
+	s.Workload.Producers, s.Workload.Consumers, s.Workload.Mix.Send = 2, 1, 1
+	s.Producer.TransactionalID = ""
+	s.Producer.DeliveryTimeout, s.Producer.RequestTimeout, s.Producer.SocketTimeout, s.Producer.Linger =
+		Duration(20*time.Second), Duration(2*time.Second), 0, 0
+	return s
+}
+
+func TestValidateClients(t *testing.T) {
+	checkValidations(t, clientBase, []validation{
+		{"librdkafka by default", func(s *Scenario) {}, ""},
+		{"java producers, librdkafka consumers", func(s *Scenario) {
+			s.Client, s.Clients = ClientJava, map[string]string{RoleConsumer: ClientLibrdkafka}
+		}, ""},
+		{"java producers by role", func(s *Scenario) {
+			s.Clients, s.ClientVersion = map[string]string{RoleProducer: ClientJava}, "3.9.1"
+		}, ""},
+		{"unknown client", func(s *Scenario) { s.Client = "kcat" }, `client: unknown client "kcat"`},
+		{"franz-go", func(s *Scenario) { s.Client = ClientFranzGo }, "client: the franz-go client is not built yet"},
+		{"unknown role", func(s *Scenario) { s.Clients = map[string]string{"reader": ClientJava} }, "clients.reader: unknown role"},
+		{"java consumers", func(s *Scenario) { s.Client = ClientJava },
+			"client: the java client runs producer workers only so far, and the workload has 1 consumer worker(s)"},
+		{"java copier by role", func(s *Scenario) { s.Workload.Consumers = 0; s.Clients = map[string]string{RoleCopier: ClientJava} }, ""},
+		{"java copier with copiers", func(s *Scenario) {
+			s.Workload.Copiers, s.Keys = 1, SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
+			s.Producer.TransactionalID = "t"
+			s.Clients = map[string]string{RoleCopier: ClientJava}
+		}, "clients.copier: the java client runs producer workers only so far"},
+		{"version without java", func(s *Scenario) { s.ClientVersion = "3.9.1" }, "client-version: \"3.9.1\": only the java client has versions"},
+		{"bad version", func(s *Scenario) { s.Clients, s.ClientVersion = map[string]string{RoleProducer: ClientJava}, "3.9" },
+			"client-version: \"3.9\", want a kafka-clients release"},
+		{"java in worker processes", func(s *Scenario) {
+			s.Clients, s.Workload.ClientProcesses = map[string]string{RoleProducer: ClientJava}, true
+		}, "workload.client-processes: the java client's JVM is a process of its own"},
+		{"java delivery timeout below linger + request timeout", func(s *Scenario) {
+			s.Clients, s.Producer.DeliveryTimeout = map[string]string{RoleProducer: ClientJava}, Duration(time.Second)
+		}, "producer.delivery.timeout: 1s: the java client wants at least linger + request timeout"},
+	})
+}
+
+// UseClient names librdkafka for the roles the client does not run, so
+// the scenario it writes says which client ran what, and it validates.
+func TestUseClientNamesEveryRole(t *testing.T) {
+	s := clientBase()
+	UseClient(&s, ClientJava, "")
+	if s.ClientVersion != kafkadist.DefaultVersion || s.ClientOf(RoleProducer) != ClientJava || s.ClientOf(RoleConsumer) != ClientLibrdkafka {
+		t.Fatalf("client %q@%q clients %v", s.Client, s.ClientVersion, s.Clients)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Scenario
+	if err := json.Unmarshal(b, &back); err != nil || back.ClientOf(RoleProducer) != ClientJava || back.JavaVersion() != kafkadist.DefaultVersion {
+		t.Fatalf("scenario.json lost the clients: %v %+v", err, back.Clients)
+	}
+	UseClient(&s, ClientLibrdkafka, "")
+	if s.Clients != nil || s.ClientVersion != "" {
+		t.Fatalf("librdkafka kept %v %q", s.Clients, s.ClientVersion)
+	}
+}
+
+func TestParseClient(t *testing.T) {
+	for in, want := range map[string][2]string{"java": {"java", ""}, "java@3.9.1": {"java", "3.9.1"}, "librdkafka": {"librdkafka", ""}} {
+		n, v, err := ParseClient(in)
+		if err != nil || n != want[0] || v != want[1] {
+			t.Errorf("ParseClient(%q) = %q, %q, %v", in, n, v, err)
+		}
+	}
+	if _, _, err := ParseClient("@3.9.1"); err == nil {
+		t.Error("ParseClient(@3.9.1) took a version without a client")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -135,7 +136,7 @@ func revokedInsidePoll(t *testing.T, commit CommitStrategy) {
 			}
 		}
 	}
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 	for k, offs := range processedBy(rec.Ops()) {
 		for off, ops := range offs {
 			if len(ops) > 1 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
@@ -74,7 +75,7 @@ func TestJavaProducerRecordsOffsets(t *testing.T) {
 		<-done
 	}
 	ops := rec.Ops()
-	checkPaired(t, ops)
+	clienttest.CheckPaired(t, ops)
 	seen := map[histories.Key]map[int64]bool{0: {}, 1: {}}
 	oks := 0
 	for _, o := range ops {
@@ -140,8 +141,8 @@ func TestJavaProducerCrashKillsTheJVM(t *testing.T) {
 		t.Fatalf("send after the crash: %v, want ErrCrashed", err)
 	}
 	ops := rec.Ops()
-	checkPaired(t, ops)
-	if n := countF(ops, histories.FCrash); n != 2 {
+	clienttest.CheckPaired(t, ops)
+	if n := clienttest.CountF(ops, histories.FCrash); n != 2 {
 		t.Fatalf("%d crash ops, want one per lane (2)", n)
 	}
 }
@@ -161,8 +162,8 @@ func TestJavaProducerJVMDeathEndsTheProducer(t *testing.T) {
 		t.Fatalf("send after the JVM died: %v, want errJVMDied", err)
 	}
 	ops := rec.Ops()
-	checkPaired(t, ops)
-	if n := countF(ops, histories.FCrash); n != 2 {
+	clienttest.CheckPaired(t, ops)
+	if n := clienttest.CountF(ops, histories.FCrash); n != 2 {
 		t.Fatalf("%d crash ops, want one per lane (2)", n)
 	}
 }
@@ -187,49 +188,11 @@ func TestJavaProducerCloseCompletesEverySend(t *testing.T) {
 		t.Fatal(err)
 	}
 	ops := rec.Ops()
-	checkPaired(t, ops)
+	clienttest.CheckPaired(t, ops)
 	if len(ops) != 8 {
 		t.Fatalf("%d ops after close, want 8 (every invoke completed): %v", len(ops), ops)
 	}
 	if err := p.SendAsync(t.Context(), 0, 9, nil); !errors.Is(err, client.ErrClosed) {
 		t.Fatalf("send after close: %v, want ErrClosed", err)
-	}
-}
-
-func countF(ops []histories.Op, f string) int {
-	n := 0
-	for _, o := range ops {
-		if o.F == f {
-			n++
-		}
-	}
-	return n
-}
-
-// checkPaired fails unless every process alternates invoke and completion
-// and a crash op is its last.
-func checkPaired(t *testing.T, ops []histories.Op) {
-	t.Helper()
-	open, dead := map[int64]bool{}, map[int64]bool{}
-	for _, o := range ops {
-		switch {
-		case dead[o.Process]:
-			t.Fatalf("op %d of process %d after its crash", o.Index, o.Process)
-		case o.F == histories.FCrash:
-			if open[o.Process] {
-				t.Fatalf("crash op %d with an op still open", o.Index)
-			}
-			dead[o.Process] = true
-		case o.Type == histories.Invoke:
-			if open[o.Process] {
-				t.Fatalf("op %d: process %d invokes twice", o.Index, o.Process)
-			}
-			open[o.Process] = true
-		default:
-			if !open[o.Process] {
-				t.Fatalf("op %d: process %d completes nothing", o.Index, o.Process)
-			}
-			open[o.Process] = false
-		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 const (
 	ClientLibrdkafka = "librdkafka" // confluent-kafka-go; the default
 	ClientJava       = "java"       // kafka-clients from Maven Central, in a JVM per client
-	ClientFranzGo    = "franz-go"
+	ClientFranzGo    = "franz-go"   // twmb/franz-go's kgo, in process, at the module's version in go.mod
 )
 
 // builtRoles are the roles each client can run so far; a client without
@@ -25,6 +25,7 @@ func builtRoles() map[string][]string {
 	return map[string][]string{
 		ClientLibrdkafka: {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
 		ClientJava:       {RoleProducer},
+		ClientFranzGo:    {RoleProducer},
 	}
 }
 
@@ -124,6 +125,8 @@ func (s *Scenario) validateClients() []error {
 			c, strings.Join(built, ", "), counts[role], role, role))
 	}
 	switch {
+	case s.ClientVersion != "" && s.Client == ClientFranzGo:
+		errs = append(errs, bad("client-version", "%q: the franz-go client is the version go.mod names, built in; it takes no version", s.ClientVersion))
 	case s.ClientVersion != "" && !java:
 		errs = append(errs, bad("client-version", "%q: only the java client has versions, and no role runs it", s.ClientVersion))
 	case s.ClientVersion != "" && !clientVersionPattern.MatchString(s.ClientVersion):

@@ -29,7 +29,14 @@ func TestValidateClients(t *testing.T) {
 			s.Clients, s.ClientVersion = map[string]string{RoleProducer: ClientJava}, "3.9.1"
 		}, ""},
 		{"unknown client", func(s *Scenario) { s.Client = "kcat" }, `client: unknown client "kcat"`},
-		{"franz-go", func(s *Scenario) { s.Client = ClientFranzGo }, "client: the franz-go client is not built yet"},
+		{"franz-go producers", func(s *Scenario) {
+			s.Client, s.Clients = ClientFranzGo, map[string]string{RoleConsumer: ClientLibrdkafka}
+		}, ""},
+		{"franz-go consumers", func(s *Scenario) { s.Client = ClientFranzGo },
+			"client: the franz-go client runs producer workers only so far, and the workload has 1 consumer worker(s)"},
+		{"franz-go with a version", func(s *Scenario) {
+			s.Client, s.ClientVersion, s.Clients = ClientFranzGo, "1.18.0", map[string]string{RoleConsumer: ClientLibrdkafka}
+		}, `client-version: "1.18.0": the franz-go client is the version go.mod names`},
 		{"unknown role", func(s *Scenario) { s.Clients = map[string]string{"reader": ClientJava} }, "clients.reader: unknown role"},
 		{"java consumers", func(s *Scenario) { s.Client = ClientJava },
 			"client: the java client runs producer workers only so far, and the workload has 1 consumer worker(s)"},

@@ -1,24 +1,17 @@
 package java
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
-	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
+	"github.com/kafkachaos/kafkachaos/client/franz"
 )
 
-// sender is what both producers offer the benchmark.
-type sender interface {
-	SendAsync(ctx context.Context, key histories.Key, value int64, then func(histories.Type)) error
-	Close(ctx context.Context) error
-}
-
 // BenchmarkSendJavaBesideLibrdkafka sends the same number of values
-// through the Java producer and the librdkafka one, on one embedded
-// cluster, with the same lanes and config, and reports each one's sends/s
-// and the JVM's start.
+// through the Java producer, the librdkafka one and the franz-go one, on
+// one embedded cluster, with the same lanes and config, and reports each
+// one's sends/s and the JVM's start.
 func BenchmarkSendJavaBesideLibrdkafka(b *testing.B) {
 	needJDK(b)
 	e := startCluster(b)
@@ -32,31 +25,18 @@ func BenchmarkSendJavaBesideLibrdkafka(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(jp.Started.Seconds()*1000, "jvm-start-ms")
-		b.ReportMetric(rate(b, jp, n), "java-sends/s")
+		b.ReportMetric(clienttest.SendRate(b, jp, n), "java-sends/s")
 		lp, err := client.NewProducer(client.ProducerOptions{Bootstrap: e.Bootstrap(), Config: cfg, Keys: keys,
 			Recorder: client.NewMemRecorder(), Processes: &client.Processes{}, Lanes: lanes})
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(rate(b, lp, n), "librdkafka-sends/s")
-	}
-}
-
-// rate sends n values through p and returns ok sends per second; any send
-// that is not ok fails the benchmark.
-func rate(b *testing.B, p sender, n int) float64 {
-	defer p.Close(context.Background())
-	done := make(chan histories.Type, n)
-	start := time.Now()
-	for v := range n {
-		if err := p.SendAsync(b.Context(), histories.Key(v%2), int64(v+1), func(t histories.Type) { done <- t }); err != nil {
+		b.ReportMetric(clienttest.SendRate(b, lp, n), "librdkafka-sends/s")
+		fp, err := franz.NewProducer(franz.ProducerOptions{Bootstrap: e.Bootstrap(), Config: cfg, Keys: keys,
+			Recorder: client.NewMemRecorder(), Processes: &client.Processes{}, Lanes: lanes})
+		if err != nil {
 			b.Fatal(err)
 		}
+		b.ReportMetric(clienttest.SendRate(b, fp, n), "franz-go-sends/s")
 	}
-	for range n {
-		if t := <-done; t != histories.OK {
-			b.Fatalf("a send ended %s", t)
-		}
-	}
-	return float64(n) / time.Since(start).Seconds()
 }

@@ -50,31 +50,14 @@ var (
 	errJVMDied = errors.New("java: the client's JVM exited by itself")
 )
 
-// producerState is where a Producer is in its life.
-type producerState int
-
-const (
-	running producerState = iota
-	closing
-	crashed
-	died // the JVM exited without Close or Crash
-)
-
 // Producer sends values through a Java KafkaProducer in a JVM of its own and
 // records one send op per value: the invoke before the request goes to the
-// JVM, the completion from its answer.
-//
-// As in client.Producer, every record is made under mu, and a send is in
-// inflight exactly between its invoke and its completion: whoever removes it
-// records its completion, so each invoke gets one, and none after its
-// lane's crash op.
+// JVM, the completion from its answer, in its client.Sends.
 type Producer struct {
 	opts  ProducerOptions
+	sends *client.Sends
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	lanes []int64
-	free  chan int64    // lanes not in use
-	stop  chan struct{} // closed at Crash, Close, or the JVM's death
 	ended chan struct{} // closed once the JVM is reaped and every send completed
 	// logged is closed when the JVM's stderr has been read to its end
 	logged chan struct{}
@@ -83,19 +66,9 @@ type Producer struct {
 
 	writeMu sync.Mutex // one request line at a time
 
-	mu       sync.Mutex
-	state    producerState
-	lastID   int64
-	inflight map[int64]*pending
-	exit     error // how the JVM ended, once it has
-}
-
-// pending is one send between invoke and completion.
-type pending struct {
-	inv   *histories.Op
-	key   histories.Key
-	value int64
-	then  func(histories.Type)
+	mu     sync.Mutex
+	lastID int64
+	byID   map[int64]*client.Send // the sends the JVM has not answered
 }
 
 // NewProducer builds the worker for opts.Version if needed (Ensure), starts
@@ -114,13 +87,8 @@ func NewProducer(ctx context.Context, opts ProducerOptions) (*Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Producer{opts: opts, free: make(chan int64, opts.Lanes), stop: make(chan struct{}),
-		ended: make(chan struct{}), logged: make(chan struct{}), inflight: map[int64]*pending{}}
-	for range opts.Lanes {
-		id := opts.Processes.Next()
-		p.lanes = append(p.lanes, id)
-		p.free <- id
-	}
+	p := &Producer{opts: opts, sends: client.NewSends(opts.Recorder, opts.Processes, opts.Lanes),
+		ended: make(chan struct{}), logged: make(chan struct{}), byID: map[int64]*client.Send{}}
 	if err := p.start(tc, props); err != nil {
 		return nil, err
 	}
@@ -216,7 +184,7 @@ type closeRequest struct {
 }
 
 // Processes returns the process ids of the producer's lanes.
-func (p *Producer) Processes() []int64 { return append([]int64(nil), p.lanes...) }
+func (p *Producer) Processes() []int64 { return p.sends.Processes() }
 
 // SendAsync waits for a free lane, records the invoke and hands the value to
 // the JVM; then is called with the completion type once it is known. It
@@ -228,24 +196,15 @@ func (p *Producer) SendAsync(ctx context.Context, key histories.Key, value int64
 	if !ok {
 		return fmt.Errorf("java producer: key %d is not in the key map", key)
 	}
-	var lane int64
-	select {
-	case lane = <-p.free:
-	case <-p.stop:
-		return p.stoppedErr()
-	case <-ctx.Done():
-		return ctx.Err()
+	sd, err := p.sends.Begin(ctx, key, value, then)
+	if err != nil {
+		return err
 	}
+	defer p.sends.Handed()
 	p.mu.Lock()
-	if p.state != running {
-		p.mu.Unlock()
-		return p.stoppedErr()
-	}
 	p.lastID++
 	id := p.lastID
-	inv := p.opts.Recorder.Record(&histories.Op{Process: lane, Type: histories.Invoke, F: histories.FSend,
-		Mops: []histories.Mop{histories.Send(key, value)}})
-	p.inflight[id] = &pending{inv: inv, key: key, value: value, then: then}
+	p.byID[id] = sd
 	p.mu.Unlock()
 	// A write the JVM's death cuts short leaves the send in flight: the
 	// end of answers completes it.
@@ -262,18 +221,6 @@ func (p *Producer) write(req any) error {
 	defer p.writeMu.Unlock()
 	_, err = p.stdin.Write(append(b, '\n'))
 	return err
-}
-
-func (p *Producer) stoppedErr() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch p.state {
-	case crashed:
-		return client.ErrCrashed
-	case died:
-		return fmt.Errorf("%w (%v)", errJVMDied, p.exit)
-	}
-	return client.ErrClosed
 }
 
 // answers records the JVM's answers until it exits, then reaps it and ends
@@ -294,88 +241,32 @@ func (p *Producer) answers(lines *bufio.Scanner) {
 	}
 	<-p.logged // Wait closes stderr: read it to its end first
 	exit := p.cmd.Wait()
-	p.mu.Lock()
-	p.exit = exit
-	if p.state == running {
-		p.state = died
-		close(p.stop)
+	died := p.sends.End(fmt.Errorf("%w (%v)", errJVMDied, exit))
+	p.sends.Abandon(errNoAnswer)
+	if died {
+		p.sends.CrashOps()
 	}
-	done := p.completeAllLocked(errNoAnswer)
-	if p.state == died {
-		p.crashOpsLocked()
-	}
-	p.mu.Unlock()
-	callThen(done, histories.Info)
 }
 
-// complete records send id's completion unless it was completed already,
-// frees its lane while the producer runs, and tells the caller.
+// complete records send id's completion from the JVM's answer (offset or
+// exc) unless it was completed already.
 func (p *Producer) complete(id int64, offset *int64, exc *Exception) {
 	p.mu.Lock()
-	ps, t, ok := p.completeLocked(id, offset, exc, nil)
-	release := ok && p.state == running
+	sd, ok := p.byID[id]
+	delete(p.byID, id)
 	p.mu.Unlock()
 	if !ok {
 		return
 	}
-	if release {
-		p.free <- ps.inv.Process // cannot block: the lane was taken from free
-	}
-	if ps.then != nil {
-		ps.then(t)
-	}
-}
-
-// completeLocked records send id's completion if it is still in flight:
-// from the JVM's answer (offset or exc), or cause when it has none. Called
-// with mu held.
-func (p *Producer) completeLocked(id int64, offset *int64, exc *Exception, cause error) (*pending, histories.Type, bool) {
-	ps, ok := p.inflight[id]
-	if !ok {
-		return nil, "", false
-	}
-	delete(p.inflight, id)
-	t := Outcome(exc)
-	mop := histories.Send(ps.key, ps.value)
-	op := &histories.Op{Process: ps.inv.Process, Type: t, F: ps.inv.F}
+	var err error
+	at := histories.NoOffset // acks=0 answers -1: landed where, unknown
 	switch {
-	case cause != nil:
-		t, op.Type, op.Error = histories.Info, histories.Info, cause.Error()
 	case exc != nil:
-		op.Error = exc.Error()
-	case offset != nil && *offset >= 0:
-		mop.Offset = *offset // acks=0 answers -1: landed where, unknown
+		err = exc
+	case offset != nil:
+		at = *offset
 	}
-	op.Mops = []histories.Mop{mop}
-	p.opts.Recorder.Record(op)
-	return ps, t, true
-}
-
-// completeAllLocked completes every send in flight as info with cause;
-// called with mu held. It returns the sends it completed.
-func (p *Producer) completeAllLocked(cause error) []*pending {
-	var out []*pending
-	for id := range p.inflight {
-		if ps, _, ok := p.completeLocked(id, nil, nil, cause); ok {
-			out = append(out, ps)
-		}
-	}
-	return out
-}
-
-// crashOpsLocked records a crash op for every lane; called with mu held.
-func (p *Producer) crashOpsLocked() {
-	for _, lane := range p.lanes {
-		p.opts.Recorder.Record(&histories.Op{Process: lane, Type: histories.Info, F: histories.FCrash})
-	}
-}
-
-func callThen(done []*pending, t histories.Type) {
-	for _, ps := range done {
-		if ps.then != nil {
-			ps.then(t)
-		}
-	}
+	p.sends.Complete(sd, Outcome(exc), at, err)
 }
 
 // Crash kills the JVM (SIGKILL: no flush, no close) as a process crash
@@ -383,18 +274,9 @@ func callThen(done []*pending, t histories.Type) {
 // never sends again. A producer that is closing, crashed or dead already is
 // left alone.
 func (p *Producer) Crash() {
-	p.mu.Lock()
-	if p.state != running {
-		p.mu.Unlock()
-		return
+	if p.sends.Crash(client.ErrCrashed) {
+		p.cmd.Process.Signal(syscall.SIGKILL) // by pidfd: never a reused pid
 	}
-	p.state = crashed
-	close(p.stop)
-	p.cmd.Process.Signal(syscall.SIGKILL) // by pidfd: never a reused pid
-	done := p.completeAllLocked(client.ErrCrashed)
-	p.crashOpsLocked()
-	p.mu.Unlock()
-	callThen(done, histories.Info)
 }
 
 // Close asks the JVM to close its producer, which waits for outstanding
@@ -403,15 +285,10 @@ func (p *Producer) Crash() {
 // info. A JVM that has not exited closeGrace after the deadline is killed,
 // and Close says so.
 func (p *Producer) Close(ctx context.Context) error {
-	p.mu.Lock()
-	if p.state != running {
-		p.mu.Unlock()
+	if !p.sends.End(client.ErrClosed) {
 		<-p.ended
 		return nil
 	}
-	p.state = closing
-	close(p.stop)
-	p.mu.Unlock()
 	var wait time.Duration
 	if dl, ok := ctx.Deadline(); ok {
 		wait = max(time.Until(dl), 0)
@@ -434,7 +311,7 @@ func (p *Producer) Close(ctx context.Context) error {
 // to the run's client log.
 func (p *Producer) logs(stderr io.Reader) {
 	defer close(p.logged)
-	worker := "java producer " + processList(p.lanes)
+	worker := "java producer " + processList(p.sends.Processes())
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		p.opts.Logs.Log(logLine(worker, sc.Text()))

@@ -28,14 +28,7 @@ func javaScenario(name string, p realProfile, version string) generators.Scenari
 // producer: no loss, no duplicate while leaders are killed.
 func TestChaosLocalJavaAcksAllIdempotentSafe(t *testing.T) {
 	p := requireReal(t, "local")
-	s := javaScenario("local-java-acksall-idempotent", p, "")
-	s.Workload.Consumers = 1
-	s.Nemesis = []generators.Fault{
-		faultAt(s, generators.KindKill, "leader", 0.1, 0.35),
-		faultAt(s, generators.KindKill, "leader", 0.5, 0.75),
-	}
-	expectSafe(t, p, s, "java producer, acks=all, min.insync.replicas=2, RF 3, idempotent: no loss, no duplicate under kill -9 of the leader",
-		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
+	expectSafeUnderLeaderKills(t, p, javaScenario("local-java-acksall-idempotent", p, ""), "java producer")
 }
 
 // acks=0 Java producer (kafka-clients 3.9.1, a release line apart from the
@@ -43,14 +36,35 @@ func TestChaosLocalJavaAcksAllIdempotentSafe(t *testing.T) {
 // done.
 func TestChaosLocalJavaAcks0KillLoses(t *testing.T) {
 	p := requireReal(t, "local")
-	s := javaScenario("local-java-acks0-kill", p, "3.9.1")
+	expectAcks0KillLoses(t, p, javaScenario("local-java-acks0-kill", p, "3.9.1"), "java producer")
+}
+
+// expectSafeUnderLeaderKills runs s (a client's producers; one consumer)
+// with acks=all, min.insync.replicas=2 on three replicas and idempotence,
+// killing the leader twice: no loss, no duplicate.
+func expectSafeUnderLeaderKills(t *testing.T, p realProfile, s generators.Scenario, who string) {
+	t.Helper()
+	s.Workload.Consumers = 1
+	s.Nemesis = []generators.Fault{
+		faultAt(s, generators.KindKill, "leader", 0.1, 0.35),
+		faultAt(s, generators.KindKill, "leader", 0.5, 0.75),
+	}
+	expectSafe(t, p, s, who+", acks=all, min.insync.replicas=2, RF 3, idempotent: no loss, no duplicate under kill -9 of the leader",
+		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
+}
+
+// expectAcks0KillLoses runs s (a client's producers) with acks=0 and no
+// retries, killing the leader twice: sends the client counted as done are
+// lost.
+func expectAcks0KillLoses(t *testing.T, p realProfile, s generators.Scenario, who string) {
+	t.Helper()
 	s.Producer.ProducerConfig = model.ProducerConfig{Acks: model.AcksNone, Retries: 0, MaxInFlight: 5}
 	s.Workload.Rate = 1000
 	s.Nemesis = []generators.Fault{
 		faultAt(s, generators.KindKill, "leader", 0.15, 0.35),
 		faultAt(s, generators.KindKill, "leader", 0.5, 0.7),
 	}
-	out := expectAnomaly(t, p, s, "java producer, acks=0 + kill -9 of the leader loses acknowledged sends", func(o runner.Outcome) bool { return lost(o) > 0 })
+	out := expectAnomaly(t, p, s, who+", acks=0 + kill -9 of the leader loses acknowledged sends", func(o runner.Outcome) bool { return lost(o) > 0 })
 	if out.Dir != "" && !slices.Contains([]model.Guarantee{model.AtMostOnce, model.None}, out.Observed.Producer) {
 		t.Errorf("loss found but producer hop observed %s", out.Observed.Producer)
 	}

@@ -32,3 +32,20 @@ func SendRate(b testing.TB, p Sender, n int) float64 {
 	}
 	return float64(n) / time.Since(start).Seconds()
 }
+
+// SendOne sends value to key through p and returns its completion type;
+// one that has not come in 30s fails t.
+func SendOne(t testing.TB, p Sender, key histories.Key, value int64) histories.Type {
+	t.Helper()
+	res := make(chan histories.Type, 1)
+	if err := p.SendAsync(t.Context(), key, value, func(typ histories.Type) { res <- typ }); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case typ := <-res:
+		return typ
+	case <-time.After(30 * time.Second):
+		t.Fatalf("send of %d: no completion in 30s", value)
+		return ""
+	}
+}

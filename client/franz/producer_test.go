@@ -35,22 +35,6 @@ func newTestProducer(t *testing.T, e *embedded.Provider, keys *client.KeyMap, re
 	return p
 }
 
-// send sends one value and waits for its completion.
-func send(t *testing.T, p *Producer, key histories.Key, value int64) histories.Type {
-	t.Helper()
-	res := make(chan histories.Type, 1)
-	if err := p.SendAsync(t.Context(), key, value, func(typ histories.Type) { res <- typ }); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case typ := <-res:
-		return typ
-	case <-time.After(30 * time.Second):
-		t.Fatalf("send of %d: no completion in 30s", value)
-		return ""
-	}
-}
-
 // readBack returns the values of partition part of topic t by offset.
 func readBack(t *testing.T, e *embedded.Provider, part int32, n int) map[int64]int64 {
 	t.Helper()
@@ -122,7 +106,7 @@ func TestFranzProducerUnbufferedRecordIsFail(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newTestProducer(t, e, keys, rec, client.ProducerConfig{Acks: "all", Idempotence: true}, 1)
-	if typ := send(t, p, 0, 1); typ != histories.Fail {
+	if typ := clienttest.SendOne(t, p, 0, 1); typ != histories.Fail {
 		t.Fatalf("send to a missing partition: %s (%v), want fail", typ, rec.Ops())
 	}
 	if rec.Ops()[1].Error == "" {
@@ -137,7 +121,7 @@ func TestFranzProducerErrorAfterAppendIsInfo(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, client.SequentialKeys("t", 2), rec, client.ProducerConfig{Acks: "all", Retries: new(int)}, 1)
-	if typ := send(t, p, 0, 1); typ != histories.OK {
+	if typ := clienttest.SendOne(t, p, 0, 1); typ != histories.OK {
 		t.Fatalf("first send %s", typ)
 	}
 	f, err := e.ErrorAfterApply(cluster.RequestFault{Keys: []int16{0}}, kerr.NotEnoughReplicasAfterAppend.Code)
@@ -145,7 +129,7 @@ func TestFranzProducerErrorAfterAppendIsInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Remove()
-	if typ := send(t, p, 0, 2); typ != histories.Info {
+	if typ := clienttest.SendOne(t, p, 0, 2); typ != histories.Info {
 		t.Fatalf("send answered with an error after the append: %s (%v), want info", typ, rec.Ops())
 	}
 	f.Remove()
@@ -158,28 +142,7 @@ func TestFranzProducerCrash(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, client.SequentialKeys("t", 2), rec, client.ProducerConfig{Acks: "all", Idempotence: true}, 2)
-	if typ := send(t, p, 0, 1); typ != histories.OK {
-		t.Fatalf("send %s", typ)
-	}
-	d, err := e.Delay(cluster.RequestFault{Keys: []int16{0}}, 5*time.Second) // produce requests held
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Remove()
-	res := make(chan histories.Type, 1)
-	if err := p.SendAsync(t.Context(), 1, 2, func(typ histories.Type) { res <- typ }); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	p.Crash()
-	select {
-	case typ := <-res:
-		if typ != histories.Info {
-			t.Fatalf("in-flight send at the crash: %s, want info", typ)
-		}
-	case <-time.After(time.Second):
-		t.Fatal("the in-flight send did not complete at the crash")
-	}
+	clienttest.CheckCrashMidSend(t, e, p)
 	if err := p.SendAsync(t.Context(), 0, 3, nil); !errors.Is(err, client.ErrCrashed) {
 		t.Fatalf("send after the crash: %v, want ErrCrashed", err)
 	}
@@ -197,31 +160,7 @@ func TestFranzProducerCloseCompletesEverySend(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, client.SequentialKeys("t", 2), rec, client.ProducerConfig{Acks: "all"}, 4)
-	d, err := e.Delay(cluster.RequestFault{Keys: []int16{0}}, 3*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Remove()
-	for v := range int64(4) {
-		if err := p.SendAsync(t.Context(), v%2, v, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	if err := p.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ops := rec.Ops()
-	clienttest.CheckPaired(t, ops)
-	if len(ops) != 8 {
-		t.Fatalf("%d ops after close, want 8 (every invoke completed): %v", len(ops), ops)
-	}
-	for _, o := range ops[4:] {
-		if o.Type == histories.Fail {
-			t.Fatalf("op %d: a send held by the broker at the close is fail, want ok or info", o.Index)
-		}
-	}
+	clienttest.CheckCloseCompletesEverySend(t, e, p, rec.Ops)
 	if err := p.SendAsync(t.Context(), 0, 9, nil); !errors.Is(err, client.ErrClosed) {
 		t.Fatalf("send after close: %v, want ErrClosed", err)
 	}

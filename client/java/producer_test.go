@@ -45,22 +45,6 @@ func newTestProducer(t *testing.T, e *embedded.Provider, rec client.Recorder, cf
 	return p
 }
 
-// send sends one value and waits for its completion.
-func send(t *testing.T, p *Producer, key histories.Key, value int64) histories.Type {
-	t.Helper()
-	res := make(chan histories.Type, 1)
-	if err := p.SendAsync(t.Context(), key, value, func(typ histories.Type) { res <- typ }); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case typ := <-res:
-		return typ
-	case <-time.After(30 * time.Second):
-		t.Fatalf("send of %d: no completion in 30s", value)
-		return ""
-	}
-}
-
 func TestJavaProducerRecordsOffsets(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
@@ -99,7 +83,7 @@ func TestJavaProducerRecordTooLargeIsFail(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, rec, client.ProducerConfig{Acks: "all", Extra: map[string]any{"max.request.size": 8}}, 1)
-	if typ := send(t, p, 0, 123456789); typ != histories.Fail {
+	if typ := clienttest.SendOne(t, p, 0, 123456789); typ != histories.Fail {
 		t.Fatalf("oversized record: %s (%v), want fail", typ, rec.Ops())
 	}
 	if err := rec.Ops()[1].Error; err == "" {
@@ -111,24 +95,8 @@ func TestJavaProducerCrashKillsTheJVM(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, rec, client.ProducerConfig{Acks: "all"}, 2)
-	if typ := send(t, p, 0, 1); typ != histories.OK {
-		t.Fatalf("send %s", typ)
-	}
-	d, err := e.Delay(cluster.RequestFault{Keys: []int16{0}}, 5*time.Second) // produce requests held
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Remove()
-	res := make(chan histories.Type, 1)
-	if err := p.SendAsync(t.Context(), 1, 2, func(typ histories.Type) { res <- typ }); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
+	clienttest.CheckCrashMidSend(t, e, p)
 	pid := p.cmd.Process.Pid
-	p.Crash()
-	if typ := <-res; typ != histories.Info {
-		t.Fatalf("in-flight send at the crash: %s, want info", typ)
-	}
 	select {
 	case <-p.ended:
 	case <-time.After(10 * time.Second):
@@ -153,7 +121,7 @@ func TestJavaProducerJVMDeathEndsTheProducer(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, rec, client.ProducerConfig{Acks: "all"}, 2)
-	if typ := send(t, p, 0, 1); typ != histories.OK {
+	if typ := clienttest.SendOne(t, p, 0, 1); typ != histories.OK {
 		t.Fatalf("send %s", typ)
 	}
 	syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
@@ -172,26 +140,7 @@ func TestJavaProducerCloseCompletesEverySend(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, rec, client.ProducerConfig{Acks: "all"}, 4)
-	d, err := e.Delay(cluster.RequestFault{Keys: []int16{0}}, 3*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Remove()
-	for v := range int64(4) {
-		if err := p.SendAsync(t.Context(), v%2, v, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	if err := p.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ops := rec.Ops()
-	clienttest.CheckPaired(t, ops)
-	if len(ops) != 8 {
-		t.Fatalf("%d ops after close, want 8 (every invoke completed): %v", len(ops), ops)
-	}
+	clienttest.CheckCloseCompletesEverySend(t, e, p, rec.Ops)
 	if err := p.SendAsync(t.Context(), 0, 9, nil); !errors.Is(err, client.ErrClosed) {
 		t.Fatalf("send after close: %v, want ErrClosed", err)
 	}

@@ -4,35 +4,25 @@
 // invoke before Produce, the completion from the record's promise), with
 // the same recorder, process ids and lanes.
 //
+// The scenario's producer config maps to kgo options (Options): acks,
+// idempotence (kgo requires acks=all for it, and a config asking for
+// both idempotence and acks below all is refused), retries, max in flight
+// (without idempotence; with it kgo allows five), delivery timeout,
+// request timeout (the produce request's) and linger. The socket timeout
+// has no counterpart and keeps kgo's default; librdkafka's Extra settings
+// and a transactional id are refused.
+//
 // Records go to the partition the key map names (a manual partitioner).
 // Crash is in-process, as client.Producer's: open sends complete as info,
 // each lane records a crash op, and the kgo client is closed in the
 // background without a flush. Close flushes until its ctx ends, then
 // closes; a send still unanswered then completes as info.
 //
-// Which sends are definite failures is the table in outcome.go. kgo does
-// not say on a failed promise whether the record was ever in a produce
-// request, but it does say when a record entered a partition's batch
-// buffer (the HookProduceRecordPartitioned hook, called under the lock a
-// produce request must take to collect the batch): a record that never
-// got there was never written to a broker. So
-//
-//	nil                                                   -> ok
-//	any error, the record never reached a partition       -> fail
-//	  buffer (no request can have carried it), notably:
-//	  ErrMaxBuffered, a context that ended while Produce
-//	  waited for buffer space, MessageTooLarge checked
-//	  locally, no topic, ErrClientClosed before buffering,
-//	  the topic's metadata failing to load
-//	any error once the record was in a partition buffer   -> info
-//	  ErrRecordTimeout, ErrRecordRetries (kgo enforces them
-//	  on an idempotent batch only when no request is
-//	  outstanding, yet an earlier request may have been
-//	  appended before a later one failed; without
-//	  idempotence it fails batches with requests in
-//	  flight), ErrClientClosed, ErrAborting, context
-//	  errors, and every broker error (kerr.*): the last
-//	  attempt's answer says nothing of the earlier ones
+// Which sends are definite failures is package fate's table: only a
+// record kgo failed before it entered a partition's batch buffer (so that
+// no produce request can have carried it) is fail; any error after is
+// info, since kgo may have sent the record, and retried it, before it
+// gave up.
 //
 // The producer passes kgo a context that never ends, so no record is
 // failed because a worker's context was canceled.

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/client/franz/fate"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -44,31 +44,15 @@ type Producer struct {
 	acks0 bool // acks=0: kgo makes offsets up, so none is recorded
 }
 
-// pending is one send in kgo's hands; it rides in its record's Context.
+// pending is one send in kgo's hands; it rides in its record's Context,
+// beside the record's fate.Mark.
 type pending struct {
 	send *client.Send
-	// buffered is set once the record is in a partition's batch buffer,
-	// from where a produce request may carry it (outcome.go).
-	buffered atomic.Bool
+	mark *fate.Mark
 }
 
 // pendingKey is the record Context key of its pending send.
 type pendingKey struct{}
-
-func pendingOf(r *kgo.Record) *pending {
-	ps, _ := r.Context.Value(pendingKey{}).(*pending)
-	return ps
-}
-
-// bufferHook marks a record's send buffered.
-type bufferHook struct{}
-
-// OnProduceRecordPartitioned implements kgo.HookProduceRecordPartitioned.
-func (bufferHook) OnProduceRecordPartitioned(r *kgo.Record, _ int32) {
-	if ps := pendingOf(r); ps != nil {
-		ps.buffered.Store(true)
-	}
-}
 
 // NewProducer makes the kgo client; its lanes take fresh process ids. kgo
 // connects lazily: a bad bootstrap shows as failing sends, not here.
@@ -80,7 +64,7 @@ func NewProducer(opts ProducerOptions) (*Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(append(kopts, kgo.WithHooks(bufferHook{}))...)
+	cl, err := kgo.NewClient(append(kopts, kgo.WithHooks(fate.Hook()))...)
 	if err != nil {
 		return nil, fmt.Errorf("franz producer: %w", err)
 	}
@@ -105,7 +89,8 @@ func (p *Producer) SendAsync(ctx context.Context, key histories.Key, value int64
 		return err
 	}
 	defer p.sends.Handed()
-	rctx := context.WithValue(context.Background(), pendingKey{}, &pending{send: sd})
+	rctx, mark := fate.WithMark(context.Background())
+	rctx = context.WithValue(rctx, pendingKey{}, &pending{send: sd, mark: mark})
 	r := &kgo.Record{Topic: *tp.Topic, Partition: tp.Partition, Value: strconv.AppendInt(nil, value, 10), Context: rctx}
 	p.cl.Produce(rctx, r, p.promise)
 	return nil
@@ -113,15 +98,15 @@ func (p *Producer) SendAsync(ctx context.Context, key histories.Key, value int64
 
 // promise records a send's completion; kgo calls promises one at a time.
 func (p *Producer) promise(r *kgo.Record, err error) {
-	ps := pendingOf(r)
-	if ps == nil {
+	ps, ok := r.Context.Value(pendingKey{}).(*pending)
+	if !ok {
 		return
 	}
 	offset := histories.NoOffset
 	if !p.acks0 {
 		offset = r.Offset
 	}
-	p.sends.Complete(ps.send, Outcome(err, ps.buffered.Load()), offset, err)
+	p.sends.Complete(ps.send, fate.Outcome(err, ps.mark.Buffered()), offset, err)
 }
 
 // Close flushes outstanding sends (up to ctx's deadline) and closes the

@@ -1,16 +1,14 @@
-package franz
+package fate
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -41,38 +39,5 @@ func TestOutcomeOfErrors(t *testing.T) {
 		if got := Outcome(c.err, c.buffered); got != c.want {
 			t.Errorf("%s: Outcome(%v, buffered %v) = %s, want %s", c.name, c.err, c.buffered, got, c.want)
 		}
-	}
-}
-
-func TestOptionsRefuseWhatKgoCannotRun(t *testing.T) {
-	neg := -1
-	for _, c := range []struct {
-		name string
-		cfg  client.ProducerConfig
-		want string
-	}{
-		{"idempotence without acks=all", client.ProducerConfig{Acks: "1", Idempotence: true}, "requires acks=all"},
-		{"unknown acks", client.ProducerConfig{Acks: "2"}, `acks = "2"`},
-		{"negative retries", client.ProducerConfig{Retries: &neg}, "retries = -1"},
-		{"librdkafka keys", client.ProducerConfig{Extra: map[string]any{"batch.size": 1}}, "[batch.size]"},
-		{"a transactional id", client.ProducerConfig{TransactionalID: "x"}, "transactional"},
-	} {
-		_, err := Options(c.cfg, "localhost:9092")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want an error naming %q", c.name, err, c.want)
-		}
-	}
-	for _, cfg := range []client.ProducerConfig{{Acks: "all", Idempotence: true}, {Acks: "0", MaxInFlight: 5}, {Acks: "1", Retries: new(int)}} {
-		opts, err := Options(cfg, "localhost:9092")
-		if err != nil {
-			t.Errorf("%+v: %v", cfg, err)
-			continue
-		}
-		cl, err := kgo.NewClient(opts...)
-		if err != nil {
-			t.Errorf("%+v: kgo refuses the options: %v", cfg, err)
-			continue
-		}
-		cl.Close()
 	}
 }

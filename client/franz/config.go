@@ -14,7 +14,7 @@ import (
 
 // Options are the kgo options of a producer of cfg talking to bootstrap
 // (comma-separated host:port). Zero fields keep kgo's defaults, except
-// linger: 0 means none, as for the other clients.
+// linger: 0 means none, as for the other clients, not kgo's 10ms.
 func Options(cfg client.ProducerConfig, bootstrap string) ([]kgo.Opt, error) {
 	if err := refuse(cfg); err != nil {
 		return nil, err
@@ -38,10 +38,7 @@ func Options(cfg client.ProducerConfig, bootstrap string) ([]kgo.Opt, error) {
 	if cfg.RequestTimeout > 0 {
 		opts = append(opts, kgo.ProduceRequestTimeout(cfg.RequestTimeout))
 	}
-	if cfg.Linger > 0 {
-		opts = append(opts, kgo.ProducerLinger(cfg.Linger))
-	}
-	return opts, nil
+	return append(opts, kgo.ProducerLinger(cfg.Linger)), nil
 }
 
 // refuse rejects what the franz-go producer cannot honour: a

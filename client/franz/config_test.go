@@ -2,6 +2,7 @@ package franz
 
 import (
 	"strings"
+	"time"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -39,5 +40,39 @@ func TestOptionsRefuseWhatKgoCannotRun(t *testing.T) {
 			continue
 		}
 		cl.Close()
+	}
+}
+
+// The scenario's settings reach kgo as set; a zero linger is none, as for
+// the other clients, not kgo's default of 10ms.
+func TestOptionsReachKgo(t *testing.T) {
+	retries := 3
+	cfg := client.ProducerConfig{Acks: "1", Retries: &retries, MaxInFlight: 4, DeliveryTimeout: 20 * time.Second,
+		RequestTimeout: 2 * time.Second}
+	opts, err := Options(cfg, "localhost:9092")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for _, c := range []struct {
+		name string
+		opt  any
+		want any
+	}{
+		{"linger", kgo.ProducerLinger, time.Duration(0)},
+		{"acks", kgo.RequiredAcks, kgo.LeaderAck()},
+		{"retries", kgo.RecordRetries, int64(3)},
+		{"max in flight", kgo.MaxProduceRequestsInflightPerBroker, 4},
+		{"delivery timeout", kgo.RecordDeliveryTimeout, 20 * time.Second},
+		{"request timeout", kgo.ProduceRequestTimeout, 2 * time.Second},
+		{"idempotence off", kgo.DisableIdempotentWrite, true},
+	} {
+		if got := cl.OptValue(c.opt); got != c.want {
+			t.Errorf("%s: kgo has %v (%T), want %v (%T)", c.name, got, got, c.want, c.want)
+		}
 	}
 }

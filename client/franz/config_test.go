@@ -2,8 +2,8 @@ package franz
 
 import (
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 

@@ -123,7 +123,7 @@ func TestJavaProducerCrashKillsTheJVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)
-	pid := p.cmd.Process.Pid
+	pid := p.jvm.cmd.Process.Pid
 	p.Crash()
 	if typ := <-res; typ != histories.Info {
 		t.Fatalf("in-flight send at the crash: %s, want info", typ)
@@ -133,8 +133,8 @@ func TestJavaProducerCrashKillsTheJVM(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the JVM was not reaped 10s after the crash")
 	}
-	if ws := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("JVM %d ended by %v, want SIGKILL", pid, p.cmd.ProcessState)
+	if ws := p.jvm.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("JVM %d ended by %v, want SIGKILL", pid, p.jvm.cmd.ProcessState)
 	}
 	if err := p.SendAsync(t.Context(), 0, 3, nil); !errors.Is(err, client.ErrCrashed) {
 		t.Fatalf("send after the crash: %v, want ErrCrashed", err)
@@ -155,7 +155,7 @@ func TestJavaProducerJVMDeathEndsTheProducer(t *testing.T) {
 	if typ := send(t, p, 0, 1); typ != histories.OK {
 		t.Fatalf("send %s", typ)
 	}
-	syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
+	syscall.Kill(p.jvm.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.ended
 	if err := p.SendAsync(t.Context(), 0, 2, nil); !errors.Is(err, errJVMDied) {
 		t.Fatalf("send after the JVM died: %v, want errJVMDied", err)

@@ -3,6 +3,7 @@ package kafkachaos_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
@@ -11,7 +12,8 @@ import (
 )
 
 // The delivery-semantics claims again with the Java client (kafka-clients
-// in a JVM per producer) as the producer under test; the consumers, which
+// in a JVM per client) as the producer under test, and in the last claim
+// as the group consumer under test too; elsewhere the consumers, which
 // only observe, stay librdkafka. The Java client is judged by the same
 // model as librdkafka: the same config must give the same guarantee.
 
@@ -70,4 +72,25 @@ func TestChaosLocalJavaAcks1LeaderIsolatedLostWrite(t *testing.T) {
 	expectAnomaly(t, p, s, "java producer, acks=1 + leader isolation/kill -> lost-write", func(o runner.Outcome) bool {
 		return o.Result.Counts[checkers.LostWrite] > 0
 	})
+}
+
+// Java producers and Java group consumers (kafka-clients' KafkaConsumer),
+// idempotent acks=all sends, commit after processing: under kill -9 of the
+// leader and consumer crashes between processing and commit, nothing
+// acknowledged is lost and nothing committed goes unprocessed (at least
+// once; redeliveries allowed).
+func TestChaosLocalJavaConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
+	p := requireReal(t, "local")
+	s := javaScenario("local-java-consumer-commit-after", p, "")
+	s.Clients[generators.RoleConsumer] = generators.ClientJava
+	s.Keys = generators.SequentialKeys(2, "in", "") // a partition for each member
+	s.Consumer.CommitStrategy = model.CommitAfterProcessing
+	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
+	s.Nemesis = []generators.Fault{
+		faultAt(s, generators.KindKill, "leader", 0.1, 0.35),
+		{Kind: generators.KindCrashConsumer, Start: s.TimeLimit / 2, Duration: s.TimeLimit * 3 / 10,
+			Params: generators.FaultParams{Point: generators.CrashBeforeCommit, Every: d(3 * time.Second)}},
+	}
+	expectSafe(t, p, s, "java producer and consumer, acks=all idempotent, commit after processing: at least once under kill -9 of the leader and consumer crashes",
+		50, checkers.LostWrite, checkers.Unseen, checkers.LostDelivery, checkers.Duplicate)
 }

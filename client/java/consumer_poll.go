@@ -13,14 +13,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// Extra fields of the consumer's ops, as client.Consumer writes them (its
-// doc says what each means; checkers ignore all three).
-const (
-	revokedExtra     = "revoked-unprocessed"
-	uncommittedExtra = "uncommitted"
-	unprocessedExtra = "unprocessed"
-)
-
 // fetched is what one poll op read.
 type fetched struct {
 	records map[histories.Key][]histories.Record
@@ -232,7 +224,7 @@ func (c *Consumer) pollCompletion(inv *histories.Op, t histories.Type, mops []hi
 		op.Error = err.Error()
 	}
 	if len(c.dropped) > 0 {
-		setExtra(op, revokedExtra, recordsJSON(c.dropped))
+		client.SetExtra(op, client.ExtraRevoked, client.RecordsJSON(c.dropped))
 	}
 	return op
 }
@@ -264,7 +256,7 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 	if c.crashPoint(client.CrashAfterCommit) {
 		// the commit is proven and nothing was processed
 		op := c.pollCompletion(inv, histories.OK, []histories.Mop{commit, {F: histories.MPoll}}, res.error())
-		setExtra(op, unprocessedExtra, recordsJSON(got.records))
+		client.SetExtra(op, client.ExtraUnprocessed, client.RecordsJSON(got.records))
 		c.opts.Recorder.Record(op)
 		return c.crashIn(nil, nil)
 	}
@@ -275,7 +267,7 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 	op := c.pollCompletion(inv, histories.OK, []histories.Mop{commit, {F: histories.MPoll, Records: processed}}, res.error())
 	var rerr error
 	if len(res.unproven) > 0 {
-		setExtra(op, uncommittedExtra, offsetsJSON(res.unproven))
+		client.SetExtra(op, client.ExtraUncommitted, client.OffsetsJSON(res.unproven))
 		if rerr = c.rewind(got, res.unproven); rerr != nil {
 			// the records stay unread by this process and its position
 			// is past them: say so rather than hide it
@@ -329,7 +321,7 @@ func (c *Consumer) commit(next map[histories.Key]int64) error {
 	case len(res.committed) == 0:
 		op.Type, op.Mops = res.outcome(), mops
 	case len(res.unproven) > 0:
-		op.Extra = map[string]json.RawMessage{uncommittedExtra: offsetsJSON(res.unproven)}
+		op.Extra = map[string]json.RawMessage{client.ExtraUncommitted: client.OffsetsJSON(res.unproven)}
 	}
 	if res.err != nil {
 		op.Error = res.err.Error()
@@ -405,31 +397,4 @@ func (c *Consumer) Commit(next map[histories.Key]int64) error {
 	}
 	defer c.opMu.Unlock()
 	return c.commit(next)
-}
-
-// setExtra sets one Extra field of op, keeping the others.
-func setExtra(op *histories.Op, field string, v json.RawMessage) {
-	if op.Extra == nil {
-		op.Extra = map[string]json.RawMessage{}
-	}
-	op.Extra[field] = v
-}
-
-// recordsJSON marshals records as {"key": [[offset, value], ...]}; integers
-// cannot fail to marshal.
-func recordsJSON(records map[histories.Key][]histories.Record) json.RawMessage {
-	out := make(map[histories.Key][][2]int64, len(records))
-	for k, rs := range records {
-		for _, r := range rs {
-			out[k] = append(out[k], [2]int64{r.Offset, r.Value})
-		}
-	}
-	b, _ := json.Marshal(out)
-	return b
-}
-
-// offsetsJSON marshals per-key offsets; integers cannot fail to marshal.
-func offsetsJSON(m map[histories.Key]int64) json.RawMessage {
-	b, _ := json.Marshal(m)
-	return b
 }

@@ -41,6 +41,7 @@ func TestValidateClients(t *testing.T) {
 			s.Clients, s.Nemesis = map[string]string{RoleConsumer: ClientJava}, []Fault{stallFault(*s)}
 		}, "nemesis[0].kind: stall-consumer holds a consumer by librdkafka's stall hook, and the consumers run the java client"},
 		{"java consumers, KIP-848 before 4.0", func(s *Scenario) {
+			*s = groupBase()
 			s.Clients, s.ClientVersion, s.Consumer.GroupProtocol = map[string]string{RoleConsumer: ClientJava}, "3.9.1", GroupConsumer
 		}, "consumer.group-protocol: consumer (KIP-848): the java client has it from 4.0, and client-version is 3.9.1"},
 		{"java consumers, KIP-848", func(s *Scenario) {

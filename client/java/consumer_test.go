@@ -3,6 +3,7 @@ package java
 import (
 	"context"
 	"errors"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -208,5 +209,27 @@ func TestJavaConsumerAutoCommitCrashAfterCommit(t *testing.T) {
 	}
 	if !okCommit || !infoPoll || ops[len(ops)-1].F != histories.FCrash {
 		t.Fatalf("want a proven commit, an info poll with records and a crash op last: %v", ops)
+	}
+}
+
+// group.protocol=consumer (KIP-848) reaches the Java client without the
+// classic settings it refuses beside it: the same config with the session
+// timeout put back is refused at start, which is why it is taken out.
+func TestJavaConsumerGroupProtocolConsumerStarts(t *testing.T) {
+	needJDK(t)
+	cfg := client.ConsumerConfig{Group: "g", Commit: client.CommitAfterProcessing, SessionTimeout: 6 * time.Second,
+		GroupProtocol: client.GroupConsumer}
+	opts := ConsumerOptions{Bootstrap: "127.0.0.1:1", Config: cfg, Keys: client.SequentialKeys("t", 2), Recorder: client.NewMemRecorder(), Process: 1}
+	c, err := NewConsumer(t.Context(), opts)
+	if err != nil {
+		t.Fatalf("the Java client refused the consumer protocol's config: %v", err)
+	}
+	c.Close()
+	opts.Config.Extra = map[string]any{"session.timeout.ms": 6000}
+	if c, err := NewConsumer(t.Context(), opts); err == nil || !strings.Contains(err.Error(), "ConfigException") {
+		if c != nil {
+			c.Close()
+		}
+		t.Fatalf("session.timeout.ms under the consumer protocol: %v, want the Java client's ConfigException", err)
 	}
 }

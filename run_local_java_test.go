@@ -94,3 +94,22 @@ func TestChaosLocalJavaConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
 	expectSafe(t, p, s, "java producer and consumer, acks=all idempotent, commit after processing: at least once under kill -9 of the leader and consumer crashes",
 		50, checkers.LostWrite, checkers.Unseen, checkers.LostDelivery, checkers.Duplicate)
 }
+
+// Java group consumers with auto-commit: a member killed after an
+// automatic commit (proven by the client) covered records it had not
+// processed loses them, as librdkafka's do (at most once).
+func TestChaosLocalJavaConsumerAutoCommitLoses(t *testing.T) {
+	p := requireReal(t, "local")
+	s := javaScenario("local-java-consumer-auto-commit", p, "")
+	s.Clients[generators.RoleConsumer] = generators.ClientJava
+	s.Keys = generators.SequentialKeys(2, "in", "") // a partition for each member: whichever crashes holds one
+	s.Consumer.CommitStrategy = model.CommitAuto
+	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
+	s.Nemesis = []generators.Fault{{Kind: generators.KindCrashConsumer, Start: s.TimeLimit / 10, Duration: s.TimeLimit * 8 / 10,
+		Params: generators.FaultParams{Point: generators.CrashAfterCommit, Every: d(3 * time.Second)}}}
+	out := expectAnomaly(t, p, s, "java consumer, auto-commit + a crash after a commit covered unprocessed records -> lost-delivery",
+		func(o runner.Outcome) bool { return o.Result.Counts[checkers.LostDelivery] > 0 })
+	if out.Dir != "" && out.Observed.Consumer != model.AtMostOnce && out.Observed.Consumer != model.None {
+		t.Errorf("lost deliveries found but consumer hop observed %s", out.Observed.Consumer)
+	}
+}

@@ -233,3 +233,25 @@ func TestJavaConsumerGroupProtocolConsumerStarts(t *testing.T) {
 		t.Fatalf("session.timeout.ms under the consumer protocol: %v, want the Java client's ConfigException", err)
 	}
 }
+
+// A JVM that dies unasked (here killed from outside) ends the consumer at
+// its next op: that op completes as info, a crash op naming the JVM's exit
+// follows, and the error matches client.ErrCrashed (its slot replaces it)
+// without counting as a requested crash.
+func TestJavaConsumerJVMDeathEndsTheConsumer(t *testing.T) {
+	e := startCluster(t)
+	rec := client.NewMemRecorder()
+	c := newTestConsumer(t, e, rec, 1, client.ConsumerConfig{Commit: client.CommitNone})
+	syscall.Kill(c.jvm.cmd.Process.Pid, syscall.SIGKILL)
+	<-c.exited
+	err := c.Poll(t.Context(), 10, 100*time.Millisecond)
+	if !errors.Is(err, client.ErrCrashed) || !errors.Is(err, errJVMGone) || c.Crashed() || !c.Ended() {
+		t.Fatalf("poll after the JVM died: %v (crashed %v), want ErrCrashed and errJVMGone, not a requested crash", err, c.Crashed())
+	}
+	ops := rec.Ops()
+	checkPaired(t, ops)
+	poll, last := ops[len(ops)-2], ops[len(ops)-1]
+	if poll.F != histories.FPoll || poll.Type != histories.Info || last.F != histories.FCrash || !strings.Contains(string(last.Value), "jvm-exit") {
+		t.Fatalf("want an info poll and a crash op naming the exit last: %v", ops[len(ops)-2:])
+	}
+}

@@ -140,6 +140,11 @@
 //   - Recovery, per kind: from the last heal to the kind's first ok op after
 //     it. Ops of the kind after the heal and no ok one is never-recovered, and
 //     Liveness.Live is false. Not measured while a fault never healed.
+//   - Not recovered: a heal op whose health check after it gave up
+//     (histories.NotRecoveredOf: the fault was undone, and the cluster
+//     stayed short of replicas or brokers for as long as the harness
+//     waited). Each is listed with what stayed broken, and Liveness.Live
+//     is false.
 //   - Stalls: a fault window of at least a second in which a kind that had
 //     ok ops before it had none (Redpanda's HANG).
 //   - Worst realtime lag (Jepsen's :worst-realtime-lag): the longest time

@@ -38,4 +38,8 @@ const (
 	PrecommittedRead Anomaly = "precommitted-read"
 	G0               Anomaly = "G0"
 	G1c              Anomaly = "G1c"
+	// TornTransaction: a committed transaction only part of whose writes
+	// readers saw, or one whose write landed inside a later transaction of
+	// the same process (torn.go).
+	TornTransaction Anomaly = "torn-transaction"
 )

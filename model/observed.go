@@ -26,9 +26,14 @@ const (
 // Loss: lost-write, unseen (an acknowledged send that no read, not even the
 // final reads to the end of the log, ever returned) and lost-after-read (a
 // record an ok op read that the final reads no longer contain: the log
-// truncated it, as after an unclean election) lose on the producer hop;
-// lost-delivery (a record below the group's committed offset that no member
-// processed) loses on the consumer hop.
+// truncated it, as after an unclean election) lose on the producer hop, and
+// so does torn-transaction: a committed transaction whose writes readers did
+// not see together, some missing, or one landed inside the producer's next
+// transaction, whose abort would take it. A missing write is also lost-write
+// or unseen where those rules place it, so the verdict is the one they give;
+// an info transaction's write of unknown offset only torn-transaction can
+// name. lost-delivery (a record below the group's committed offset that no
+// member processed) loses on the consumer hop.
 //
 // Duplication: duplicate (one value at two offsets) duplicates on the producer
 // hop; duplicate-delivery (one record processed twice by a group) on the
@@ -42,6 +47,7 @@ var effects = map[checkers.Anomaly]effect{
 	checkers.LostWrite:           producerLoss,
 	checkers.Unseen:              producerLoss,
 	checkers.LostAfterRead:       producerLoss,
+	checkers.TornTransaction:     producerLoss,
 	checkers.Duplicate:           producerDup,
 	checkers.LostDelivery:        consumerLoss,
 	checkers.DuplicateDelivery:   consumerDup,

@@ -27,6 +27,8 @@ func TestObserved(t *testing.T) {
 		{"lost-write is loss", []checkers.Anomaly{checkers.LostWrite}, AtMostOnce},
 		{"unseen after final reads is loss", []checkers.Anomaly{checkers.Unseen}, AtMostOnce},
 		{"lost-after-read is loss", []checkers.Anomaly{checkers.LostAfterRead}, AtMostOnce},
+		{"torn-transaction is loss", []checkers.Anomaly{checkers.TornTransaction}, AtMostOnce},
+		{"torn-transaction with its lost write is loss", []checkers.Anomaly{checkers.TornTransaction, checkers.LostWrite, checkers.Unseen}, AtMostOnce},
 		{"lost-delivery is loss", []checkers.Anomaly{checkers.LostDelivery}, AtMostOnce},
 		{"duplicate is duplication", []checkers.Anomaly{checkers.Duplicate}, AtLeastOnce},
 		{"duplicate-delivery is duplication", []checkers.Anomaly{checkers.DuplicateDelivery}, AtLeastOnce},
@@ -86,7 +88,7 @@ func TestEveryKnownAnomalyIsClassified(t *testing.T) {
 		checkers.NonmonotonicSend, checkers.IntNonmonotonicSend, checkers.IntSendSkip,
 		checkers.PollSkip, checkers.NonmonotonicPoll, checkers.IntPollSkip, checkers.IntNonmonotonicPoll,
 		checkers.DuplicateDelivery, checkers.LostDelivery,
-		checkers.G1a, checkers.PrecommittedRead, checkers.G0, checkers.G1c,
+		checkers.G1a, checkers.PrecommittedRead, checkers.G0, checkers.G1c, checkers.TornTransaction,
 	}
 	for _, a := range known {
 		if len(Observe(result(a)).Unclassified) != 0 {

@@ -43,6 +43,7 @@ var descriptions = map[checkers.Anomaly]string{
 	checkers.PrecommittedRead:    "A read of a transaction's value before that transaction committed.",
 	checkers.G0:                  "A cycle of write-write dependencies between transactions.",
 	checkers.G1c:                 "A cycle of write-write and write-read dependencies between transactions.",
+	checkers.TornTransaction:     "A committed transaction whose writes readers did not see together: some were read and others never, or one landed inside the same producer's later transaction.",
 }
 
 // groups rank anomaly types by what they mean for the user: acknowledged
@@ -50,7 +51,7 @@ var descriptions = map[checkers.Anomaly]string{
 // order or disagreeing, then the rest (transactional anomalies, and any
 // type this table does not know yet).
 var groups = map[checkers.Anomaly]group{
-	checkers.LostWrite: loss, checkers.LostAfterRead: loss, checkers.LostDelivery: loss, checkers.Unseen: loss,
+	checkers.LostWrite: loss, checkers.LostAfterRead: loss, checkers.LostDelivery: loss, checkers.Unseen: loss, checkers.TornTransaction: loss,
 	checkers.Duplicate: duplication, checkers.DuplicateDelivery: duplication,
 	checkers.InconsistentOffsets: ordering, checkers.NonmonotonicSend: ordering, checkers.IntNonmonotonicSend: ordering,
 	checkers.IntSendSkip: ordering, checkers.PollSkip: ordering, checkers.NonmonotonicPoll: ordering,

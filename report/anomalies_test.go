@@ -73,6 +73,25 @@ func TestAnomalyOrderByMeaning(t *testing.T) {
 	}
 }
 
+// A torn transaction is loss: shown with the losses, before duplicates and
+// the other transactional anomalies, and said in words.
+func TestTornTransactionIsLoss(t *testing.T) {
+	res := runResults{Result: checkers.Result{
+		AnomalyTypes: []checkers.Anomaly{checkers.G1a, checkers.Duplicate, checkers.TornTransaction},
+		Anomalies: map[checkers.Anomaly][]checkers.Case{
+			checkers.G1a:             cases(checkers.G1a, 1, 1),
+			checkers.Duplicate:       cases(checkers.Duplicate, 1, 1),
+			checkers.TornTransaction: cases(checkers.TornTransaction, 1, 1),
+		}}}
+	want := []checkers.Anomaly{checkers.TornTransaction, checkers.Duplicate, checkers.G1a}
+	if got := anomalyOrder(res); !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	if page := renderRun(t, res); !strings.Contains(page, "whose writes readers did not see together") {
+		t.Error("the page does not say what a torn transaction is")
+	}
+}
+
 // A 600-case type shows a summary per key and its first cases; the other
 // cases are folded, and every one of them is in the page.
 func TestLargeCaseSetIsSummarizedAndComplete(t *testing.T) {

@@ -47,8 +47,10 @@ type TxnQueueOptions struct {
 // recorded as one txn op whose mops are the sends and polls in the order
 // they were made, as Jepsen records its :txn ops. A read of an aborted
 // transaction's value (G1a), of a value before its transaction committed
-// (precommitted-read), a committed send no read finds (lost-write) and
-// cycles between transactions (G0, G1c) can then all show in a history.
+// (precommitted-read), a committed send no read finds (lost-write), a
+// committed transaction only partly visible or whose write landed inside
+// the queue's next one (torn-transaction) and cycles between transactions
+// (G0, G1c) can then all show in a history.
 //
 // The completion is ok only when CommitTransaction returned success; fail
 // when the transaction ended before CommitTransaction was called (aborted

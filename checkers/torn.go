@@ -7,25 +7,29 @@ import (
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// torn-transaction: a committed transaction whose writes readers did not see
-// as one unit. Jepsen's analysis of Kafka found both shapes: a transaction's
-// produce request delivered late, after the commit, lands inside the
-// producer's next transaction, missing from its own and riding on the next.
+// torn-transaction and interleaved-transaction: a committed transaction
+// whose writes readers did not see as one unit. Jepsen's analysis of Kafka
+// found both: a transaction's produce request delivered late, after the
+// commit, lands inside the producer's next transaction, missing from its own
+// and riding on the next.
 //
 // A txn op is committed when it is ok, or info and an ok op read one of the
 // values it wrote (the same proof lost-write takes that an info op took
 // effect). For each committed txn op T:
 //
-//   - Partially visible: an ok op read some of T's writes (seen), and an ok op
-//     read none of others although readers covered them (missing): an ok op
-//     read the key past the write's place in the version order, or the final
-//     reads covered the key. One case per T, listing seen and missing writes
-//     with their offsets (a write whose offset is unknown is listed without).
-//   - Interleaved: on one key, a write of T sits at an offset above a write of
-//     a later txn op T' of the same process (any outcome: an aborted T' that
-//     swallowed T's write is as telling). A process runs one op at a time, so
-//     T' began after T's commit completed. One case per (T', key), against
-//     the earlier committed txn with the furthest write on that key.
+//   - torn-transaction (partially visible): an ok op read some of T's writes
+//     (seen), and an ok op read none of others although readers covered them
+//     (missing): an ok op read the key past the write's place in the version
+//     order, or the final reads covered the key. One case per T, listing
+//     seen and missing writes with their offsets (a write whose offset is
+//     unknown is listed without).
+//   - interleaved-transaction: on one key, a write of T sits at an offset
+//     above a write of a later txn op T' of the same process (any outcome:
+//     an aborted T' that swallowed T's write is as telling). A process runs
+//     one op at a time, so T' began after T's commit completed. One case per
+//     (T', key), against the earlier committed txn with the furthest write
+//     on that key. Atomicity is broken, but nothing is lost where T's write
+//     was read; had T' aborted and taken the write with it, T is torn too.
 //
 // Not flagged: aborted (fail) txns, whose visible writes are G1a; info txns
 // none of whose writes were read, which may have aborted; writes on keys
@@ -143,10 +147,10 @@ func (t *tornTxns) interleaved(v *opView, committed bool) {
 		pk := procKey{v.op.Process, sp.key}
 		prev, ok := t.last[pk]
 		if ok && prev.offset > sp.first.offset {
-			t.sink.add(TornTransaction, Case{
+			t.sink.add(InterleavedTransaction, Case{
 				Key: ptr(sp.key), Value: ptr(prev.value), Offsets: []int64{prev.offset, sp.first.offset},
 				Ops: []int64{prev.op, v.op.Index}, Process: ptr(v.op.Process),
-				Explanation: fmt.Sprintf("txn op %d committed value %d of key %d at offset %d, above offset %d where the same process's later txn op %d wrote %d: the earlier transaction's write landed inside the later one",
+				Explanation: fmt.Sprintf("txn op %d committed value %d of key %d at offset %d, above offset %d where the same process's later txn op %d wrote %d: the earlier transaction's write landed inside the later one (atomicity broken; nothing is lost unless the later one's abort took it, then torn-transaction)",
 					prev.op, prev.value, sp.key, prev.offset, sp.first.offset, v.op.Index, sp.first.value),
 			})
 		}

@@ -97,9 +97,10 @@ func TestTornTransactionCaseNamesWrites(t *testing.T) {
 }
 
 // A transaction's write that landed inside the same process's later
-// transaction is torn. An info txn is used so that nonmonotonic-send, which
-// an info send's position does not move, stays out of the way.
-func TestTornTransactionInterleaved(t *testing.T) {
+// transaction is interleaved: every write was read, so nothing is torn. An
+// info txn is used so that nonmonotonic-send, which an info send's position
+// does not move, stays out of the way.
+func TestInterleavedTransaction(t *testing.T) {
 	runPairs(t, []pair{{
 		name: "same process's later txn below the earlier one",
 		bad: func(h *hist) {
@@ -112,7 +113,7 @@ func TestTornTransactionInterleaved(t *testing.T) {
 			h.op(0, ok, "txn", snd(0, 2, 1))
 			h.op(2, ok, "poll", pl(0, 0, 1, 1, 2))
 		},
-		want: []Anomaly{TornTransaction},
+		want: []Anomaly{InterleavedTransaction},
 		ops:  []int64{0, 1},
 	}, {
 		// Different producers' transactions interleave legitimately.
@@ -127,7 +128,7 @@ func TestTornTransactionInterleaved(t *testing.T) {
 			h.op(1, ok, "txn", snd(0, 2, 0))
 			h.op(2, ok, "poll", pl(0, 0, 2, 1, 1))
 		},
-		want: []Anomaly{TornTransaction},
+		want: []Anomaly{InterleavedTransaction},
 		ops:  []int64{0, 1},
 	}, {
 		// An ok earlier txn also moves the send position, so the later
@@ -143,7 +144,7 @@ func TestTornTransactionInterleaved(t *testing.T) {
 			h.op(0, ok, "txn", snd(0, 2, 1))
 			h.op(2, ok, "poll", polls(pl(0, 0, 1, 1, 2), pl(1, 0, 5)))
 		},
-		want: []Anomaly{TornTransaction, NonmonotonicSend},
+		want: []Anomaly{InterleavedTransaction, NonmonotonicSend},
 	}, {
 		// Interleaving is judged against committed txns only: the
 		// earlier one here failed.
@@ -158,6 +159,42 @@ func TestTornTransactionInterleaved(t *testing.T) {
 			h.op(0, ok, "txn", snd(0, 2, 0))
 			h.op(2, ok, "poll", pl(0, 0, 2))
 		},
-		want: []Anomaly{TornTransaction},
+		want: []Anomaly{InterleavedTransaction},
+	}, {
+		// The later txn aborted and took the earlier one's write on key 0
+		// with it, while its write on key 1 was read: the earlier
+		// transaction is torn and lost that write, besides interleaved.
+		name: "later txn aborted with the earlier one's write",
+		bad: func(h *hist) {
+			h.op(0, ok, "txn", snd(0, 1, 1), snd(1, 5, 0))
+			h.op(0, fail, "txn", snd(0, 2, 0))
+			h.finalAssign(9, 0, 1)
+			h.finalPoll(9, polls(pl(0), pl(1, 0, 5)))
+		},
+		good: func(h *hist) {
+			h.op(0, ok, "txn", snd(0, 1, 0), snd(1, 5, 0))
+			h.op(0, fail, "txn", snd(0, 2, 1))
+			h.finalAssign(9, 0, 1)
+			h.finalPoll(9, polls(pl(0, 0, 1), pl(1, 0, 5)))
+		},
+		want: []Anomaly{TornTransaction, InterleavedTransaction, Unseen},
 	}})
+}
+
+// The interleaved case names both txn ops, the values and their offsets.
+func TestInterleavedTransactionCaseNamesWrites(t *testing.T) {
+	h := &hist{}
+	h.op(0, info, "txn", snd(0, 1, 1))
+	h.op(0, ok, "txn", snd(0, 2, 0))
+	h.op(2, ok, "poll", pl(0, 0, 2, 1, 1))
+	c := only(t, check(t, h, Options{}), InterleavedTransaction)
+	expectOps(t, c, 0, 1)
+	if *c.Key != 0 || *c.Value != 1 || !slices.Equal(c.Offsets, []int64{1, 0}) {
+		t.Fatalf("case key %d value %d offsets %v, want key 0 value 1 offsets [1 0]", *c.Key, *c.Value, c.Offsets)
+	}
+	for _, want := range []string{"txn op 0 committed value 1 of key 0 at offset 1", "later txn op 1 wrote 2", "nothing is lost"} {
+		if !strings.Contains(c.Explanation, want) {
+			t.Fatalf("explanation %q lacks %q", c.Explanation, want)
+		}
+	}
 }

@@ -48,9 +48,9 @@ type TxnQueueOptions struct {
 // they were made, as Jepsen records its :txn ops. A read of an aborted
 // transaction's value (G1a), of a value before its transaction committed
 // (precommitted-read), a committed send no read finds (lost-write), a
-// committed transaction only partly visible or whose write landed inside
-// the queue's next one (torn-transaction) and cycles between transactions
-// (G0, G1c) can then all show in a history.
+// committed transaction only partly visible (torn-transaction) or whose
+// write landed inside the queue's next one (interleaved-transaction) and
+// cycles between transactions (G0, G1c) can then all show in a history.
 //
 // The completion is ok only when CommitTransaction returned success; fail
 // when the transaction ended before CommitTransaction was called (aborted

@@ -29,13 +29,16 @@ const (
 	G0                  Kind = "G0"
 	G1c                 Kind = "G1c"
 	TornTransaction     Kind = "torn-transaction"
+	// InterleavedTransaction is named apart from TornTransaction: nothing
+	// is lost, so it leaves the guarantee alone.
+	InterleavedTransaction Kind = "interleaved-transaction"
 )
 
 // Kinds lists every kind Inject knows, in a fixed order.
 func Kinds() []Kind {
 	return []Kind{LostWrite, Unseen, Duplicate, InconsistentOffsets, NonmonotonicSend, IntNonmonotonicSend,
 		IntSendSkip, PollSkip, NonmonotonicPoll, IntPollSkip, IntNonmonotonicPoll, DuplicateDelivery,
-		LostDelivery, G1a, PrecommittedRead, G0, G1c, TornTransaction}
+		LostDelivery, G1a, PrecommittedRead, G0, G1c, TornTransaction, InterleavedTransaction}
 }
 
 // Injection is a history with one anomaly injected.
@@ -61,6 +64,7 @@ var injectors = map[Kind]injector{
 	IntNonmonotonicPoll: injectIntNonmonotonicPoll, DuplicateDelivery: injectDuplicateDelivery,
 	LostDelivery: injectLostDelivery, G1a: injectG1a, PrecommittedRead: injectPrecommittedRead,
 	G0: injectG0, G1c: injectG1c, TornTransaction: injectTornTransaction,
+	InterleavedTransaction: injectInterleavedTransaction,
 }
 
 // Inject returns a copy of ops, a correct history as Run makes them, with

@@ -154,7 +154,7 @@ func injectIntSendSkip(ops []histories.Op, f *facts, ch Chooser) (Injection, err
 
 // laterTxnBelow reports whether moving txn send s to offset off would put it
 // above a write of its process's later txn: a committed transaction's write
-// inside a later one is a torn transaction, not only a skip.
+// inside a later one is an interleaved transaction, not only a skip.
 func laterTxnBelow(ops []histories.Op, s sendAt, off int64) bool {
 	if ops[s.op].F != histories.FTxn {
 		return false

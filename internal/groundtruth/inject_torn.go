@@ -2,16 +2,10 @@ package groundtruth
 
 import "github.com/kafkachaos/kafkachaos/histories"
 
-// injectTornTransaction appends one process's committed transaction whose
-// writes readers do not see as a unit, in one of two shapes:
-//
-//   - partial: an info txn (no offsets reported) writes x and y; a fresh
-//     consumer reads x, so the txn committed, and y is in no read although
-//     the final reads covered its key.
-//   - interleaved: the process's info txn writes x, a fresh consumer reads
-//     it, and the process's next, ok, txn wrote y at the offset just below
-//     x: the earlier transaction's write landed inside the later one. The
-//     info txn's send moves no send position, so no send is out of order.
+// injectTornTransaction appends a fresh process's info txn that writes x
+// and y, on keys that may be the same; a fresh consumer reads x, so the txn
+// committed, and y is in no read although the final reads covered its key.
+// The txn reports no offsets, so no send is out of order.
 func injectTornTransaction(ops []histories.Op, f *facts, ch Chooser) (Injection, error) {
 	i, err := pick(ch, len(f.keys))
 	if err != nil {
@@ -19,19 +13,31 @@ func injectTornTransaction(ops []histories.Op, f *facts, ch Chooser) (Injection,
 	}
 	k1, k2 := f.keys[i], f.keys[ch.Intn(len(f.keys))]
 	a := &appender{ops: ops, next: f.maxProc}
-	p := a.fresh()
 	x := histories.Record{Offset: f.maxOff[k1] + 1, Value: f.maxValue + 1}
-	if ch.Intn(2) == 0 {
-		a.txn(p, histories.Info, histories.Send(k1, x.Value), histories.Send(k2, f.maxValue+2))
-		a.read("", k1, x)
-		return just(a.ops, TornTransaction)
-	}
-	y := x
-	x.Offset, y.Value = y.Offset+1, x.Value+1
-	a.txn(p, histories.Info, histories.Mop{F: histories.MSend, Key: k1, Value: x.Value, Offset: x.Offset})
-	a.txn(p, histories.OK, histories.Mop{F: histories.MSend, Key: k1, Value: y.Value, Offset: y.Offset})
-	a.read("", k1, y, x)
+	a.txn(a.fresh(), histories.Info, histories.Send(k1, x.Value), histories.Send(k2, f.maxValue+2))
+	a.read("", k1, x)
 	return just(a.ops, TornTransaction)
+}
+
+// injectInterleavedTransaction appends a fresh process's info txn that
+// writes x, read by a fresh consumer, and the process's next, ok, txn that
+// wrote y at the offset just below x: the earlier transaction's write landed
+// inside the later one. Every write is read, so nothing is torn. The info
+// txn's send moves no send position, so no send is out of order.
+func injectInterleavedTransaction(ops []histories.Op, f *facts, ch Chooser) (Injection, error) {
+	i, err := pick(ch, len(f.keys))
+	if err != nil {
+		return Injection{}, err
+	}
+	k := f.keys[i]
+	a := &appender{ops: ops, next: f.maxProc}
+	p := a.fresh()
+	y := histories.Record{Offset: f.maxOff[k] + 1, Value: f.maxValue + 2}
+	x := histories.Record{Offset: y.Offset + 1, Value: f.maxValue + 1}
+	a.txn(p, histories.Info, histories.Mop{F: histories.MSend, Key: k, Value: x.Value, Offset: x.Offset})
+	a.txn(p, histories.OK, histories.Mop{F: histories.MSend, Key: k, Value: y.Value, Offset: y.Offset})
+	a.read("", k, y, x)
+	return just(a.ops, InterleavedTransaction)
 }
 
 // txn appends process p's txn invocation and its completion of type t with

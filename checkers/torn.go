@@ -28,8 +28,9 @@ import (
 //     an aborted T' that swallowed T's write is as telling). A process runs
 //     one op at a time, so T' began after T's commit completed. One case per
 //     (T', key), against the earlier committed txn with the furthest write
-//     on that key. Atomicity is broken, but nothing is lost where T's write
-//     was read; had T' aborted and taken the write with it, T is torn too.
+//     on that key. Atomicity is broken, but the write is in the log; had
+//     T' aborted and taken it, its loss is reported apart: unseen or
+//     lost-write, and torn-transaction where T's other writes were read.
 //
 // Not flagged: aborted (fail) txns, whose visible writes are G1a; info txns
 // none of whose writes were read, which may have aborted; writes on keys

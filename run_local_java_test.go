@@ -26,16 +26,21 @@ func javaScenario(name string, p realProfile, version string) generators.Scenari
 	return s
 }
 
+// javaKill is one kill -9 of the leader early in s. One, where the
+// librdkafka claims have two: the JVM producer's start delays the schedule
+// by seconds, and on loaded cores a killed broker's restart has taken 16 s,
+// so a second kill would fall past the run's end.
+func javaKill(s generators.Scenario) []generators.Fault {
+	return []generators.Fault{faultAt(s, generators.KindKill, "leader", 0.1, 0.35)}
+}
+
 // acks=all, min.insync.replicas=2 on three replicas, idempotent Java
 // producer: no loss, no duplicate while leaders are killed.
 func TestChaosLocalJavaAcksAllIdempotentSafe(t *testing.T) {
 	p := requireReal(t, "local")
 	s := javaScenario("local-java-acksall-idempotent", p, "")
 	s.Workload.Consumers = 1
-	s.Nemesis = []generators.Fault{
-		faultAt(s, generators.KindKill, "leader", 0.1, 0.35),
-		faultAt(s, generators.KindKill, "leader", 0.5, 0.75),
-	}
+	s.Nemesis = javaKill(s)
 	expectSafe(t, p, s, "java producer, acks=all, min.insync.replicas=2, RF 3, idempotent: no loss, no duplicate under kill -9 of the leader",
 		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
 }
@@ -48,10 +53,7 @@ func TestChaosLocalJavaAcks0KillLoses(t *testing.T) {
 	s := javaScenario("local-java-acks0-kill", p, "3.9.1")
 	s.Producer.ProducerConfig = model.ProducerConfig{Acks: model.AcksNone, Retries: 0, MaxInFlight: 5}
 	s.Workload.Rate = 1000
-	s.Nemesis = []generators.Fault{
-		faultAt(s, generators.KindKill, "leader", 0.15, 0.35),
-		faultAt(s, generators.KindKill, "leader", 0.5, 0.7),
-	}
+	s.Nemesis = javaKill(s)
 	out := expectAnomaly(t, p, s, "java producer, acks=0 + kill -9 of the leader loses acknowledged sends", func(o runner.Outcome) bool { return lost(o) > 0 })
 	if out.Dir != "" && !slices.Contains([]model.Guarantee{model.AtMostOnce, model.None}, out.Observed.Producer) {
 		t.Errorf("loss found but producer hop observed %s", out.Observed.Producer)

@@ -88,11 +88,8 @@ func TestChaosLocalJavaConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
 	s.Keys = generators.SequentialKeys(2, "in", "") // a partition for each member
 	s.Consumer.CommitStrategy = model.CommitAfterProcessing
 	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
-	s.Nemesis = []generators.Fault{
-		faultAt(s, generators.KindKill, "leader", 0.1, 0.35),
-		{Kind: generators.KindCrashConsumer, Start: s.TimeLimit / 2, Duration: s.TimeLimit * 3 / 10,
-			Params: generators.FaultParams{Point: generators.CrashBeforeCommit, Every: d(3 * time.Second)}},
-	}
+	s.Nemesis = append(javaKill(s), generators.Fault{Kind: generators.KindCrashConsumer, Start: s.TimeLimit / 2,
+		Duration: s.TimeLimit * 3 / 10, Params: generators.FaultParams{Point: generators.CrashBeforeCommit, Every: d(3 * time.Second)}})
 	expectSafe(t, p, s, "java producer and consumer, acks=all idempotent, commit after processing: at least once under kill -9 of the leader and consumer crashes",
 		50, checkers.LostWrite, checkers.Unseen, checkers.LostDelivery, checkers.Duplicate)
 }

@@ -77,8 +77,8 @@ func TestChaosLocalJavaAcks1LeaderIsolatedLostWrite(t *testing.T) {
 }
 
 // Java producers and Java group consumers (kafka-clients' KafkaConsumer),
-// idempotent acks=all sends, commit after processing: under kill -9 of the
-// leader and consumer crashes between processing and commit, nothing
+// idempotent acks=all sends, commit after processing: under consumer
+// crashes between processing and commit and kill -9 of the leader, nothing
 // acknowledged is lost and nothing committed goes unprocessed (at least
 // once; redeliveries allowed).
 func TestChaosLocalJavaConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
@@ -88,8 +88,12 @@ func TestChaosLocalJavaConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
 	s.Keys = generators.SequentialKeys(2, "in", "") // a partition for each member
 	s.Consumer.CommitStrategy = model.CommitAfterProcessing
 	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
-	s.Nemesis = append(javaKill(s), generators.Fault{Kind: generators.KindCrashConsumer, Start: s.TimeLimit / 2,
-		Duration: s.TimeLimit * 3 / 10, Params: generators.FaultParams{Point: generators.CrashBeforeCommit, Every: d(3 * time.Second)}})
+	// The consumer crashes come first: a killed broker's restart can hold
+	// the schedule past the run's end (javaKill), and the JVMs' start
+	// leaves the group formed only seconds into the run.
+	crashes := faultAt(s, generators.KindCrashConsumer, "", 0.2, 0.5)
+	crashes.Params = generators.FaultParams{Point: generators.CrashBeforeCommit, Every: d(3 * time.Second)}
+	s.Nemesis = []generators.Fault{crashes, faultAt(s, generators.KindKill, "leader", 0.55, 0.75)}
 	expectSafe(t, p, s, "java producer and consumer, acks=all idempotent, commit after processing: at least once under kill -9 of the leader and consumer crashes",
 		50, checkers.LostWrite, checkers.Unseen, checkers.LostDelivery, checkers.Duplicate)
 }

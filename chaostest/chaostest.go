@@ -196,7 +196,7 @@ func Check(t testing.TB, want Guarantee, svc Service, opts Options) Verdict {
 	if err != nil {
 		t.Fatalf("chaostest: %v", err)
 	}
-	if !v.Held || len(v.Hangs)+len(v.Unconsumed)+len(v.InputLost) > 0 {
+	if !v.Held || len(v.Hangs)+len(v.Unconsumed)+len(v.InputLost)+len(v.NotLive) > 0 {
 		t.Errorf("chaostest: %v", v)
 	}
 	return v

@@ -49,6 +49,10 @@ type Verdict struct {
 	// Hangs are starts of the code that did not return within StopGrace of
 	// their ctx's cancellation. Check fails a test for them.
 	Hangs []string
+	// NotLive says why the run was not live: the cluster stayed unhealthy
+	// after a heal (its fault undone), or a kind of op never came back.
+	// Check fails a test for it: what the code did after is unjudged.
+	NotLive []string
 	// Acked is how many input records were acknowledged; Delivered how many
 	// distinct ones the output holds.
 	Acked, Delivered int
@@ -109,6 +113,9 @@ func (v Verdict) String() string {
 		fmt.Fprintf(&b, "\n  %d acknowledged input records lost from the input topic: the cluster lost them, not the code, and the code could not be judged on them", n)
 	}
 	list("lost from the input", v.InputLost)
+	for _, s := range v.NotLive {
+		fmt.Fprintf(&b, "\n  not live: %s", s)
+	}
 	for _, s := range slices.Concat(v.Other, v.Notes, v.Hangs) {
 		fmt.Fprintf(&b, "\n  %s", s)
 	}
@@ -148,6 +155,7 @@ func (v *Verdict) judge(dir string, r *run, herr error) error {
 		v.Other = append(v.Other, fmt.Sprintf("%s: %d cases", a, res.Counts[a]))
 	}
 	v.Notes, v.Hangs = r.sup.report()
+	v.NotLive = res.Liveness.NotLiveReasons()
 	if r.drained != "" {
 		v.Notes = append(v.Notes, r.drained)
 	}

@@ -38,4 +38,10 @@ const (
 	PrecommittedRead Anomaly = "precommitted-read"
 	G0               Anomaly = "G0"
 	G1c              Anomaly = "G1c"
+	// TornTransaction: a committed transaction only part of whose writes
+	// readers saw (torn.go).
+	TornTransaction Anomaly = "torn-transaction"
+	// InterleavedTransaction: a committed transaction's write that landed
+	// inside a later transaction of the same process (torn.go).
+	InterleavedTransaction Anomaly = "interleaved-transaction"
 )

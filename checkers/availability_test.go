@@ -157,6 +157,37 @@ func TestNeverRecoveredIsNotLive(t *testing.T) {
 	}
 }
 
+// A heal after which the cluster stayed unhealthy is not live, even when
+// the workload's own ops recovered (the stuck partition may be none it
+// used); deferred checks, healthy ones and a heal that failed (the
+// harness's error) are none.
+func TestClusterNotRecoveredAfterAHealIsNotLive(t *testing.T) {
+	stuck := `{"fault":"kill","health":{"when":"after","healthy":false,"waited":"2m0s","unhealthy":"t/0 has ISR [3] of replicas [3 1]"}}`
+	for _, c := range []struct {
+		name, stop, err string
+		want            bool
+	}{
+		{"stayed unhealthy", stuck, "", true},
+		{"healthy", killStop, "", false},
+		{"deferred", `{"fault":"kill","health":{"when":"after","healthy":false,"deferred":true,"active":["pause"]}}`, "", false},
+		{"heal failed", stuck, "restart failed", false},
+	} {
+		h := &hist{}
+		killRun(h)
+		i := slices.IndexFunc(h.ops, func(o histories.Op) bool { return o.F == "restart" })
+		h.ops[i].Value, h.ops[i].Error = json.RawMessage(c.stop), c.err
+		l := liveness(t, h)
+		if got := len(l.NotRecovered) == 1; got != c.want || l.Live == c.want {
+			t.Errorf("%s: not recovered %+v, live %v; want finding %v", c.name, l.NotRecovered, l.Live, c.want)
+			continue
+		}
+		if c.want && (l.NotRecovered[0].Fault != "kill" || l.NotRecovered[0].AtNs != 5000*ms ||
+			l.NotRecovered[0].Unhealthy != "t/0 has ISR [3] of replicas [3 1]" || kind(t, l, "send").NeverRecovered) {
+			t.Errorf("%s: %+v, want the kill's heal at 5 s with the short ISR", c.name, l.NotRecovered[0])
+		}
+	}
+}
+
 // A kind that stopped before the heal has nothing to recover.
 func TestNoOpsAfterHealIsNotARecoveryFinding(t *testing.T) {
 	h := &hist{}

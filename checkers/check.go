@@ -53,6 +53,7 @@ type judge struct {
 	polls    *pollOrder
 	sends    *sendOrder
 	txns     *txnReads
+	torn     *tornTxns
 	graph    *depGraph
 	delivery *delivery
 	evidence *evidence
@@ -67,6 +68,7 @@ func newJudge(col *collector, opts Options) *judge {
 		polls:    newPollOrder(sink, opts),
 		sends:    newSendOrder(sink),
 		txns:     &txnReads{sink: sink},
+		torn:     newTornTxns(sink),
 		graph:    newDepGraph(col, opts),
 		delivery: newDelivery(sink),
 		evidence: newEvidence(),
@@ -94,6 +96,7 @@ func (j *judge) visit(op *histories.Op) error {
 	j.polls.visit(v)
 	j.sends.visit(v)
 	j.txns.visit(v)
+	j.torn.visit(v)
 	j.graph.visit(v)
 	j.delivery.visit(v)
 	j.evidence.visit(v)

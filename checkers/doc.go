@@ -104,6 +104,16 @@
 //   - precommitted-read (Jepsen's definition): an op read a value it sent
 //     itself; Kafka hides a transaction's records from every poller until it
 //     commits.
+//   - torn-transaction (torn.go): a committed txn op (ok, or info with a
+//     value an ok op read) some of whose writes an ok op read while others
+//     no ok op read although readers covered them (an ok op read the key
+//     past the write, or the final reads covered the key). A missing write
+//     is also lost-write or unseen where those rules place it; all are
+//     reported.
+//   - interleaved-transaction (torn.go): on one key, a write of a committed
+//     txn op above a write of a later txn op of the same process (its late
+//     write landed inside the next transaction). Nothing is lost by it
+//     alone; a write the later txn's abort took is torn-transaction too.
 //   - G0 / G1c: cycles in the dependency graph over ok ops that send (ops that
 //     only read have no outgoing edge, so lie on no cycle). wr: T1 sent a value
 //     T2 read. ww (Options.WWDeps): T1's value directly precedes T2's in a
@@ -140,6 +150,11 @@
 //   - Recovery, per kind: from the last heal to the kind's first ok op after
 //     it. Ops of the kind after the heal and no ok one is never-recovered, and
 //     Liveness.Live is false. Not measured while a fault never healed.
+//   - Not recovered: a heal op whose health check after it gave up
+//     (histories.NotRecoveredOf: the fault was undone, and the cluster
+//     stayed short of replicas or brokers for as long as the harness
+//     waited). Each is listed with what stayed broken, and Liveness.Live
+//     is false.
 //   - Stalls: a fault window of at least a second in which a kind that had
 //     ok ops before it had none (Redpanda's HANG).
 //   - Worst realtime lag (Jepsen's :worst-realtime-lag): the longest time

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kafkachaos/kafkachaos/histories"
 )
@@ -14,8 +15,9 @@ import (
 // the history's, in nanoseconds since the run started.
 type Liveness struct {
 	// Live is false when a kind of op never recovered after the last heal
-	// (Kinds[i].NeverRecovered): a cluster that stays down is a finding,
-	// not a pass.
+	// (Kinds[i].NeverRecovered) or the cluster stayed unhealthy after a
+	// heal (NotRecovered): a cluster that stays down is a finding, not a
+	// pass.
 	Live bool `json:"live"`
 	// ClientHangs are client calls that outlived their timeout by a grace,
 	// in history order.
@@ -35,6 +37,10 @@ type Liveness struct {
 	// Unhealed is set when a fault window was still open at the end of the
 	// history; recovery is then not measured.
 	Unhealed bool `json:"unhealed,omitempty"`
+	// NotRecovered are the heals after which the cluster stayed unhealthy
+	// for as long as the harness waited, although the fault itself was
+	// undone: the cluster did not recover by itself, and Live is false.
+	NotRecovered []NotRecovered `json:"not-recovered,omitempty"`
 	// WorstRealtimeLag (Jepsen's :worst-realtime-lag) is the longest time
 	// from an ok send's completion to the completion of the first ok
 	// workload op that read its value; sends without a reported offset are
@@ -98,6 +104,46 @@ type FaultProgress struct {
 	OK     map[string]int64 `json:"ok"`
 }
 
+// NotRecovered is a heal after which the cluster stayed unhealthy: its
+// nemesis op, when it was made, how long the harness waited, and what was
+// still not whole then (a partition short of its replicas, a broker not
+// registered, ...).
+type NotRecovered struct {
+	Index     int64  `json:"index"`
+	Fault     string `json:"fault"`
+	AtNs      int64  `json:"at-ns"`
+	Waited    string `json:"waited,omitempty"`
+	Unhealthy string `json:"unhealthy"`
+}
+
+// NotLiveReasons says, a sentence each, why l is not live: each heal after
+// which the cluster stayed unhealthy, then the kinds that never recovered.
+// None when l is nil or live.
+func (l *Liveness) NotLiveReasons() []string {
+	if l == nil || l.Live {
+		return nil
+	}
+	var why []string
+	for _, n := range l.NotRecovered {
+		why = append(why, fmt.Sprintf("the cluster stayed unhealthy %s after the heal of %s at %.2f s (op %d): %s",
+			n.Waited, n.Fault, float64(n.AtNs)/1e9, n.Index, n.Unhealthy))
+	}
+	var kinds []string
+	for _, k := range l.Kinds {
+		if k.NeverRecovered {
+			kinds = append(kinds, k.Kind)
+		}
+	}
+	if len(kinds) > 0 {
+		why = append(why, "the cluster never recovered after the last heal: "+
+			strings.Join(kinds, ", ")+" ops ran after it and none succeeded before the history ended")
+	}
+	if len(why) == 0 { // results written before the reasons were kept
+		why = append(why, "the liveness section says the run was not live")
+	}
+	return why
+}
+
 // Stall is a kind that made no progress through a fault window.
 type Stall struct {
 	Fault  string `json:"fault"`
@@ -155,6 +201,8 @@ func (c *collector) liveness() *Liveness {
 		l.Kinds = append(l.Kinds, kl)
 	}
 	p.progressInFaults(l)
+	l.NotRecovered = p.stuck
+	l.Live = l.Live && len(l.NotRecovered) == 0
 	if len(l.Kinds) == 0 && len(l.ClientHangs) == 0 && len(p.faults.windows) == 0 {
 		return nil
 	}

@@ -86,6 +86,7 @@ func (l *faultLog) seal(end int64) {
 type progress struct {
 	kinds   [len(progressKinds)]kindTrack
 	faults  faultLog
+	stuck   []NotRecovered // heals after which the cluster stayed unhealthy
 	backlog backlog
 	end     int64 // time of the last op
 }
@@ -98,6 +99,7 @@ func (p *progress) visit(op *histories.Op) {
 	if !op.IsClient() {
 		if op.Type != histories.Invoke {
 			p.faults.visit(op)
+			p.notRecovered(op)
 		}
 		return
 	}
@@ -158,4 +160,15 @@ func (p *progress) seal(covered func(key int64) bool) {
 		t.idle = nil
 		slices.Sort(t.ok) // idle ops joined out of order; imported histories need not be in time order
 	}
+}
+
+// notRecovered notes a heal op after which the cluster did not become
+// healthy (histories.NotRecoveredOf).
+func (p *progress) notRecovered(op *histories.Op) {
+	h, ok := histories.NotRecoveredOf(op)
+	if !ok {
+		return
+	}
+	fault, _ := histories.FaultOf(op)
+	p.stuck = append(p.stuck, NotRecovered{Index: op.Index, Fault: fault, AtNs: op.Time, Waited: h.Waited, Unhealthy: h.Unhealthy})
 }

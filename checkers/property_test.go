@@ -60,6 +60,7 @@ var wantGuarantee = map[groundtruth.Kind]model.Guarantee{
 	groundtruth.PollSkip: model.ExactlyOnce, groundtruth.NonmonotonicPoll: model.ExactlyOnce,
 	groundtruth.IntPollSkip: model.ExactlyOnce, groundtruth.IntNonmonotonicPoll: model.ExactlyOnce,
 	groundtruth.G0: model.ExactlyOnce, groundtruth.G1c: model.ExactlyOnce,
+	groundtruth.TornTransaction: model.AtMostOnce, groundtruth.InterleavedTransaction: model.ExactlyOnce,
 }
 
 func TestPropertyInjectedAnomalyFoundAlone(t *testing.T) {

@@ -158,8 +158,8 @@ func TestPartialCommitRecordsCommittedPartitions(t *testing.T) {
 		t.Fatalf("want an ok commit op of key 0 at 5 only, got %+v", last)
 	}
 	var unc map[histories.Key]int64
-	if err := json.Unmarshal(last.Extra[uncommittedExtra], &unc); err != nil || unc[1] != 5 || last.Error == "" {
-		t.Fatalf("commit op %d: uncommitted %s (%v), error %q; want key 1 at 5 and the error", last.Index, last.Extra[uncommittedExtra], err, last.Error)
+	if err := json.Unmarshal(last.Extra[ExtraUncommitted], &unc); err != nil || unc[1] != 5 || last.Error == "" {
+		t.Fatalf("commit op %d: uncommitted %s (%v), error %q; want key 1 at 5 and the error", last.Index, last.Extra[ExtraUncommitted], err, last.Error)
 	}
 	clienttest.CheckPaired(t, rec.Ops())
 }
@@ -230,7 +230,7 @@ func TestCommitBeforeProcessingPartialCommit(t *testing.T) {
 	}
 	var partial *histories.Op
 	for _, o := range opsOf(rec.Ops(), c.Process()) {
-		if o.F == histories.FPoll && o.Extra[uncommittedExtra] != nil {
+		if o.F == histories.FPoll && o.Extra[ExtraUncommitted] != nil {
 			partial = &o
 		}
 	}

@@ -141,7 +141,7 @@ func TestCommitBeforeProcessingCrashLosesRecords(t *testing.T) {
 	// processed; what it fetched is in Extra "unprocessed".
 	var crashed *histories.Op
 	for i, o := range opsOf(ops, a.Process()) {
-		if o.F == histories.FPoll && o.Extra[unprocessedExtra] != nil {
+		if o.F == histories.FPoll && o.Extra[ExtraUnprocessed] != nil {
 			crashed = &opsOf(ops, a.Process())[i]
 		}
 	}
@@ -150,8 +150,8 @@ func TestCommitBeforeProcessingCrashLosesRecords(t *testing.T) {
 		t.Fatalf("want an ok poll with its commit mop and no records processed, got %+v", crashed)
 	}
 	var fetched map[string][][2]int64
-	if err := json.Unmarshal(crashed.Extra[unprocessedExtra], &fetched); err != nil || len(fetched["0"]) == 0 {
-		t.Fatalf("unprocessed %s (%v): want the fetched records of key 0", crashed.Extra[unprocessedExtra], err)
+	if err := json.Unmarshal(crashed.Extra[ExtraUnprocessed], &fetched); err != nil || len(fetched["0"]) == 0 {
+		t.Fatalf("unprocessed %s (%v): want the fetched records of key 0", crashed.Extra[ExtraUnprocessed], err)
 	}
 	var lost []histories.Record
 	for _, r := range fetched["0"] {

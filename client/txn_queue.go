@@ -47,7 +47,9 @@ type TxnQueueOptions struct {
 // recorded as one txn op whose mops are the sends and polls in the order
 // they were made, as Jepsen records its :txn ops. A read of an aborted
 // transaction's value (G1a), of a value before its transaction committed
-// (precommitted-read), a committed send no read finds (lost-write) and
+// (precommitted-read), a committed send no read finds (lost-write), a
+// committed transaction only partly visible (torn-transaction) or whose
+// write landed inside the queue's next one (interleaved-transaction) and
 // cycles between transactions (G0, G1c) can then all show in a history.
 //
 // The completion is ok only when CommitTransaction returned success; fail

@@ -52,8 +52,11 @@ type Report struct {
 	Elapsed       time.Duration
 	Coverage      *Coverage
 	// Found is the first violation (nil: none), Shrunk its shrink.
-	Found  *Found
-	Shrunk *Shrunk
+	Found *Found
+	// NotLive are the draws that held or violated nothing but were not
+	// live (Verdict.NotLive), their run directories kept.
+	NotLive []Found
+	Shrunk  *Shrunk
 	// LastError is the last harness error of a draw.
 	LastError error
 	// Clusters is how many clusters the draws started (Campaign.Clusters);
@@ -65,6 +68,7 @@ type Report struct {
 type Summary struct {
 	Draws       int   `json:"draws"`
 	Errors      int   `json:"harness-errors"`
+	NotLive     int   `json:"not-live"`
 	FaultsFired int64 `json:"faults-fired"`
 	ElapsedNs   int64 `json:"elapsed-ns"`
 	// Clusters is how many clusters the draws started, DrawsPerCluster
@@ -75,7 +79,7 @@ type Summary struct {
 
 // Summary is r's numbers.
 func (r Report) Summary() Summary {
-	s := Summary{Draws: r.Draws, Errors: r.Errors, FaultsFired: r.FaultsFired, ElapsedNs: int64(r.Elapsed), Clusters: r.Clusters}
+	s := Summary{Draws: r.Draws, Errors: r.Errors, NotLive: len(r.NotLive), FaultsFired: r.FaultsFired, ElapsedNs: int64(r.Elapsed), Clusters: r.Clusters}
 	if r.Clusters > 0 {
 		s.DrawsPerCluster = float64(r.Draws) / float64(r.Clusters)
 	}
@@ -83,10 +87,11 @@ func (r Report) Summary() Summary {
 }
 
 // String is the summary line's numbers: draws, time, faults, harness
-// errors and, when counted, the clusters started and draws per cluster.
+// errors, draws not live and, when counted, the clusters started and
+// draws per cluster.
 func (s Summary) String() string {
-	out := fmt.Sprintf("%d draws in %s, %d faults fired, %d harness errors",
-		s.Draws, time.Duration(s.ElapsedNs).Round(time.Second), s.FaultsFired, s.Errors)
+	out := fmt.Sprintf("%d draws in %s, %d faults fired, %d harness errors, %d not live",
+		s.Draws, time.Duration(s.ElapsedNs).Round(time.Second), s.FaultsFired, s.Errors, s.NotLive)
 	if s.Clusters > 0 {
 		out += fmt.Sprintf(", %d clusters started (%.1f draws per cluster)", s.Clusters, s.DrawsPerCluster)
 	}
@@ -116,8 +121,11 @@ func (c Campaign) Run(ctx context.Context) (Report, error) {
 			r.Errors, r.LastError = r.Errors+1, fmt.Errorf("draw %d (%s): %w", i, s.Name, err)
 		} else {
 			r.FaultsFired += v.FaultsFired
+			found := Found{Draw: i, Scenario: s, Verdict: v, After: time.Since(began)}
 			if v.Violated {
-				r.Found = &Found{Draw: i, Scenario: s, Verdict: v, After: time.Since(began)}
+				r.Found = &found
+			} else if v.NotLive != "" {
+				r.NotLive = append(r.NotLive, found)
 			}
 		}
 		if c.Clusters != nil {
@@ -146,8 +154,8 @@ func (c Campaign) progress(r Report, began time.Time) {
 	if r.Found != nil {
 		violations = 1
 	}
-	line := fmt.Sprintf("explore: %s/%s  draws %d  faults fired %d  violations %d  errors %d  runs/hour %.0f",
-		el.Truncate(time.Second), c.Duration, r.Draws, r.FaultsFired, violations, r.Errors, float64(r.Draws)/el.Hours())
+	line := fmt.Sprintf("explore: %s/%s  draws %d  faults fired %d  violations %d  not live %d  errors %d  runs/hour %.0f",
+		el.Truncate(time.Second), c.Duration, r.Draws, r.FaultsFired, violations, len(r.NotLive), r.Errors, float64(r.Draws)/el.Hours())
 	if r.Clusters > 0 {
 		line += fmt.Sprintf("  clusters %d", r.Clusters)
 	}

@@ -106,7 +106,7 @@ func TestCampaignProgressOnATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := prog.String()
-	if strings.Count(got, "\r") != 2 || strings.Count(got, "\n") != 1 || !strings.Contains(got, "draws 2  faults fired 2  violations 1") ||
+	if strings.Count(got, "\r") != 2 || strings.Count(got, "\n") != 1 || !strings.Contains(got, "draws 2  faults fired 2  violations 1  not live 0") ||
 		!strings.HasSuffix(got, "\033[K\n") {
 		t.Errorf("terminal progress %q: want two rewrites of one line, ended once", got)
 	}
@@ -139,5 +139,29 @@ func TestCampaignCountsClustersStarted(t *testing.T) {
 	}
 	if line := (Report{Draws: 3}).Summary().String(); strings.Contains(line, "cluster") {
 		t.Errorf("summary line %q names clusters it did not count", line)
+	}
+}
+
+// A draw that held but was not live does not end the campaign: it is
+// listed with why, counted in the summary, and its directory kept.
+func TestCampaignListsDrawsNotLiveAndGoesOn(t *testing.T) {
+	draws := 0
+	judge := func(context.Context, generators.Scenario) (Verdict, error) {
+		draws++
+		switch draws {
+		case 2:
+			return Verdict{NotLive: "unhealthy 2m0s after the heal of power-loss: in/0 has ISR [3] of replicas [3 1]", Dir: "runs/x"}, nil
+		case 4:
+			return Verdict{Violated: true}, nil
+		}
+		return Verdict{}, nil
+	}
+	c := Campaign{Gen: GenSpace("embedded"), Space: SpaceAll, Seed: 1, Duration: time.Minute, Judge: judge}
+	rep, err := c.Run(context.Background())
+	if err != nil || rep.Draws != 4 || rep.Found == nil || len(rep.NotLive) != 1 || rep.NotLive[0].Draw != 1 || rep.NotLive[0].Verdict.Dir != "runs/x" {
+		t.Fatalf("draws %d, found %v, not live %+v, err %v: want 4 draws, the second not live", rep.Draws, rep.Found, rep.NotLive, err)
+	}
+	if line := rep.Summary().String(); !strings.Contains(line, "0 harness errors, 1 not live") {
+		t.Errorf("summary line %q: want the draw not live counted", line)
 	}
 }

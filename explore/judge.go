@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -13,6 +14,11 @@ import (
 // Verdict is what one run of a scenario showed, against a claim.
 type Verdict struct {
 	Violated bool
+	// NotLive says why the run was not live (checkers.Liveness: the
+	// cluster stayed unhealthy after a heal, or a kind of op never came
+	// back); "" when it was. It does not make the run a violation: the
+	// campaign goes on and lists the draw.
+	NotLive string
 	// Expected is the claimed guarantee, Observed the one the run showed.
 	Expected, Observed string
 	// Breaks say hop by hop where a draw judged by the model broke it
@@ -80,7 +86,7 @@ func runJudge(run Run, as func(generators.Scenario) generators.Scenario,
 			return Verdict{Dir: out.Dir}, err
 		}
 		v, err := decide(s, out)
-		if err != nil || !v.Violated {
+		if err != nil || (!v.Violated && v.NotLive == "") {
 			os.RemoveAll(out.Dir)
 			v.Dir = ""
 		}
@@ -89,7 +95,8 @@ func runJudge(run Run, as func(generators.Scenario) generators.Scenario,
 }
 
 func verdictOf(out runner.Outcome, claim string, want model.Guarantee) Verdict {
-	v := Verdict{Observed: out.Observed.EndToEnd.String(), Dir: out.Dir, FaultsFired: out.Stats.FaultsFired}
+	v := Verdict{Observed: out.Observed.EndToEnd.String(), Dir: out.Dir, FaultsFired: out.Stats.FaultsFired,
+		NotLive: strings.Join(out.Result.Liveness.NotLiveReasons(), "; ")}
 	for _, f := range out.Scenario.Nemesis {
 		v.Kinds = append(v.Kinds, f.Kind)
 	}

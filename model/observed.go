@@ -11,8 +11,8 @@ type effect int
 
 const (
 	// orderOnly anomalies (reordering, skipped reads, inconsistent offsets,
-	// dependency cycles) do not change how many times a message is delivered,
-	// but they make the run invalid.
+	// dependency cycles, interleaved transactions) do not change how many
+	// times a message is delivered, but they make the run invalid.
 	orderOnly effect = iota
 	producerLoss
 	producerDup
@@ -26,9 +26,20 @@ const (
 // Loss: lost-write, unseen (an acknowledged send that no read, not even the
 // final reads to the end of the log, ever returned) and lost-after-read (a
 // record an ok op read that the final reads no longer contain: the log
-// truncated it, as after an unclean election) lose on the producer hop;
+// truncated it, as after an unclean election) lose on the producer hop, and
+// so does torn-transaction: a committed transaction only part of whose
+// writes readers saw. A missing write is also lost-write or unseen where
+// those rules place it, so the verdict is the one they give; an info
+// transaction's write of unknown offset only torn-transaction can name.
 // lost-delivery (a record below the group's committed offset that no member
 // processed) loses on the consumer hop.
+//
+// interleaved-transaction (a committed transaction's write that landed
+// inside the same producer's later transaction) is order-only, like G0 and
+// G1c: atomicity is broken and the run is invalid, but the write is in the
+// log, so nothing was lost by it. Had the later transaction aborted, the
+// write would have gone with it; that shows as torn-transaction and
+// lost-write or unseen, so the loss is counted there and never here.
 //
 // Duplication: duplicate (one value at two offsets) duplicates on the producer
 // hop; duplicate-delivery (one record processed twice by a group) on the
@@ -39,24 +50,26 @@ const (
 // and the consumer has then processed the same message twice. Counting them
 // as loss would be wrong: nothing the producer believes delivered is missing.
 var effects = map[checkers.Anomaly]effect{
-	checkers.LostWrite:           producerLoss,
-	checkers.Unseen:              producerLoss,
-	checkers.LostAfterRead:       producerLoss,
-	checkers.Duplicate:           producerDup,
-	checkers.LostDelivery:        consumerLoss,
-	checkers.DuplicateDelivery:   consumerDup,
-	checkers.G1a:                 consumerDup,
-	checkers.PrecommittedRead:    consumerDup,
-	checkers.InconsistentOffsets: orderOnly,
-	checkers.NonmonotonicSend:    orderOnly,
-	checkers.IntNonmonotonicSend: orderOnly,
-	checkers.IntSendSkip:         orderOnly,
-	checkers.PollSkip:            orderOnly,
-	checkers.NonmonotonicPoll:    orderOnly,
-	checkers.IntPollSkip:         orderOnly,
-	checkers.IntNonmonotonicPoll: orderOnly,
-	checkers.G0:                  orderOnly,
-	checkers.G1c:                 orderOnly,
+	checkers.LostWrite:              producerLoss,
+	checkers.Unseen:                 producerLoss,
+	checkers.LostAfterRead:          producerLoss,
+	checkers.TornTransaction:        producerLoss,
+	checkers.Duplicate:              producerDup,
+	checkers.LostDelivery:           consumerLoss,
+	checkers.DuplicateDelivery:      consumerDup,
+	checkers.G1a:                    consumerDup,
+	checkers.PrecommittedRead:       consumerDup,
+	checkers.InconsistentOffsets:    orderOnly,
+	checkers.NonmonotonicSend:       orderOnly,
+	checkers.IntNonmonotonicSend:    orderOnly,
+	checkers.IntSendSkip:            orderOnly,
+	checkers.PollSkip:               orderOnly,
+	checkers.NonmonotonicPoll:       orderOnly,
+	checkers.IntPollSkip:            orderOnly,
+	checkers.IntNonmonotonicPoll:    orderOnly,
+	checkers.G0:                     orderOnly,
+	checkers.G1c:                    orderOnly,
+	checkers.InterleavedTransaction: orderOnly,
 }
 
 // Observation is the guarantee a run showed, hop by hop, and the anomalies

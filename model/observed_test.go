@@ -27,6 +27,10 @@ func TestObserved(t *testing.T) {
 		{"lost-write is loss", []checkers.Anomaly{checkers.LostWrite}, AtMostOnce},
 		{"unseen after final reads is loss", []checkers.Anomaly{checkers.Unseen}, AtMostOnce},
 		{"lost-after-read is loss", []checkers.Anomaly{checkers.LostAfterRead}, AtMostOnce},
+		{"torn-transaction is loss", []checkers.Anomaly{checkers.TornTransaction}, AtMostOnce},
+		{"torn-transaction with its lost write is loss", []checkers.Anomaly{checkers.TornTransaction, checkers.LostWrite, checkers.Unseen}, AtMostOnce},
+		{"interleaved-transaction loses nothing", []checkers.Anomaly{checkers.InterleavedTransaction}, ExactlyOnce},
+		{"interleaved-transaction whose later txn aborted is loss", []checkers.Anomaly{checkers.InterleavedTransaction, checkers.TornTransaction, checkers.Unseen}, AtMostOnce},
 		{"lost-delivery is loss", []checkers.Anomaly{checkers.LostDelivery}, AtMostOnce},
 		{"duplicate is duplication", []checkers.Anomaly{checkers.Duplicate}, AtLeastOnce},
 		{"duplicate-delivery is duplication", []checkers.Anomaly{checkers.DuplicateDelivery}, AtLeastOnce},
@@ -86,7 +90,8 @@ func TestEveryKnownAnomalyIsClassified(t *testing.T) {
 		checkers.NonmonotonicSend, checkers.IntNonmonotonicSend, checkers.IntSendSkip,
 		checkers.PollSkip, checkers.NonmonotonicPoll, checkers.IntPollSkip, checkers.IntNonmonotonicPoll,
 		checkers.DuplicateDelivery, checkers.LostDelivery,
-		checkers.G1a, checkers.PrecommittedRead, checkers.G0, checkers.G1c,
+		checkers.G1a, checkers.PrecommittedRead, checkers.G0, checkers.G1c, checkers.TornTransaction,
+		checkers.InterleavedTransaction,
 	}
 	for _, a := range known {
 		if len(Observe(result(a)).Unclassified) != 0 {

@@ -7,7 +7,9 @@
 // and when anything panics (it heals, then re-panics). A heal that fails is
 // never dropped: Run's error then wraps ErrHeal once per fault, naming it,
 // joined with whatever else ended the run (its deadline at a normal end), so
-// the runner can tell an unhealed cluster from a schedule cut short.
+// the runner can tell an unhealed cluster from a schedule cut short. A
+// cluster that stays unhealthy after a heal that worked is not the
+// harness's failure: the stop op records it and the schedule goes on.
 //
 // Faults reach the cluster only through the hook interfaces of cluster/
 // (NodeKiller, RequestFaulter, ...). Faults on the clients (crashes,

@@ -6,53 +6,37 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
+	"github.com/kafkachaos/kafkachaos/histories"
 )
-
-// healthCheck is what a nemesis op records of the cluster health check
-// made around it (WithHealth).
-type healthCheck struct {
-	// When is "before" (the start op) or "after" (the stop op).
-	When string `json:"when"`
-	// Healthy is the outcome; Deferred means no check was made because
-	// other faults still hold (Active names them).
-	Healthy  bool     `json:"healthy"`
-	Deferred bool     `json:"deferred,omitempty"`
-	Active   []string `json:"active,omitempty"`
-	// Waited is how long the check took to see health, or gave up after.
-	Waited  string `json:"waited,omitempty"`
-	Checked string `json:"checked,omitempty"`
-	// Unhealthy is what was not whole when the wait gave up.
-	Unhealthy string `json:"unhealthy,omitempty"`
-}
 
 // healthBefore waits for health before a fault starts on a cluster no
 // other fault holds; it returns nil when there is nothing to record. An
 // unhealthy cluster does not stop the start: the op says so.
-func (r *runner) healthBefore(ctx context.Context) *healthCheck {
+func (r *runner) healthBefore(ctx context.Context) *histories.Health {
 	if r.health == nil {
 		return nil
 	}
 	if names := r.activeNames(); len(names) > 0 {
-		return &healthCheck{When: "before", Deferred: true, Active: names}
+		return &histories.Health{When: "before", Deferred: true, Active: names}
 	}
 	h, _ := r.waitHealthy(ctx, "before", r.within)
 	return h
 }
 
-// healthAfter waits for health after a fault stopped, once no fault holds;
-// its error (unhealthy at the end of the wait) is a failed heal.
-func (r *runner) healthAfter(ctx context.Context) (*healthCheck, error) {
+// healthAfter waits for health after a fault stopped, once no fault
+// holds, at most within; a check that gave up says what was not whole.
+func (r *runner) healthAfter(ctx context.Context, within time.Duration) *histories.Health {
 	if r.health == nil {
-		return nil, nil
+		return nil
 	}
 	if names := r.activeNames(); len(names) > 0 {
-		return &healthCheck{When: "after", Deferred: true, Active: names}, nil
+		return &histories.Health{When: "after", Deferred: true, Active: names}
 	}
+	r.owed = 0
 	// Detached, like the heal itself: a run ending is no reason to skip
 	// the check that its cluster came back.
-	within := r.owed
-	r.owed = 0
-	return r.waitHealthy(context.WithoutCancel(ctx), "after", within)
+	h, _ := r.waitHealthy(context.WithoutCancel(ctx), "after", within)
+	return h
 }
 
 // healthPoll is the pause between health probes: a probe of a real cluster
@@ -60,8 +44,8 @@ func (r *runner) healthAfter(ctx context.Context) (*healthCheck, error) {
 const healthPoll = 250 * time.Millisecond
 
 // waitHealthy polls r.health until it is healthy, at most within.
-func (r *runner) waitHealthy(ctx context.Context, when string, within time.Duration) (*healthCheck, error) {
-	h := &healthCheck{When: when, Checked: r.health.HealthChecked()}
+func (r *runner) waitHealthy(ctx context.Context, when string, within time.Duration) (*histories.Health, error) {
+	h := &histories.Health{When: when, Checked: r.health.HealthChecked()}
 	waited, err := WaitHealthy(ctx, r.health, within)
 	h.Waited = waited.Round(time.Millisecond).String()
 	h.Healthy = err == nil

@@ -25,24 +25,26 @@ const maxEvidenceOps = 600
 
 // descriptions say what each anomaly means, for a reader new to the names.
 var descriptions = map[checkers.Anomaly]string{
-	checkers.LostWrite:           "An acknowledged send that no ok op ever read, though later reads went past its offset.",
-	checkers.Unseen:              "An acknowledged send never read, even by the final reads to the end of the log.",
-	checkers.LostAfterRead:       "A record a consumer read that the final reads from the beginning of its key no longer contain: the log lost it.",
-	checkers.Duplicate:           "One value stored at two offsets of the same key.",
-	checkers.InconsistentOffsets: "Two different values observed at the same offset.",
-	checkers.NonmonotonicSend:    "A producer's later send landed at a lower offset than an earlier one.",
-	checkers.IntNonmonotonicSend: "Within one op, sends to a key landed out of order.",
-	checkers.IntSendSkip:         "Within one op, sends to a key were not contiguous.",
-	checkers.PollSkip:            "A consumer skipped offsets between two polls.",
-	checkers.NonmonotonicPoll:    "A consumer read an offset lower than one it had already read.",
-	checkers.IntPollSkip:         "Within one poll, offsets were skipped.",
-	checkers.IntNonmonotonicPoll: "Within one poll, offsets went backwards.",
-	checkers.DuplicateDelivery:   "The group processed one record more than once.",
-	checkers.LostDelivery:        "A record below the group's committed offset that no member processed.",
-	checkers.G1a:                 "A read of a value from an aborted transaction.",
-	checkers.PrecommittedRead:    "A read of a transaction's value before that transaction committed.",
-	checkers.G0:                  "A cycle of write-write dependencies between transactions.",
-	checkers.G1c:                 "A cycle of write-write and write-read dependencies between transactions.",
+	checkers.LostWrite:              "An acknowledged send that no ok op ever read, though later reads went past its offset.",
+	checkers.Unseen:                 "An acknowledged send never read, even by the final reads to the end of the log.",
+	checkers.LostAfterRead:          "A record a consumer read that the final reads from the beginning of its key no longer contain: the log lost it.",
+	checkers.Duplicate:              "One value stored at two offsets of the same key.",
+	checkers.InconsistentOffsets:    "Two different values observed at the same offset.",
+	checkers.NonmonotonicSend:       "A producer's later send landed at a lower offset than an earlier one.",
+	checkers.IntNonmonotonicSend:    "Within one op, sends to a key landed out of order.",
+	checkers.IntSendSkip:            "Within one op, sends to a key were not contiguous.",
+	checkers.PollSkip:               "A consumer skipped offsets between two polls.",
+	checkers.NonmonotonicPoll:       "A consumer read an offset lower than one it had already read.",
+	checkers.IntPollSkip:            "Within one poll, offsets were skipped.",
+	checkers.IntNonmonotonicPoll:    "Within one poll, offsets went backwards.",
+	checkers.DuplicateDelivery:      "The group processed one record more than once.",
+	checkers.LostDelivery:           "A record below the group's committed offset that no member processed.",
+	checkers.G1a:                    "A read of a value from an aborted transaction.",
+	checkers.PrecommittedRead:       "A read of a transaction's value before that transaction committed.",
+	checkers.G0:                     "A cycle of write-write dependencies between transactions.",
+	checkers.G1c:                    "A cycle of write-write and write-read dependencies between transactions.",
+	checkers.TornTransaction:        "A committed transaction only part of whose writes readers saw: the others were never read, though reads covered them.",
+	checkers.InterleavedTransaction: "A committed transaction's write that landed inside the same producer's later transaction: atomicity broken, though nothing was lost.",
 }
 
 // groups rank anomaly types by what they mean for the user: acknowledged
@@ -50,7 +52,7 @@ var descriptions = map[checkers.Anomaly]string{
 // order or disagreeing, then the rest (transactional anomalies, and any
 // type this table does not know yet).
 var groups = map[checkers.Anomaly]group{
-	checkers.LostWrite: loss, checkers.LostAfterRead: loss, checkers.LostDelivery: loss, checkers.Unseen: loss,
+	checkers.LostWrite: loss, checkers.LostAfterRead: loss, checkers.LostDelivery: loss, checkers.Unseen: loss, checkers.TornTransaction: loss,
 	checkers.Duplicate: duplication, checkers.DuplicateDelivery: duplication,
 	checkers.InconsistentOffsets: ordering, checkers.NonmonotonicSend: ordering, checkers.IntNonmonotonicSend: ordering,
 	checkers.IntSendSkip: ordering, checkers.PollSkip: ordering, checkers.NonmonotonicPoll: ordering,

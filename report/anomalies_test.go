@@ -73,6 +73,27 @@ func TestAnomalyOrderByMeaning(t *testing.T) {
 	}
 }
 
+// A torn transaction is loss: shown with the losses, before duplicates and
+// the other transactional anomalies, and said in words. An interleaved one
+// loses nothing: it goes with the transactional anomalies, last.
+func TestTornIsLossInterleavedIsNot(t *testing.T) {
+	types := []checkers.Anomaly{checkers.InterleavedTransaction, checkers.G1a, checkers.Duplicate, checkers.TornTransaction}
+	res := runResults{Result: checkers.Result{AnomalyTypes: types, Anomalies: map[checkers.Anomaly][]checkers.Case{}}}
+	for _, a := range types {
+		res.Anomalies[a] = cases(a, 1, 1)
+	}
+	want := []checkers.Anomaly{checkers.TornTransaction, checkers.Duplicate, checkers.InterleavedTransaction, checkers.G1a}
+	if got := anomalyOrder(res); !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	page := renderRun(t, res)
+	for _, say := range []string{"only part of whose writes readers saw", "landed inside the same producer"} {
+		if !strings.Contains(page, say) {
+			t.Errorf("the page does not say %q", say)
+		}
+	}
+}
+
 // A 600-case type shows a summary per key and its first cases; the other
 // cases are folded, and every one of them is in the page.
 func TestLargeCaseSetIsSummarizedAndComplete(t *testing.T) {

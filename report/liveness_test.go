@@ -70,6 +70,23 @@ func TestNeverRecoveredRunIsNotLiveButStillValid(t *testing.T) {
 	}
 }
 
+// A heal after which the cluster stayed unhealthy makes the run NOT LIVE,
+// naming the fault, the wait and what stayed broken; the guarantee's
+// verdict is untouched.
+func TestClusterNotRecoveredIsNotLiveNamingWhatStayedBroken(t *testing.T) {
+	page := renderResults(t, `{"valid":true,"anomaly-types":[],"anomalies":{},"guarantee-held":true,"live":false,
+	"liveness":{"live":false,"kinds":[{"kind":"send","ok":4,"recovery-ns":20000000}],
+	 "faults":[{"fault":"power-loss","from-ns":1000000000,"to-ns":2000000000,"ok":{"send":0}}],"last-heal-ns":2000000000,
+	 "not-recovered":[{"index":7,"fault":"power-loss","at-ns":2000000000,"waited":"2m0s","unhealthy":"in/0 has ISR [3] of replicas [3 1]"}]}}`)
+	if class, valid, word := pageVerdict(t, page); class != "ok" || valid != "true" || word != "VALID" {
+		t.Fatalf("the safety verdict changed: %s / %s / %s", class, valid, word)
+	}
+	want := `NOT LIVE</a>: the cluster stayed unhealthy 2m0s after the heal of power-loss at 2.00 s (op 7): in/0 has ISR [3] of replicas [3 1]`
+	if v := strings.Index(page, `id="not-live"`); v < 0 || !strings.Contains(page[v:], want) {
+		t.Fatalf("the verdict does not say what stayed broken:\n%s", page[max(v, 0):max(v, 0)+600])
+	}
+}
+
 // The runs index names a run that never recovered beside its verdict.
 func TestRunsIndexSaysNotLive(t *testing.T) {
 	for _, c := range []struct {

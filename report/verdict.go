@@ -120,17 +120,11 @@ func notHeld(breaks []string) string {
 // verdict and never changes it: a cluster that stopped serving lost
 // nothing, but a run that never recovered is a finding, not a pass.
 func liveVerdict(l *checkers.Liveness) *Verdict {
-	if l == nil || l.Live {
+	why := l.NotLiveReasons()
+	if len(why) == 0 {
 		return nil
 	}
-	var kinds []string
-	for _, k := range l.Kinds {
-		if k.NeverRecovered {
-			kinds = append(kinds, k.Kind)
-		}
-	}
-	return &Verdict{"bad", "NOT LIVE", "the cluster never recovered after the last heal: " +
-		strings.Join(kinds, ", ") + " ops ran after it and none succeeded before the history ended"}
+	return &Verdict{"bad", "NOT LIVE", strings.Join(why, "; ")}
 }
 
 // allowance is one hop whose anomalies a held run's expected guarantee

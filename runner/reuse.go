@@ -53,7 +53,8 @@ type Reuse struct {
 	key      string
 	dir      string
 	served   []string // the current cluster's run directories
-	stale    bool     // unhealthy after the last run: replace it
+	stale    error    // why the cluster must not serve another run; nil while it may
+	replaced error    // why the current cluster's predecessor was stopped
 	runs     int      // runs given a cluster so far (names their topics)
 	started  int
 	repaired int
@@ -114,8 +115,11 @@ func (r *Reuse) acquire(ctx context.Context, s generators.Scenario, prov cluster
 	defer r.mu.Unlock()
 	spec := ClusterSpec(s, runDir)
 	key := reuseKey(s)
-	if r.prov != nil && (r.stale || r.key != key || r.restoreLocked(ctx, r.healthBound()) != nil) {
-		r.stopLocked(ctx)
+	if r.prov != nil {
+		if why := r.unfitLocked(ctx, key); why != nil {
+			r.stopLocked(ctx)
+			r.replaced = why
+		}
 	}
 	if r.prov == nil {
 		dir, err := r.makeDir(runsDir)
@@ -130,11 +134,11 @@ func (r *Reuse) acquire(ctx context.Context, s generators.Scenario, prov cluster
 		r.prov, r.key, r.dir, r.served = prov, key, dir, nil
 		r.started++
 	} else if err := r.prov.CreateTopics(ctx, spec.Topics...); err != nil {
-		r.stale = true
+		r.stale = fmt.Errorf("creating a run's topics: %w", err)
 		return nil, fmt.Errorf("creating the run's topics on the reused cluster %s: %w", r.dir, err)
 	}
 	r.served = append(r.served, runDir)
-	return r.prov, writeClusterNote(runDir, r.prov.Name(), r.dir, len(r.served))
+	return r.prov, writeClusterNote(runDir, r.prov.Name(), r.dir, len(r.served), r.replaced)
 }
 
 // release checks the cluster after a run of s that ended with harness
@@ -147,20 +151,43 @@ func (r *Reuse) acquire(ctx context.Context, s generators.Scenario, prov cluster
 func (r *Reuse) release(ctx context.Context, s generators.Scenario, herr error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.prov != nil && (herr != nil || outlived(s) || r.restoreLocked(ctx, r.boundAfter(s)) != nil) {
-		r.stale = true
+	if r.prov == nil {
+		return
+	}
+	if herr != nil {
+		r.stale = fmt.Errorf("a run on it ended with a harness error: %w", herr)
+	} else if kind := outlived(s); kind != "" {
+		r.stale = fmt.Errorf("a run on it had a %s fault, whose heal cannot undo all it did", kind)
+	} else if err := r.restoreLocked(ctx, r.boundAfter(s)); err != nil {
+		r.stale = fmt.Errorf("a run left it unhealthy: %w", err)
 	}
 }
 
-// outlived reports whether s has a fault whose heal cannot undo all it
-// did (generators.Kind.Outlives): the cluster is then unlike a fresh one.
-func outlived(s generators.Scenario) bool {
+// unfitLocked is why the current cluster cannot serve a run whose reuse
+// key is key, or nil when it can.
+func (r *Reuse) unfitLocked(ctx context.Context, key string) error {
+	switch {
+	case r.stale != nil:
+		return r.stale
+	case r.key != key:
+		return errors.New("the next run asks for another cluster")
+	}
+	if err := r.restoreLocked(ctx, r.healthBound()); err != nil {
+		return fmt.Errorf("unhealthy before the next run: %w", err)
+	}
+	return nil
+}
+
+// outlived is the kind of a fault of s whose heal cannot undo all it did
+// (generators.Kind.Outlives), or "": after one the cluster is unlike a
+// fresh one.
+func outlived(s generators.Scenario) string {
 	for _, f := range s.Nemesis {
 		if k, _ := generators.LookupKind(f.Kind); k.Outlives() != "" {
-			return true
+			return f.Kind
 		}
 	}
-	return false
+	return ""
 }
 
 // retire deletes the topics of a run of s that is not kept, so that the
@@ -171,7 +198,7 @@ func (r *Reuse) retire(ctx context.Context, s generators.Scenario) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	d, ok := r.prov.(cluster.TopicDeleter)
-	if r.prov == nil || r.stale || !ok {
+	if r.prov == nil || r.stale != nil || !ok {
 		return
 	}
 	var names []string
@@ -179,7 +206,7 @@ func (r *Reuse) retire(ctx context.Context, s generators.Scenario) {
 		names = append(names, t.Name)
 	}
 	if err := d.DeleteTopics(ctx, names...); err != nil {
-		r.stale = true
+		r.stale = fmt.Errorf("deleting the topics of a run on it: %w", err)
 	}
 }
 
@@ -275,7 +302,7 @@ func (r *Reuse) stopLocked(ctx context.Context) error {
 		err = errors.Join(err, os.RemoveAll(r.dir))
 		os.Remove(filepath.Dir(r.dir)) // the clusters' directory, if now empty
 	}
-	r.prov, r.key, r.dir, r.served, r.stale = nil, "", "", nil, false
+	r.prov, r.key, r.dir, r.served, r.stale, r.replaced = nil, "", "", nil, nil, nil
 	return err
 }
 
@@ -314,16 +341,23 @@ func waitHealthy(ctx context.Context, prov cluster.Provider, bound time.Duration
 	return nil
 }
 
-// clusterNote is the file naming a reused cluster in a run's directory, and
-// clusterNoteDir the words before the cluster's directory in it.
+// clusterNote is the file naming a reused cluster in a run's directory,
+// clusterNoteDir the words before the cluster's directory on its first
+// line, and clusterNoteReplaced those before why the cluster that served
+// the runs before was stopped, on a second line of the first run on a new
+// one.
 const (
-	clusterNote    = "cluster.txt"
-	clusterNoteDir = "its broker logs and data: "
+	clusterNote         = "cluster.txt"
+	clusterNoteDir      = "its broker logs and data: "
+	clusterNoteReplaced = "the previous cluster was replaced: "
 )
 
 // writeClusterNote says in the run's directory which cluster served it.
-func writeClusterNote(runDir, provider, clusterDir string, nth int) error {
+func writeClusterNote(runDir, provider, clusterDir string, nth int, replaced error) error {
 	text := fmt.Sprintf("run %d on a reused %s cluster; %s%s\n", nth, provider, clusterNoteDir, clusterDir)
+	if replaced != nil && nth == 1 {
+		text += fmt.Sprintf("%s%v\n", clusterNoteReplaced, replaced)
+	}
 	return os.WriteFile(filepath.Join(runDir, clusterNote), []byte(text), 0o644)
 }
 
@@ -335,7 +369,8 @@ func ClusterDir(runDir string) string {
 	if err != nil {
 		return runDir
 	}
-	_, dir, ok := strings.Cut(strings.TrimSpace(string(b)), clusterNoteDir)
+	first, _, _ := strings.Cut(string(b), "\n")
+	_, dir, ok := strings.Cut(strings.TrimSpace(first), clusterNoteDir)
 	if !ok || dir == "" {
 		return runDir
 	}

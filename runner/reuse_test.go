@@ -321,9 +321,13 @@ func TestReuseDeletesTheTopicsOfRunsNotKept(t *testing.T) {
 	}
 	r.prov = deletingCluster{r.prov.(deletingCluster).Provider, &mu, &deleted, true}
 	run(false)
-	run(false)
+	next := run(true) // kept, so its cluster.txt stays
 	if r.Started() != 2 {
 		t.Fatalf("%d clusters started after a refused deletion, want 2: one that cannot delete is replaced", r.Started())
+	}
+	note, err := os.ReadFile(filepath.Join(next.Dir, clusterNote))
+	if err != nil || !strings.Contains(string(note), clusterNoteReplaced+"deleting the topics") || ClusterDir(next.Dir) == next.Dir {
+		t.Fatalf("the first run on the new cluster says %q (%v): want the cluster's directory and why the last one was replaced", note, err)
 	}
 }
 
@@ -335,12 +339,12 @@ func TestReuseReplacesAClusterAfterAFaultItsHealCannotUndo(t *testing.T) {
 	skewed.Nemesis = []generators.Fault{{Kind: generators.KindClockSkew, Start: generators.Duration(time.Second), Duration: generators.Duration(time.Second)}}
 	killed := smallScenario()
 	killed.Nemesis = []generators.Fault{{Kind: generators.KindKill, Start: generators.Duration(time.Second), Duration: generators.Duration(time.Second)}}
-	if !outlived(skewed) || outlived(killed) {
-		t.Fatalf("outlived: clock-skew %v, kill %v; want true, false", outlived(skewed), outlived(killed))
+	if outlived(skewed) != generators.KindClockSkew || outlived(killed) != "" {
+		t.Fatalf("outlived: clock-skew %q, kill %q; want %q, \"\"", outlived(skewed), outlived(killed), generators.KindClockSkew)
 	}
 	r := &Reuse{prov: embedded.New()}
 	r.release(context.Background(), skewed, nil)
-	if !r.stale {
-		t.Fatal("a cluster whose clocks were moved is handed on to the next run")
+	if r.stale == nil || !strings.Contains(r.stale.Error(), generators.KindClockSkew) {
+		t.Fatalf("a cluster whose clocks were moved is handed on to the next run (why not: %v)", r.stale)
 	}
 }

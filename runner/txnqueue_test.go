@@ -28,8 +28,8 @@ func queueScenario() generators.Scenario {
 // TestRunTxnQueues: runs with txn queues hold, without faults and with
 // crash-producer crashing producers and queues every 300ms. Transactions
 // commit and abort; no committed transaction reads an aborted value (G1a)
-// or one before its commit; committed transactions read other committed
-// ones' values, so that the absence of G1a proves something. Without
+// or one before its commit, or is torn or interleaved; committed transactions read other
+// committed ones' values, so that the absence of G1a proves something. Without
 // faults a txn op's outcome is unknown (info) only when its commit timed
 // out (a loaded machine; the run's end cutting its retries); under crashes
 // some are info, each one a queue crashed before its commit.
@@ -54,7 +54,8 @@ func TestRunTxnQueues(t *testing.T) {
 			if !out.Held {
 				t.Errorf("a run with txn queues did not hold: %v", out.Result.Counts)
 			}
-			for _, a := range []checkers.Anomaly{checkers.G1a, checkers.PrecommittedRead, checkers.LostWrite, checkers.G1c} {
+			for _, a := range []checkers.Anomaly{checkers.G1a, checkers.PrecommittedRead, checkers.LostWrite, checkers.TornTransaction,
+				checkers.InterleavedTransaction, checkers.G1c} {
 				if n := out.Result.Counts[a]; n != 0 {
 					t.Errorf("%d %s: %+v", n, a, out.Result.Anomalies[a])
 				}

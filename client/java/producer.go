@@ -1,21 +1,16 @@
 package java
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os/exec"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/histories"
-	"github.com/kafkachaos/kafkachaos/internal/ownedproc"
 )
 
 // ProducerOptions configures a Producer.
@@ -56,15 +51,10 @@ var (
 type Producer struct {
 	opts  ProducerOptions
 	sends *client.Sends
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
+	jvm   *jvm
 	ended chan struct{} // closed once the JVM is reaped and every send completed
-	// logged is closed when the JVM's stderr has been read to its end
-	logged chan struct{}
 	// Started is how long the JVM took to make its producer.
 	Started time.Duration
-
-	writeMu sync.Mutex // one request line at a time
 
 	mu     sync.Mutex
 	lastID int64
@@ -88,73 +78,14 @@ func NewProducer(ctx context.Context, opts ProducerOptions) (*Producer, error) {
 		return nil, err
 	}
 	p := &Producer{opts: opts, sends: client.NewSends(opts.Recorder, opts.Processes, opts.Lanes),
-		ended: make(chan struct{}), logged: make(chan struct{}), byID: map[int64]*client.Send{}}
-	if err := p.start(tc, props); err != nil {
+		ended: make(chan struct{}), byID: map[int64]*client.Send{}}
+	p.jvm, err = startJVM(tc, props, opts.Logs, "producer", "java producer "+processList(p.sends.Processes()))
+	if err != nil {
 		return nil, err
 	}
+	p.Started = p.jvm.started
+	go p.answers()
 	return p, nil
-}
-
-// start runs the JVM and waits for its ready line.
-func (p *Producer) start(tc Toolchain, props []string) error {
-	args := []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m",
-		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showThreadName=false",
-		"-cp", tc.Classpath, mainClass}
-	args = append(append(args, ownedproc.Args()...), props...)
-	p.cmd = exec.Command(tc.Java, args...)
-	// Should the harness die without a Close, the JVM dies with it.
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var err error
-	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		return fmt.Errorf("java producer: %w", err)
-	}
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		return fmt.Errorf("java producer: %w", err)
-	}
-	stderr, err := p.cmd.StderrPipe()
-	if err != nil {
-		return fmt.Errorf("java producer: %w", err)
-	}
-	began := time.Now()
-	if err := p.cmd.Start(); err != nil {
-		return fmt.Errorf("java producer: starting %s: %w", tc.Java, err)
-	}
-	go p.logs(stderr)
-	lines := bufio.NewScanner(stdout)
-	ready := make(chan error, 1)
-	go func() { ready <- awaitReady(lines) }()
-	t := time.NewTimer(startBound)
-	defer t.Stop()
-	select {
-	case err = <-ready:
-	case <-t.C:
-		err = fmt.Errorf("its producer was not made within %v", startBound)
-	}
-	if err != nil {
-		p.cmd.Process.Kill()
-		p.cmd.Wait()
-		return fmt.Errorf("java producer (kafka-clients %s): %w", tc.Version, err)
-	}
-	p.Started = time.Since(began)
-	go p.answers(lines)
-	return nil
-}
-
-// awaitReady reads the JVM's first line: ready, or why its producer could
-// not be made.
-func awaitReady(lines *bufio.Scanner) error {
-	if !lines.Scan() {
-		return fmt.Errorf("the JVM exited before its producer was made (its log says why): %v", lines.Err())
-	}
-	var a answer
-	if err := json.Unmarshal(lines.Bytes(), &a); err != nil {
-		return fmt.Errorf("unreadable first line %q: %w", lines.Text(), err)
-	}
-	if !a.Ready {
-		return fmt.Errorf("%s: %s", a.Fatal, a.Message)
-	}
-	return nil
 }
 
 // answer is one line of the JVM.
@@ -164,9 +95,6 @@ type answer struct {
 	Error        string `json:"error"`
 	Message      string `json:"message"`
 	BeforeAppend bool   `json:"before-append"`
-	Ready        bool   `json:"ready"`
-	Closed       bool   `json:"closed"`
-	Fatal        string `json:"fatal"`
 }
 
 // sendRequest and closeRequest are the harness's lines.
@@ -208,26 +136,16 @@ func (p *Producer) SendAsync(ctx context.Context, key histories.Key, value int64
 	p.mu.Unlock()
 	// A write the JVM's death cuts short leaves the send in flight: the
 	// end of answers completes it.
-	p.write(sendRequest{Op: "send", ID: id, Topic: *tp.Topic, Partition: tp.Partition, Value: strconv.FormatInt(value, 10)})
+	p.jvm.write(sendRequest{Op: "send", ID: id, Topic: *tp.Topic, Partition: tp.Partition, Value: strconv.FormatInt(value, 10)})
 	return nil
-}
-
-func (p *Producer) write(req any) error {
-	b, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	p.writeMu.Lock()
-	defer p.writeMu.Unlock()
-	_, err = p.stdin.Write(append(b, '\n'))
-	return err
 }
 
 // answers records the JVM's answers until it exits, then reaps it and ends
 // the producer: sends still open complete as info, and a JVM that died by
 // itself ends its lanes with crash ops.
-func (p *Producer) answers(lines *bufio.Scanner) {
+func (p *Producer) answers() {
 	defer close(p.ended)
+	lines := p.jvm.lines
 	for lines.Scan() {
 		var a answer
 		if err := json.Unmarshal(lines.Bytes(), &a); err != nil || a.ID == 0 {
@@ -239,8 +157,7 @@ func (p *Producer) answers(lines *bufio.Scanner) {
 		}
 		p.complete(a.ID, a.Offset, exc)
 	}
-	<-p.logged // Wait closes stderr: read it to its end first
-	exit := p.cmd.Wait()
+	exit := p.jvm.reap()
 	died := p.sends.End(fmt.Errorf("%w (%v)", errJVMDied, exit))
 	p.sends.Abandon(errNoAnswer)
 	if died {
@@ -275,7 +192,7 @@ func (p *Producer) complete(id int64, offset *int64, exc *Exception) {
 // left alone.
 func (p *Producer) Crash() {
 	if p.sends.Crash(client.ErrCrashed) {
-		p.cmd.Process.Signal(syscall.SIGKILL) // by pidfd: never a reused pid
+		p.jvm.kill()
 	}
 }
 
@@ -293,29 +210,7 @@ func (p *Producer) Close(ctx context.Context) error {
 	if dl, ok := ctx.Deadline(); ok {
 		wait = max(time.Until(dl), 0)
 	}
-	p.write(closeRequest{Op: "close", TimeoutMS: wait.Milliseconds()})
-	p.stdin.Close()
-	t := time.NewTimer(wait + closeGrace)
-	defer t.Stop()
-	select {
-	case <-p.ended:
-		return nil
-	case <-t.C:
-		p.cmd.Process.Signal(syscall.SIGKILL)
-		<-p.ended
-		return fmt.Errorf("java producer: its JVM did not exit within %v of the close: killed", wait+closeGrace)
-	}
-}
-
-// logs forwards the JVM's stderr (slf4j-simple: "LEVEL logger - message")
-// to the run's client log.
-func (p *Producer) logs(stderr io.Reader) {
-	defer close(p.logged)
-	worker := "java producer " + processList(p.sends.Processes())
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		p.opts.Logs.Log(logLine(worker, sc.Text()))
-	}
+	return p.jvm.close(wait, p.ended, "producer")
 }
 
 func processList(ids []int64) string {

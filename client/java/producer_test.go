@@ -96,14 +96,14 @@ func TestJavaProducerCrashKillsTheJVM(t *testing.T) {
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, rec, client.ProducerConfig{Acks: "all"}, 2)
 	clienttest.CheckCrashMidSend(t, e, p)
-	pid := p.cmd.Process.Pid
+	pid := p.jvm.cmd.Process.Pid
 	select {
 	case <-p.ended:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the JVM was not reaped 10s after the crash")
 	}
-	if ws := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("JVM %d ended by %v, want SIGKILL", pid, p.cmd.ProcessState)
+	if ws := p.jvm.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("JVM %d ended by %v, want SIGKILL", pid, p.jvm.cmd.ProcessState)
 	}
 	if err := p.SendAsync(t.Context(), 0, 3, nil); !errors.Is(err, client.ErrCrashed) {
 		t.Fatalf("send after the crash: %v, want ErrCrashed", err)
@@ -124,7 +124,7 @@ func TestJavaProducerJVMDeathEndsTheProducer(t *testing.T) {
 	if typ := clienttest.SendOne(t, p, 0, 1); typ != histories.OK {
 		t.Fatalf("send %s", typ)
 	}
-	syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
+	syscall.Kill(p.jvm.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.ended
 	if err := p.SendAsync(t.Context(), 0, 2, nil); !errors.Is(err, errJVMDied) {
 		t.Fatalf("send after the JVM died: %v, want errJVMDied", err)

@@ -165,6 +165,10 @@ func (ef exploreFlags) judge(sp explore.Space, opts runner.Options) (explore.Jud
 func printExplore(w io.Writer, c explore.Campaign, rep explore.Report) {
 	fmt.Fprintf(w, "explore: space %s (claim %s), seed %d: %s\n", c.Space, c.Space.Claim(), c.Seed, rep.Summary())
 	rep.Coverage.Write(w)
+	for _, f := range rep.NotLive {
+		fmt.Fprintf(w, "NOT LIVE: draw %d (%s) after %s: %s; run dir %s\n",
+			f.Draw, f.Scenario.Name, f.After.Round(time.Second), f.Verdict.NotLive, f.Verdict.Dir)
+	}
 	if rep.Found == nil {
 		fmt.Fprintln(w, "no draw violated its claim")
 		return

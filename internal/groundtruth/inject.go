@@ -28,13 +28,17 @@ const (
 	PrecommittedRead    Kind = "precommitted-read"
 	G0                  Kind = "G0"
 	G1c                 Kind = "G1c"
+	TornTransaction     Kind = "torn-transaction"
+	// InterleavedTransaction is named apart from TornTransaction: nothing
+	// is lost, so it leaves the guarantee alone.
+	InterleavedTransaction Kind = "interleaved-transaction"
 )
 
 // Kinds lists every kind Inject knows, in a fixed order.
 func Kinds() []Kind {
 	return []Kind{LostWrite, Unseen, Duplicate, InconsistentOffsets, NonmonotonicSend, IntNonmonotonicSend,
 		IntSendSkip, PollSkip, NonmonotonicPoll, IntPollSkip, IntNonmonotonicPoll, DuplicateDelivery,
-		LostDelivery, G1a, PrecommittedRead, G0, G1c}
+		LostDelivery, G1a, PrecommittedRead, G0, G1c, TornTransaction, InterleavedTransaction}
 }
 
 // Injection is a history with one anomaly injected.
@@ -42,7 +46,8 @@ type Injection struct {
 	Ops []histories.Op
 	// Expect is every anomaly a correct checker must report for Ops, and
 	// nothing else may be reported. It is Kind alone except where the kind
-	// implies another (a lost write is also unseen).
+	// implies another (a lost write is also unseen, and a lost write of a
+	// transaction with other writes leaves that transaction torn).
 	Expect []Kind
 	// WWDeps says the anomaly only shows with write-write dependencies on
 	// (G0 is a cycle of ww edges alone).
@@ -58,7 +63,8 @@ var injectors = map[Kind]injector{
 	PollSkip: injectPollSkip, NonmonotonicPoll: injectNonmonotonicPoll, IntPollSkip: injectIntPollSkip,
 	IntNonmonotonicPoll: injectIntNonmonotonicPoll, DuplicateDelivery: injectDuplicateDelivery,
 	LostDelivery: injectLostDelivery, G1a: injectG1a, PrecommittedRead: injectPrecommittedRead,
-	G0: injectG0, G1c: injectG1c,
+	G0: injectG0, G1c: injectG1c, TornTransaction: injectTornTransaction,
+	InterleavedTransaction: injectInterleavedTransaction,
 }
 
 // Inject returns a copy of ops, a correct history as Run makes them, with
@@ -108,24 +114,38 @@ func injectLostWrite(ops []histories.Op, f *facts, ch Chooser) (Injection, error
 		return Injection{}, err
 	}
 	k := ks[i]
-	removeValue(ops, k, f.lastRec[k].Value)
+	v := f.lastRec[k].Value
+	removeValue(ops, k, v)
 	a := &appender{ops: ops, next: f.maxProc}
 	x := histories.Record{Offset: f.maxOff[k] + 1, Value: f.maxValue + 1}
 	a.send(histories.FSend, histories.Mop{F: histories.MSend, Key: k, Value: x.Value, Offset: x.Offset})
 	a.read("", k, x)
-	return Injection{Ops: a.ops, Expect: []Kind{LostWrite, Unseen}}, nil
+	return Injection{Ops: a.ops, Expect: withTorn(ops, f.writer[kv{k, v}], LostWrite, Unseen)}, nil
+}
+
+// withTorn is kinds, plus torn-transaction when the lost write's op is a
+// transaction that tears without it (tornBy).
+func withTorn(ops []histories.Op, writer int, kinds ...Kind) []Kind {
+	if tornBy(ops, writer) {
+		return append(kinds, TornTransaction)
+	}
+	return kinds
 }
 
 // injectUnseen drops the last acked value of a key from every read: nobody
-// read past it, so it is unseen but not provably lost.
+// read past it, so it is unseen but not provably lost. A transaction's other
+// writes are still read, so its transaction is torn: the final reads read
+// the whole key and did not return it.
 func injectUnseen(ops []histories.Op, f *facts, ch Chooser) (Injection, error) {
 	ks := lastAcked(ops, f)
 	i, err := pick(ch, len(ks))
 	if err != nil {
 		return Injection{}, err
 	}
-	removeValue(ops, ks[i], f.lastRec[ks[i]].Value)
-	return just(ops, Unseen)
+	k := ks[i]
+	v := f.lastRec[k].Value
+	removeValue(ops, k, v)
+	return Injection{Ops: ops, Expect: withTorn(ops, f.writer[kv{k, v}], Unseen)}, nil
 }
 
 // okSends lists acknowledged (key, value) sends with known offsets.

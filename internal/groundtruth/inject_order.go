@@ -139,7 +139,8 @@ func injectIntSendSkip(ops []histories.Op, f *facts, ch Chooser) (Injection, err
 			continue
 		}
 		last := ss[len(ss)-1]
-		if x, ok := next[kv{last.k, last.off}]; ok && x.plain && x.only && x.proc != last.proc {
+		if x, ok := next[kv{last.k, last.off}]; ok && x.plain && x.only && x.proc != last.proc &&
+			!laterTxnBelow(ops, last, x.off) {
 			cands = append(cands, cand{last, x})
 		}
 	}
@@ -149,6 +150,26 @@ func injectIntSendSkip(ops []histories.Op, f *facts, ch Chooser) (Injection, err
 	}
 	swapOffsets(ops, cands[i].last.k, cands[i].last.off, cands[i].x.off)
 	return just(ops, IntSendSkip)
+}
+
+// laterTxnBelow reports whether moving txn send s to offset off would put it
+// above a write of its process's later txn: a committed transaction's write
+// inside a later one is an interleaved transaction, not only a skip.
+func laterTxnBelow(ops []histories.Op, s sendAt, off int64) bool {
+	if ops[s.op].F != histories.FTxn {
+		return false
+	}
+	for _, op := range ops[s.op+1:] {
+		if op.Process != s.proc || op.F != histories.FTxn || op.Type == histories.Invoke {
+			continue
+		}
+		for _, m := range op.Mops {
+			if m.F == histories.MSend && m.Key == s.k && m.Offset >= 0 && m.Offset < off {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // visibleOffsets lists, per key, the offsets the final reads returned.

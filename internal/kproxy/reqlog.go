@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
-		"fmt"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -26,8 +26,8 @@ const RequestsFile = "requests.jsonl.gz"
 // every request before any fault's toxic does.
 type Entry struct {
 	Time        time.Time `json:"time"`
-	Kind        string    `json:"kind"` // KindRequest, KindResponse, KindLost
-	Conn        int64     `json:"conn"` // the connection, numbered from 1 on its Set
+	Kind        string    `json:"kind"`             // KindRequest, KindResponse, KindLost
+	Conn        int64     `json:"conn"`             // the connection, numbered from 1 on its Set
 	Client      string    `json:"client,omitempty"` // the client's address
 	Broker      string    `json:"broker"`           // the proxy's name
 	API         string    `json:"api,omitempty"`    // the API key's name (kmsg)

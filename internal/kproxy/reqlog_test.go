@@ -345,7 +345,9 @@ func TestRequestLogFollowsATransaction(t *testing.T) {
 	addr, closeLog := logged(t, broker)
 	var d net.Dialer
 	cl, err := kgo.NewClient(kgo.SeedBrokers(broker), kgo.DefaultProduceTopic("t"), kgo.TransactionalID("tx-a"),
-		kgo.Dialer(func(ctx context.Context, network, _ string) (net.Conn, error) { return d.DialContext(ctx, network, addr) }))
+		kgo.Dialer(func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, network, addr)
+		}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func route(b *testing.B, via, upstream string) string {
 
 // listen serves each connection to a local listener with serve until b
 // ends.
-func listen(b *testing.B, serve func(net.Conn)) net.Listener {
+func listen(b testing.TB, serve func(net.Conn)) net.Listener {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

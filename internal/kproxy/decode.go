@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -131,24 +132,13 @@ func errString(err error) string {
 
 // decodeRequest fills e from the body of a transaction API's request
 // (after the header's client id); other APIs are left at their header.
-func decodeRequest(e *Entry, body []byte) (err error) {
+func decodeRequest(e *Entry, body []byte) error {
 	req := kmsg.RequestForKey(e.Key)
 	if req == nil || !transactional(e.Key) {
 		return nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("decoding %s v%d: %v", e.API, e.Version, r)
-		}
-	}()
-	req.SetVersion(e.Version)
-	if req.IsFlexible() {
-		if body, err = skipTags(body); err != nil {
-			return err
-		}
-	}
-	if err := req.ReadFrom(body); err != nil {
-		return fmt.Errorf("decoding %s v%d: %w", e.API, e.Version, err)
+	if err := readBody(req, e.Version, body, e.API+" v"+strconv.Itoa(int(e.Version))); err != nil {
+		return err
 	}
 	switch r := req.(type) {
 	case *kmsg.ProduceRequest:
@@ -173,6 +163,34 @@ func decodeRequest(e *Entry, body []byte) (err error) {
 		if r.Version < 4 {
 			e.Keys = []string{r.CoordinatorKey}
 		}
+	}
+	return nil
+}
+
+// message is a kmsg request or response.
+type message interface {
+	SetVersion(int16)
+	IsFlexible() bool
+	ReadFrom([]byte) error
+}
+
+// readBody decodes body (after the header's fixed fields) into m at
+// version; what names it in an error. A body kmsg cannot read is an error,
+// never a panic.
+func readBody(m message, version int16, body []byte, what string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("decoding %s: %v", what, r)
+		}
+	}()
+	m.SetVersion(version)
+	if m.IsFlexible() {
+		if body, err = skipTags(body); err != nil {
+			return fmt.Errorf("decoding %s: %w", what, err)
+		}
+	}
+	if err := m.ReadFrom(body); err != nil {
+		return fmt.Errorf("decoding %s: %w", what, err)
 	}
 	return nil
 }
@@ -245,24 +263,13 @@ func addPartitionsRequest(e *Entry, r *kmsg.AddPartitionsToTxnRequest) {
 
 // decodeResponse fills e from the body of a transaction API's response
 // (after the correlation id).
-func decodeResponse(e *Entry, body []byte) (err error) {
+func decodeResponse(e *Entry, body []byte) error {
 	resp := kmsg.ResponseForKey(e.Key)
 	if resp == nil || !transactional(e.Key) {
 		return nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("decoding %s v%d response: %v", e.API, e.Version, r)
-		}
-	}()
-	resp.SetVersion(e.Version)
-	if resp.IsFlexible() {
-		if body, err = skipTags(body); err != nil {
-			return err
-		}
-	}
-	if err := resp.ReadFrom(body); err != nil {
-		return fmt.Errorf("decoding %s v%d response: %w", e.API, e.Version, err)
+	if err := readBody(resp, e.Version, body, e.API+" v"+strconv.Itoa(int(e.Version))+" response"); err != nil {
+		return err
 	}
 	switch r := resp.(type) {
 	case *kmsg.ProduceResponse:

@@ -172,33 +172,17 @@ func want[T comparable](t *testing.T, field string, got, want T) {
 // its correlation id.
 func fakeBroker(t *testing.T, answers map[int32][]byte) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return listen(t, func(c net.Conn) {
 		for {
-			c, err := ln.Accept()
+			frame, err := readFrame(c)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				for {
-					frame, err := readFrame(c)
-					if err != nil {
-						return
-					}
-					if len(frame) < 8 {
-						continue
-					}
-					c.Write(answers[int32(binary.BigEndian.Uint32(frame[4:]))])
-				}
-			}()
+			if len(frame) >= 8 {
+				c.Write(answers[int32(binary.BigEndian.Uint32(frame[4:]))])
+			}
 		}
-	}()
-	return ln.Addr().String()
+	}).Addr().String()
 }
 
 func readFrame(r io.Reader) ([]byte, error) {

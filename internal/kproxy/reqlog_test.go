@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -304,6 +305,65 @@ func TestRequestLogKeepsTheHeaderOfABadFrame(t *testing.T) {
 		t.Errorf("a cut EndTxn decoded: pid %v, undecoded %q", r.PID, r.Undecoded)
 	}
 	want(t, "kind", entries[1].Kind, KindLost)
+}
+
+// The taps are no fault's toxics: Active does not list them, Heal leaves
+// them, and requests are logged across a toxic's coming and going, with
+// their times as the proxy got them, before any toxic.
+func TestRequestLogOutlivesHeal(t *testing.T) {
+	end := &kmsg.EndTxnRequest{Version: 3, TransactionalID: "tx-1", ProducerID: 7, Commit: true}
+	answers := map[int32][]byte{1: responseFrame(&kmsg.EndTxnResponse{Version: 3}, 1), 2: responseFrame(&kmsg.EndTxnResponse{Version: 3}, 2),
+		3: responseFrame(&kmsg.EndTxnResponse{Version: 3}, 3)}
+	s := New()
+	t.Cleanup(func() { s.Close() })
+	path := filepath.Join(t.TempDir(), RequestsFile)
+	stop, err := s.LogRequests(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := s.Add("n1", "127.0.0.1:0", fakeBroker(t, answers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, addr)
+	f := kmsg.NewRequestFormatter()
+	send := func(corr int32) {
+		c.Write(f.AppendRequest(nil, end, corr))
+		if _, err := readFrame(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(1)
+	if err := s.Apply("n1", "slow", Toxic{Kind: Latency, Stream: "downstream", Latency: 20 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if active, _ := s.Active("n1"); len(active) != 1 {
+		t.Errorf("active toxics %v, want only the latency", active)
+	}
+	send(2)
+	if err := s.Heal(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	send(3)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := Exchanges(entries)
+	if len(xs) != 3 {
+		t.Fatalf("%d exchanges logged, want 3: %+v", len(xs), entries)
+	}
+	for i, x := range xs {
+		if x.Request.Correlation != int32(i+1) || x.Response == nil {
+			t.Errorf("exchange %d: correlation %d, response %v", i, x.Request.Correlation, x.Response)
+		}
+	}
+	if d := xs[1].Response.DurationUs; d >= 20000 {
+		t.Errorf("the response under 20 ms of downstream latency took %d µs: the tap saw it after the toxic, not as the broker sent it", d)
+	}
 }
 
 // closeLogAfter closes c and the log once the proxy has passed what c

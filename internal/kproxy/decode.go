@@ -53,7 +53,7 @@ func (l *reqLog) handle(ch chunk) {
 		l.write(&Entry{Time: time.Now(), Kind: KindLost, Conn: c.id, Client: c.client, Broker: c.broker, Key: int16(dir)})
 		return
 	}
-	data, at := ch.data.Data, ch.data.Timestamp
+	data, at := ch.data, ch.at
 	buf := data
 	if len(f.buf) == 0 {
 		f.at = at

@@ -157,7 +157,7 @@ func (l *reqLog) tee(st *tapState, c *stream.StreamChunk) {
 		return
 	}
 	select {
-	case l.in <- chunk{c: st.c, up: st.up, data: c}:
+	case l.in <- chunk{c: st.c, up: st.up, data: c.Data, at: c.Timestamp}:
 	default:
 		st.lost = true
 	}

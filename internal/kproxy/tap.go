@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
-	"github.com/Shopify/toxiproxy/v2/stream"
 	"github.com/Shopify/toxiproxy/v2/toxics"
 	"github.com/rs/zerolog"
 )
@@ -154,11 +154,13 @@ func (s *Set) addTaps(p *toxiproxy.Proxy, broker string) error {
 	return nil
 }
 
-// chunk is what a tap hands the log: a stream's chunk, or word that the
-// stream lost chunks.
+// chunk is what a tap hands the log: a stream chunk's bytes and arrival
+// time, or word that the stream lost chunks. It holds the bytes, which no
+// toxic changes, but not the chunk, whose fields later toxics do.
 type chunk struct {
 	c    *conn
 	up   bool
-	data *stream.StreamChunk
+	data []byte
+	at   time.Time
 	lost bool
 }

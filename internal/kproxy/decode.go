@@ -38,6 +38,8 @@ type pendingReq struct {
 // maxFrame bounds a frame's size: a larger one means the framing was lost.
 const maxFrame = 1 << 30
 
+// handle reads one chunk of a stream. Nothing in a stream can stop the
+// decoder: a frame it cannot read loses that stream only.
 func (l *reqLog) handle(ch chunk) {
 	c := ch.c
 	dir := 1
@@ -48,6 +50,13 @@ func (l *reqLog) handle(ch chunk) {
 	if f.blind {
 		return
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			f.blind, f.buf = true, nil
+			l.write(&Entry{Time: ch.at, Kind: KindLost, Conn: c.id, Client: c.client, Broker: c.broker, Key: int16(dir),
+				Undecoded: fmt.Sprintf("the decoder failed: %v", r)})
+		}
+	}()
 	if ch.lost {
 		f.blind, f.buf = true, nil
 		l.write(&Entry{Time: time.Now(), Kind: KindLost, Conn: c.id, Client: c.client, Broker: c.broker, Key: int16(dir)})

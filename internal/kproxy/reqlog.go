@@ -164,7 +164,8 @@ func (l *reqLog) tee(st *tapState, c *stream.StreamChunk) {
 }
 
 // run decodes until close, then what is queued, flushing at least once a
-// second.
+// second (through gzip too: a harness killed mid-run leaves a log that
+// reads up to its last second).
 func (l *reqLog) run() {
 	defer close(l.done)
 	tick := time.NewTicker(time.Second)
@@ -174,7 +175,7 @@ func (l *reqLog) run() {
 		case ch := <-l.in:
 			l.handle(ch)
 		case <-tick.C:
-			l.keep(l.bw.Flush())
+			l.flush()
 		case <-l.stop:
 			for {
 				select {
@@ -205,6 +206,13 @@ func (l *reqLog) shut() error {
 		}
 	})
 	return l.err
+}
+
+func (l *reqLog) flush() {
+	l.keep(l.bw.Flush())
+	if l.gz != nil {
+		l.keep(l.gz.Flush())
+	}
 }
 
 // keep keeps the first write error.

@@ -9,6 +9,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/internal/kproxy"
+	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/runner"
 )
 
@@ -71,7 +72,7 @@ func TestChaosRequestLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := kproxy.ReadLog(filepath.Join(out.Dir, kproxy.RequestsFile))
+	entries, err := kproxy.ReadLog(filepath.Join(out.Dir, report.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

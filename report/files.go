@@ -44,12 +44,12 @@ func runFiles(dir string) []runFile {
 // fileNotes says what the files a run writes are, by name.
 func fileNotes() map[string]string {
 	return map[string]string{
-		HistoryFile:         "every op of the run, as the checkers read it (kafkachaos check DIR re-judges it)",
-		ResultsFile:         "what the checkers found and the verdict",
-		ScenarioFile:        "the scenario; kafkachaos run --scenario replays it",
-		"requests.jsonl.gz": "the Kafka requests and responses of the clients' connections, from their proxies; kafkachaos requests DIR prints them, by transaction or producer id",
-		"client.log":        "the Kafka clients' own log lines",
-		"cluster.txt":       "the reused cluster this run ran on",
+		HistoryFile:   "every op of the run, as the checkers read it (kafkachaos check DIR re-judges it)",
+		ResultsFile:   "what the checkers found and the verdict",
+		ScenarioFile:  "the scenario; kafkachaos run --scenario replays it",
+		RequestsFile:  "the Kafka requests and responses of the clients' connections, from their proxies; kafkachaos requests DIR prints them, by transaction or producer id",
+		"client.log":  "the Kafka clients' own log lines",
+		"cluster.txt": "the reused cluster this run ran on",
 	}
 }
 

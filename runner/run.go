@@ -15,7 +15,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
-	"github.com/kafkachaos/kafkachaos/internal/kproxy"
 	"github.com/kafkachaos/kafkachaos/model"
 	"github.com/kafkachaos/kafkachaos/nemesis"
 	"github.com/kafkachaos/kafkachaos/report"
@@ -254,7 +253,7 @@ func record(ctx context.Context, s generators.Scenario, prov cluster.Provider, d
 	return elapsed, faults, m, err
 }
 
-// logRequests opens the run's request log (kproxy.RequestsFile) when its
+// logRequests opens the run's request log (report.RequestsFile) when its
 // clients go through proxies whose provider logs them; the returned close
 // flushes it.
 func logRequests(s generators.Scenario, prov cluster.Provider, dir string) (func() error, error) {
@@ -262,7 +261,7 @@ func logRequests(s generators.Scenario, prov cluster.Provider, dir string) (func
 	if !ok || !s.Proxied() {
 		return func() error { return nil }, nil
 	}
-	return rl.LogRequests(filepath.Join(dir, kproxy.RequestsFile))
+	return rl.LogRequests(filepath.Join(dir, report.RequestsFile))
 }
 
 // play is the recorded part of a run: workload and nemesis until the time

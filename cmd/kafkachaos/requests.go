@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/kafkachaos/kafkachaos/internal/kproxy"
+	"github.com/kafkachaos/kafkachaos/report"
 )
 
 func requestsCmd(args []string, stdout, stderr io.Writer) int {
@@ -36,7 +37,7 @@ func requestsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "id, producer id/epoch, what the request asked (per batch: partition, producer id/epoch, base")
 		fmt.Fprintln(stderr, "sequence, record count, transactional) and what the response said (errors, base offsets), and")
 		fmt.Fprintln(stderr, "how long it took. RUN_DIR is a run directory whose clients went through proxies (a scenario with")
-		fmt.Fprintln(stderr, "cluster.client-proxies, a latency or a delayed-requests fault), or its "+kproxy.RequestsFile+" itself.")
+		fmt.Fprintln(stderr, "cluster.client-proxies, a latency or a delayed-requests fault), or its "+report.RequestsFile+" itself.")
 		fs.PrintDefaults()
 	}
 	path, exit, ok := parseInterleaved(fs, args)
@@ -85,7 +86,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) (string, int, bool) {
 // requestLogPath is the request log of a run directory, or path itself.
 func requestLogPath(path string) string {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		p := filepath.Join(path, kproxy.RequestsFile)
+		p := filepath.Join(path, report.RequestsFile)
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 			if plain := strings.TrimSuffix(p, ".gz"); plain != p {
 				if _, err := os.Stat(plain); err == nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kafkachaos/kafkachaos/internal/kproxy"
+	"github.com/kafkachaos/kafkachaos/report"
 )
 
 // requestLog is two producers' transactions: tx-a (producer id 7) commits,
@@ -26,7 +26,7 @@ const requestLog = `{"time":"2026-01-01T00:00:00.001Z","kind":"request","conn":1
 func writeRequestLog(t *testing.T, body string) string {
 	t.Helper()
 	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, kproxy.RequestsFile))
+	f, err := os.Create(filepath.Join(dir, report.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestRequestsFilters(t *testing.T) {
 func TestRequestsBadLine(t *testing.T) {
 	dir := writeRequestLog(t, requestLog+`{"time":"2026-01-01T00:00:00.010Z","kind":"request","conn":"x"}`+"\n")
 	code, _, errs := cli(t, "requests", dir)
-	if code != exitError || !strings.Contains(errs, kproxy.RequestsFile+":9:") || !strings.Contains(errs, `"conn"`) {
-		t.Errorf("exit %d, stderr %q: want %d naming %s:9 and the field", code, errs, exitError, kproxy.RequestsFile)
+	if code != exitError || !strings.Contains(errs, report.RequestsFile+":9:") || !strings.Contains(errs, `"conn"`) {
+		t.Errorf("exit %d, stderr %q: want %d naming %s:9 and the field", code, errs, exitError, report.RequestsFile)
 	}
 }

@@ -15,9 +15,6 @@ import (
 	"github.com/Shopify/toxiproxy/v2/stream"
 )
 
-// RequestsFile is the request log's name in a run directory.
-const RequestsFile = "requests.jsonl.gz"
-
 // Entry is one line of the request log: a request as it reached the
 // proxy from the client, the response matched to it by correlation id on
 // its connection as it reached the proxy from the broker, or word that a

@@ -214,7 +214,7 @@ func logged(t *testing.T, upstream string) (addr string, close func() []Entry) {
 	t.Helper()
 	s := New()
 	t.Cleanup(func() { s.Close() })
-	path := filepath.Join(t.TempDir(), RequestsFile)
+	path := filepath.Join(t.TempDir(), "requests.jsonl.gz")
 	stop, err := s.LogRequests(path)
 	if err != nil {
 		t.Fatal(err)
@@ -317,7 +317,7 @@ func TestRequestLogOutlivesHeal(t *testing.T) {
 		3: responseFrame(&kmsg.EndTxnResponse{Version: 3}, 3)}
 	s := New()
 	t.Cleanup(func() { s.Close() })
-	path := filepath.Join(t.TempDir(), RequestsFile)
+	path := filepath.Join(t.TempDir(), "requests.jsonl.gz")
 	stop, err := s.LogRequests(path)
 	if err != nil {
 		t.Fatal(err)

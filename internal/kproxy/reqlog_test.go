@@ -209,10 +209,10 @@ func responseFrame(resp kmsg.Response, corr int32) []byte {
 }
 
 // logged sets up a Set with its request log open and one proxy to
-// upstream; close closes the log and reads it back.
-func logged(t *testing.T, upstream string) (addr string, close func() []Entry) {
+// upstream, n1; close closes the log and reads it back.
+func logged(t *testing.T, upstream string) (s *Set, addr string, close func() []Entry) {
 	t.Helper()
-	s := New()
+	s = New()
 	t.Cleanup(func() { s.Close() })
 	path := filepath.Join(t.TempDir(), "requests.jsonl.gz")
 	stop, err := s.LogRequests(path)
@@ -222,7 +222,7 @@ func logged(t *testing.T, upstream string) (addr string, close func() []Entry) {
 	if addr, err = s.Add("n1", "127.0.0.1:0", upstream); err != nil {
 		t.Fatal(err)
 	}
-	return addr, func() []Entry {
+	return s, addr, func() []Entry {
 		if err := stop(); err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func TestRequestLogDecodesEachAPI(t *testing.T) {
 	for i, x := range xs {
 		answers[int32(100+i)] = responseFrame(x.resp, int32(100+i))
 	}
-	addr, closeLog := logged(t, fakeBroker(t, answers))
+	_, addr, closeLog := logged(t, fakeBroker(t, answers))
 	c := dial(t, addr)
 	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("producer-1"))
 	for i, x := range xs {
@@ -286,7 +286,7 @@ func TestRequestLogDecodesEachAPI(t *testing.T) {
 // reason; a stream that is not Kafka frames is logged as lost, and the
 // bytes still pass.
 func TestRequestLogKeepsTheHeaderOfABadFrame(t *testing.T) {
-	addr, closeLog := logged(t, fakeBroker(t, map[int32][]byte{}))
+	_, addr, closeLog := logged(t, fakeBroker(t, map[int32][]byte{}))
 	c := dial(t, addr)
 	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("p"))
 	frame := f.AppendRequest(nil, &kmsg.EndTxnRequest{Version: 3, TransactionalID: "tx-1", ProducerID: 7}, 5)
@@ -315,17 +315,7 @@ func TestRequestLogOutlivesHeal(t *testing.T) {
 	end := &kmsg.EndTxnRequest{Version: 3, TransactionalID: "tx-1", ProducerID: 7, Commit: true}
 	answers := map[int32][]byte{1: responseFrame(&kmsg.EndTxnResponse{Version: 3}, 1), 2: responseFrame(&kmsg.EndTxnResponse{Version: 3}, 2),
 		3: responseFrame(&kmsg.EndTxnResponse{Version: 3}, 3)}
-	s := New()
-	t.Cleanup(func() { s.Close() })
-	path := filepath.Join(t.TempDir(), "requests.jsonl.gz")
-	stop, err := s.LogRequests(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := s.Add("n1", "127.0.0.1:0", fakeBroker(t, answers))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, addr, closeLog := logged(t, fakeBroker(t, answers))
 	c := dial(t, addr)
 	f := kmsg.NewRequestFormatter()
 	send := func(corr int32) {
@@ -346,16 +336,9 @@ func TestRequestLogOutlivesHeal(t *testing.T) {
 		t.Fatal(err)
 	}
 	send(3)
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := ReadLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	xs := Exchanges(entries)
+	xs := Exchanges(closeLog())
 	if len(xs) != 3 {
-		t.Fatalf("%d exchanges logged, want 3: %+v", len(xs), entries)
+		t.Fatalf("%d exchanges logged, want 3: %+v", len(xs), xs)
 	}
 	for i, x := range xs {
 		if x.Request.Correlation != int32(i+1) || x.Response == nil {
@@ -387,7 +370,7 @@ func TestRequestLogFollowsATransaction(t *testing.T) {
 	}
 	defer kc.Close()
 	broker := kc.ListenAddrs()[0]
-	addr, closeLog := logged(t, broker)
+	_, addr, closeLog := logged(t, broker)
 	var d net.Dialer
 	cl, err := kgo.NewClient(kgo.SeedBrokers(broker), kgo.DefaultProduceTopic("t"), kgo.TransactionalID("tx-a"),
 		kgo.Dialer(func(ctx context.Context, network, _ string) (net.Conn, error) {

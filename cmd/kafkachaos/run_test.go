@@ -159,9 +159,9 @@ func validateRunArgs(t *testing.T, args ...string) error {
 	return s.Validate()
 }
 
-// --client names the producers' client; the roles it does not run stay
-// librdkafka, named in the scenario; an unknown or unbuilt client is
-// refused naming the field.
+// --client names the client of every role it runs (the Java client runs
+// producers and consumers); an unknown or unbuilt client is refused naming
+// the field.
 func TestRunClientFlag(t *testing.T) {
 	var rf runFlags
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -173,7 +173,7 @@ func TestRunClientFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.ClientOf(generators.RoleProducer) != generators.ClientJava || s.ClientOf(generators.RoleConsumer) != generators.ClientLibrdkafka ||
+	if s.ClientOf(generators.RoleProducer) != generators.ClientJava || s.ClientOf(generators.RoleConsumer) != generators.ClientJava ||
 		s.JavaVersion() != "3.9.1" {
 		t.Errorf("--client java@3.9.1: client %q@%q, clients %v", s.Client, s.ClientVersion, s.Clients)
 	}

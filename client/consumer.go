@@ -84,15 +84,15 @@ type consumerHandle interface {
 // called from any.
 type Consumer struct {
 	opts ConsumerOptions
+	ops  ConsumerOps // the worker's; onRebalance adds to its Rebalance inside a Poll (see rebMu)
 	// kc is the librdkafka handle; goneHandle once a call on it hung.
 	// Read and written under opMu (or before the consumer is shared).
 	kc consumerHandle
 
 	opMu        sync.Mutex // held for the whole of each op
 	crashAt     atomic.Int32
-	ended       atomic.Bool          // crashed, closed or abandoned hung: no op of this process follows
-	crashed     atomic.Bool          // a requested crash took effect (ended is set too)
-	rebalance   *histories.Rebalance // collected during the current poll
+	ended       atomic.Bool // crashed, closed or abandoned hung: no op of this process follows
+	crashed     atomic.Bool // a requested crash took effect (ended is set too)
 	autoCommits []autoCommit
 	// stored is, for an auto-committing consumer, the offset after the
 	// last record handed to the worker, per key: what librdkafka's next
@@ -102,16 +102,12 @@ type Consumer struct {
 	// rebMu orders onRebalance, which runs inside a Poll on the bounded
 	// call's goroutine, against abandon: once a Poll is given up, its
 	// goroutine may still run the callback, which must then not touch
-	// rebalance.
+	// ops.Rebalance.
 	rebMu sync.Mutex
 	gone  bool // under rebMu: the handle is abandoned
 	// revoked (under rebMu) are the keys onRebalance saw revoked since
 	// the current op last looked (takeRevoked).
 	revoked []histories.Key
-	// dropped are the records the current poll op fetched and then gave
-	// up because their key was revoked before it processed them (see
-	// dropRevoked); reset with rebalance.
-	dropped map[histories.Key][]histories.Record
 	// hang is the first call given up as hung; hangDone once its
 	// client-hang op is recorded. Under opMu.
 	hang     *HangError
@@ -159,7 +155,7 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Consumer{opts: opts}
+	c := &Consumer{opts: opts, ops: ConsumerOps{Recorder: opts.Recorder, Process: opts.Process, Group: opts.Config.Group}}
 	(*cm)["client.id"] = c.clientID()
 	opts.Logs.configure(cm, opts.Config.Extra)
 	kc, err := kafka.NewConsumer(cm)
@@ -179,19 +175,6 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 
 // Process returns the consumer's process id.
 func (c *Consumer) Process() int64 { return c.opts.Process }
-
-func (c *Consumer) invoke(f string, mops []histories.Mop, keys []histories.Key) *histories.Op {
-	return c.opts.Recorder.Record(&histories.Op{Process: c.opts.Process, Type: histories.Invoke, F: f,
-		Mops: mops, Keys: keys, Group: c.opts.Config.Group})
-}
-
-func (c *Consumer) complete(inv *histories.Op, t histories.Type, mops []histories.Mop, err error) *histories.Op {
-	op := &histories.Op{Process: inv.Process, Type: t, F: inv.F, Mops: mops, Keys: inv.Keys, Group: inv.Group}
-	if err != nil {
-		op.Error = err.Error()
-	}
-	return c.opts.Recorder.Record(op)
-}
 
 // begin takes the op lock, refusing once the consumer has ended.
 func (c *Consumer) begin() error {
@@ -218,9 +201,9 @@ func (c *Consumer) Assign(keys []histories.Key) error {
 		tp.Offset = kafka.OffsetBeginning
 		tps = append(tps, tp)
 	}
-	inv := c.invoke(histories.FAssign, nil, keys)
+	inv := c.ops.Invoke(histories.FAssign, nil, keys)
 	err := c.call("Assign", c.timeout(quickTimeout), func(kc consumerHandle) error { return kc.Assign(tps) })
-	c.complete(inv, completion(err), nil, err)
+	c.ops.Complete(inv, completion(err), nil, err)
 	if herr := c.hangOp(); herr != nil {
 		return herr
 	}
@@ -237,11 +220,11 @@ func (c *Consumer) Subscribe() error {
 		return err
 	}
 	defer c.opMu.Unlock()
-	inv := c.invoke(histories.FSubscribe, nil, c.opts.Keys.Keys())
+	inv := c.ops.Invoke(histories.FSubscribe, nil, c.opts.Keys.Keys())
 	err := c.call("SubscribeTopics", c.timeout(quickTimeout), func(kc consumerHandle) error {
 		return kc.SubscribeTopics(c.opts.Keys.Topics(), c.onRebalance)
 	})
-	c.complete(inv, completion(err), nil, err)
+	c.ops.Complete(inv, completion(err), nil, err)
 	if herr := c.hangOp(); herr != nil {
 		return herr
 	}
@@ -256,15 +239,13 @@ func (c *Consumer) onRebalance(_ *kafka.Consumer, ev kafka.Event) error {
 	if c.gone {
 		return nil // a Poll given up as hung, returning late
 	}
-	if c.rebalance == nil {
-		c.rebalance = &histories.Rebalance{}
-	}
+	r := c.ops.Rebalanced()
 	switch e := ev.(type) {
 	case kafka.AssignedPartitions:
-		c.rebalance.Assigned = append(c.rebalance.Assigned, c.keysOf(e.Partitions)...)
+		r.Assigned = append(r.Assigned, c.keysOf(e.Partitions)...)
 	case kafka.RevokedPartitions:
 		keys := c.keysOf(e.Partitions)
-		c.rebalance.Revoked = append(c.rebalance.Revoked, keys...)
+		r.Revoked = append(r.Revoked, keys...)
 		c.revoked = append(c.revoked, keys...)
 	}
 	return nil

@@ -145,7 +145,7 @@ func (c *Consumer) closeCommit() *histories.Op {
 		return nil
 	}
 	c.drainCommits()
-	return c.invoke(histories.FCommit, []histories.Mop{{F: histories.MCommit, Offsets: maps.Clone(c.stored)}}, nil)
+	return c.ops.Invoke(histories.FCommit, []histories.Mop{{F: histories.MCommit, Offsets: maps.Clone(c.stored)}}, nil)
 }
 
 // drainCommits records the background commits librdkafka has reported but
@@ -172,7 +172,7 @@ const maxDrain = 1000
 // is neither seen nor refused by anything the worker can read.
 func (c *Consumer) closeCommitDone(inv *histories.Op, why error) {
 	if inv != nil {
-		c.complete(inv, histories.Info, inv.Mops, why)
+		c.ops.Complete(inv, histories.Info, inv.Mops, why)
 	}
 }
 
@@ -308,7 +308,7 @@ func (c *Consumer) hangOp() error {
 		}
 		if c.opts.Config.Commit == CommitAuto && len(c.stored) > 0 {
 			mops := []histories.Mop{{F: histories.MCommit, Offsets: maps.Clone(c.stored)}}
-			c.complete(c.invoke(histories.FCommit, mops, nil), histories.Info, mops, errAbandonedCommit)
+			c.ops.Complete(c.ops.Invoke(histories.FCommit, mops, nil), histories.Info, mops, errAbandonedCommit)
 			c.stored = nil
 		}
 		c.opts.Recorder.Record(&histories.Op{Process: c.opts.Process, Type: histories.Info,

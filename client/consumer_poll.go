@@ -10,12 +10,10 @@ import (
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// fetched is what one poll op read.
+// fetched is what one poll op read, with the keys that reached their end.
 type fetched struct {
-	records map[histories.Key][]histories.Record
-	next    map[histories.Key]int64 // offset after the last record, per key
-	eof     map[histories.Key]int64 // keys that reached their end, at offset
-	n       int
+	Fetched
+	eof map[histories.Key]int64 // at offset
 }
 
 // Poll runs one poll op: it fetches up to max records, waiting at most
@@ -39,10 +37,10 @@ func (c *Consumer) poll(ctx context.Context, max int, wait time.Duration) (*fetc
 }
 
 func (c *Consumer) pollSteps(ctx context.Context, max int, wait time.Duration) (*fetched, error) {
-	inv := c.invoke(histories.FPoll, []histories.Mop{{F: histories.MPoll}}, nil)
-	c.rebalance = nil
+	inv := c.ops.Invoke(histories.FPoll, []histories.Mop{{F: histories.MPoll}}, nil)
+	c.ops.Rebalance = nil
 	got, err := c.fetch(ctx, max, wait)
-	mops := []histories.Mop{{F: histories.MPoll, Records: got.records}}
+	mops := []histories.Mop{{F: histories.MPoll, Records: got.Records}}
 	if err != nil {
 		// A hung Poll is info too (completion): fetched, not processed.
 		c.completePoll(inv, completion(err), mops, err)
@@ -53,22 +51,22 @@ func (c *Consumer) pollSteps(ctx context.Context, max int, wait time.Duration) (
 	}
 	crash := c.autoCommitCrash(got)
 	if c.hang != nil { // a Poll of autoCommitCrash hung
-		c.completePoll(inv, histories.Info, []histories.Mop{{F: histories.MPoll, Records: got.records}}, c.hang)
+		c.completePoll(inv, histories.Info, []histories.Mop{{F: histories.MPoll, Records: got.Records}}, c.hang)
 		return got, c.hangOp()
 	}
 	if crash {
-		return got, c.crashIn(inv, []histories.Mop{{F: histories.MPoll, Records: got.records}})
+		return got, c.crashIn(inv, []histories.Mop{{F: histories.MPoll, Records: got.Records}})
 	}
-	if c.opts.Config.Commit == CommitBeforeProcessing && len(got.next) > 0 {
+	if c.opts.Config.Commit == CommitBeforeProcessing && len(got.Next) > 0 {
 		return got, c.commitThenProcess(inv, got)
 	}
 	c.completePoll(inv, histories.OK, mops, nil)
-	if c.opts.Config.Commit == CommitAfterProcessing && len(got.next) > 0 {
+	if c.opts.Config.Commit == CommitAfterProcessing && len(got.Next) > 0 {
 		if c.crashPoint(CrashBeforeCommit) {
 			return got, c.crashIn(nil, nil)
 		}
 		c.stallGate(ctx, StallBeforeCommit)
-		return got, c.commit(got.next)
+		return got, c.commit(got.Next)
 	}
 	return got, nil
 }
@@ -88,7 +86,7 @@ func (c *Consumer) hangOr(err error) error {
 // commit intervals for one), the poll's records are committed and not
 // processed. Records fetched while waiting join the poll.
 func (c *Consumer) autoCommitCrash(got *fetched) bool {
-	if c.opts.Config.Commit != CommitAuto || CrashPoint(c.crashAt.Load()) != CrashAfterCommit || got.n == 0 {
+	if c.opts.Config.Commit != CommitAuto || CrashPoint(c.crashAt.Load()) != CrashAfterCommit || got.N == 0 {
 		return false
 	}
 	deadline := time.Now().Add(max(3*c.opts.Config.AutoCommitEach, time.Second))
@@ -112,7 +110,7 @@ func (c *Consumer) autoCommitCrash(got *fetched) bool {
 func (c *Consumer) autoCommitted(got *fetched) bool {
 	for _, ac := range c.autoCommits {
 		for k, off := range ac.offsets {
-			if recs := got.records[k]; ac.err == nil && len(recs) > 0 && off > recs[0].Offset {
+			if recs := got.Records[k]; ac.err == nil && len(recs) > 0 && off > recs[0].Offset {
 				return true
 			}
 		}
@@ -129,23 +127,23 @@ func (c *Consumer) autoCommitted(got *fetched) bool {
 // to their first fetched record, so that the next poll fetches and commits
 // them again rather than skipping them.
 func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
-	res := c.commitOffsets(got.next)
+	res := c.commitOffsets(got.Next)
 	switch {
 	case len(res.committed) == 0 && res.outcome() == histories.Fail:
 		// Certainly not committed, nothing was sent: process anyway
 		// (a local refusal, e.g. no assignment).
-		c.completePoll(inv, histories.OK, []histories.Mop{{F: histories.MPoll, Records: got.records}}, nil)
+		c.completePoll(inv, histories.OK, []histories.Mop{{F: histories.MPoll, Records: got.Records}}, nil)
 		return nil
 	case len(res.committed) == 0:
 		// Maybe committed: the poll's outcome is unknown too. So after
 		// a hung CommitOffsets or read-back, then the client-hang op.
-		commit := histories.Mop{F: histories.MCommit, Offsets: got.next}
-		c.completePoll(inv, histories.Info, []histories.Mop{commit, {F: histories.MPoll, Records: got.records}}, res.err)
+		commit := histories.Mop{F: histories.MCommit, Offsets: got.Next}
+		c.completePoll(inv, histories.Info, []histories.Mop{commit, {F: histories.MPoll, Records: got.Records}}, res.err)
 		return c.hangOp()
 	}
 	processed := make(map[histories.Key][]histories.Record, len(res.committed))
 	for k := range res.committed {
-		processed[k] = got.records[k]
+		processed[k] = got.Records[k]
 	}
 	commit := histories.Mop{F: histories.MCommit, Offsets: res.committed}
 	if c.crashPoint(CrashAfterCommit) {
@@ -153,20 +151,20 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 		// ok with its commit and no records processed (what it fetched
 		// is in Extra "unprocessed", for people). An info poll would
 		// hide a commit that certainly happened.
-		op := c.pollCompletion(inv, histories.OK, []histories.Mop{commit, {F: histories.MPoll}}, res.err)
-		SetExtra(op, ExtraUnprocessed, RecordsJSON(got.records))
+		op := c.ops.PollCompletion(inv, histories.OK, []histories.Mop{commit, {F: histories.MPoll}}, res.err)
+		SetExtra(op, ExtraUnprocessed, RecordsJSON(got.Records))
 		c.recordPoll(op)
 		return c.crashIn(nil, nil)
 	}
 	mops := []histories.Mop{commit, {F: histories.MPoll, Records: processed}}
-	op := c.pollCompletion(inv, histories.OK, mops, res.err)
+	op := c.ops.PollCompletion(inv, histories.OK, mops, res.err)
 	if len(res.unproven) > 0 {
 		SetExtra(op, ExtraUncommitted, OffsetsJSON(res.unproven))
 		if err := c.rewind(got, res.unproven); err != nil {
 			// The records stay unread by this process and its
 			// position is past them: say so rather than hide it.
 			op.Type = histories.Info
-			op.Mops[1].Records = got.records
+			op.Mops[1].Records = got.Records
 			op.Error = fmt.Sprintf("%v; rewind: %v", res.err, err)
 		}
 	}
@@ -177,7 +175,7 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 // rewind seeks each key to its first record in got.
 func (c *Consumer) rewind(got *fetched, keys map[histories.Key]int64) error {
 	for k := range keys {
-		if recs := got.records[k]; len(recs) > 0 {
+		if recs := got.Records[k]; len(recs) > 0 {
 			if err := c.seek(k, recs[0].Offset); err != nil {
 				return err
 			}
@@ -198,19 +196,7 @@ func (c *Consumer) seek(k histories.Key, off int64) error {
 }
 
 func (c *Consumer) completePoll(inv *histories.Op, t histories.Type, mops []histories.Mop, err error) {
-	c.recordPoll(c.pollCompletion(inv, t, mops, err))
-}
-
-// pollCompletion is the completion op of poll inv, not yet recorded.
-func (c *Consumer) pollCompletion(inv *histories.Op, t histories.Type, mops []histories.Mop, err error) *histories.Op {
-	op := &histories.Op{Process: inv.Process, Type: t, F: inv.F, Mops: mops, Group: inv.Group, Rebalance: c.rebalance}
-	if err != nil {
-		op.Error = err.Error()
-	}
-	if len(c.dropped) > 0 {
-		SetExtra(op, ExtraRevoked, RecordsJSON(c.dropped))
-	}
-	return op
+	c.recordPoll(c.ops.PollCompletion(inv, t, mops, err))
 }
 
 // SetExtra sets one Extra field of op, keeping the others.
@@ -223,22 +209,21 @@ func SetExtra(op *histories.Op, field string, v json.RawMessage) {
 
 func (c *Consumer) recordPoll(op *histories.Op) {
 	c.notePoll(op)
-	c.opts.Recorder.Record(op)
-	c.rebalance, c.dropped = nil, nil
+	c.ops.RecordPoll(op)
 }
 
 func newFetched() *fetched {
-	return &fetched{records: map[histories.Key][]histories.Record{}, next: map[histories.Key]int64{}, eof: map[histories.Key]int64{}}
+	return &fetched{Fetched: *NewFetched(), eof: map[histories.Key]int64{}}
 }
 
 // fetch polls librdkafka until max records, wait elapsed, or every assigned
 // key reported its end.
 func (c *Consumer) fetch(ctx context.Context, max int, wait time.Duration) (*fetched, error) {
 	got := newFetched()
-	c.dropped = nil
+	c.ops.Dropped = nil
 	c.dropRevoked(got) // revoked before this op: only stored offsets to forget
 	deadline := time.Now().Add(wait)
-	for got.n < max {
+	for got.N < max {
 		left := time.Until(deadline)
 		if left <= 0 || ctx.Err() != nil {
 			break
@@ -277,10 +262,8 @@ func (c *Consumer) handle(ev kafka.Event, got *fetched) error {
 		if err := c.store(k, e); err != nil {
 			return err
 		}
-		got.records[k] = append(got.records[k], histories.Record{Offset: off, Value: v})
-		got.next[k] = off + 1
+		got.Add(k, histories.Record{Offset: off, Value: v})
 		delete(got.eof, k)
-		got.n++
 	case kafka.PartitionEOF:
 		if k, ok := c.opts.Keys.Key(kafka.TopicPartition(e)); ok {
 			got.eof[k] = int64(e.Offset)
@@ -304,7 +287,7 @@ func (c *Consumer) handle(ev kafka.Event, got *fetched) error {
 // this process again, has read it, and processing would hand records to
 // two members, which commit-before-processing promises never to do. The
 // new owner reads them from the committed offset instead. They go to
-// dropped, for the op's "revoked-unprocessed" Extra.
+// ops.Dropped, for the op's "revoked-unprocessed" Extra.
 //
 // An auto-committing consumer keeps them: each was handed to the
 // application as Poll returned it (store), and librdkafka commits the
@@ -315,18 +298,9 @@ func (c *Consumer) handle(ev kafka.Event, got *fetched) error {
 func (c *Consumer) dropRevoked(got *fetched) {
 	for _, k := range c.takeRevoked() {
 		delete(c.stored, k)
-		recs := got.records[k]
-		if c.opts.Config.Commit == CommitAuto || len(recs) == 0 {
-			continue
+		if c.opts.Config.Commit != CommitAuto && c.ops.DropRevoked(k, &got.Fetched) {
+			delete(got.eof, k)
 		}
-		if c.dropped == nil {
-			c.dropped = map[histories.Key][]histories.Record{}
-		}
-		c.dropped[k] = append(c.dropped[k], recs...)
-		got.n -= len(recs)
-		delete(got.records, k)
-		delete(got.next, k)
-		delete(got.eof, k)
 	}
 }
 
@@ -384,8 +358,8 @@ type autoCommit struct {
 func (c *Consumer) recordAutoCommits() {
 	for _, ac := range c.autoCommits {
 		mops := []histories.Mop{{F: histories.MCommit, Offsets: ac.offsets}}
-		inv := c.invoke(histories.FCommit, mops, nil)
-		c.complete(inv, CommitOutcome(ac.err), mops, ac.err)
+		inv := c.ops.Invoke(histories.FCommit, mops, nil)
+		c.ops.Complete(inv, CommitOutcome(ac.err), mops, ac.err)
 	}
 	c.autoCommits = nil
 }
@@ -396,19 +370,9 @@ func (c *Consumer) recordAutoCommits() {
 // error is the worker's (see hangOp).
 func (c *Consumer) commit(next map[histories.Key]int64) error {
 	mops := []histories.Mop{{F: histories.MCommit, Offsets: next}}
-	inv := c.invoke(histories.FCommit, mops, nil)
+	inv := c.ops.Invoke(histories.FCommit, mops, nil)
 	res := c.commitOffsets(next)
-	op := &histories.Op{Process: inv.Process, Type: histories.OK, F: inv.F, Group: inv.Group,
-		Mops: []histories.Mop{{F: histories.MCommit, Offsets: res.committed}}}
-	switch {
-	case len(res.committed) == 0:
-		op.Type, op.Mops = res.outcome(), mops
-	case len(res.unproven) > 0:
-		op.Extra = map[string]json.RawMessage{ExtraUncommitted: OffsetsJSON(res.unproven)}
-	}
-	if res.err != nil {
-		op.Error = res.err.Error()
-	}
+	op := c.ops.CommitCompletion(inv, mops, res.committed, res.unproven, res.outcome(), res.err)
 	c.opts.Recorder.Record(op)
 	c.noteWakingCommit(op)
 	return c.hangOp()

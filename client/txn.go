@@ -219,7 +219,7 @@ func (cp *Copier) initTransactions(ctx context.Context) error {
 func (cp *Copier) assign() error {
 	c := cp.c
 	keys := c.opts.Keys.Keys()
-	inv := c.invoke(histories.FAssign, nil, keys)
+	inv := c.ops.Invoke(histories.FAssign, nil, keys)
 	all := make([]kafka.TopicPartition, 0, len(keys))
 	for _, k := range keys {
 		tp, _ := c.opts.Keys.TP(k)
@@ -229,7 +229,7 @@ func (cp *Copier) assign() error {
 	if err == nil {
 		err = c.kc.Assign(tps)
 	}
-	c.complete(inv, completion(err), nil, err)
+	c.ops.Complete(inv, completion(err), nil, err)
 	return err
 }
 

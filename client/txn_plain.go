@@ -16,10 +16,10 @@ import (
 func (cp *Copier) stepPlain(ctx context.Context, max int, wait time.Duration) (histories.Type, error) {
 	c := cp.c
 	got, err := c.poll(ctx, max, wait)
-	if err != nil || got.n == 0 {
+	if err != nil || got.N == 0 {
 		return completion(err), err
 	}
-	for k, recs := range got.records {
+	for k, recs := range got.Records {
 		for _, r := range recs {
 			v, err := histories.CopyValue(r.Value, r.Offset)
 			if err != nil {
@@ -38,7 +38,7 @@ func (cp *Copier) stepPlain(ctx context.Context, max int, wait time.Duration) (h
 	if cp.crashPoint() {
 		return histories.Info, cp.crash(nil, nil)
 	}
-	c.commit(got.next)
+	c.commit(got.Next)
 	return histories.OK, nil
 }
 
@@ -46,7 +46,7 @@ func (cp *Copier) stepPlain(ctx context.Context, max int, wait time.Duration) (h
 // output key, waiting for its delivery report.
 func (cp *Copier) sendOne(ctx context.Context, k histories.Key, v int64) (histories.Type, error) {
 	mop := histories.Send(cp.opts.Pairs[k], v)
-	inv := cp.c.invoke(histories.FSend, []histories.Mop{mop}, nil)
+	inv := cp.c.ops.Invoke(histories.FSend, []histories.Mop{mop}, nil)
 	reports := make(chan kafka.Event, 1)
 	err := cp.kp.Produce(&kafka.Message{TopicPartition: cp.outputs[k], Value: encodeValue(v)}, reports)
 	if err != nil {
@@ -65,7 +65,7 @@ func (cp *Copier) sendOne(ctx context.Context, k histories.Key, v int64) (histor
 	if t != histories.OK {
 		mop.Offset = histories.NoOffset
 	}
-	cp.c.complete(inv, t, []histories.Mop{mop}, err)
+	cp.c.ops.Complete(inv, t, []histories.Mop{mop}, err)
 	return t, err
 }
 

@@ -23,7 +23,7 @@ func TestCopierProduceWaitsWithinABudget(t *testing.T) {
 	cp := &Copier{txnClient: txnClient{kp: silentProducer{}, retryBudget: budget},
 		opts: CopierOptions{Pairs: map[histories.Key]histories.Key{0: 1}, Keys: SequentialKeys("out", 2)}}
 	got := newFetched()
-	got.records[0], got.n = []histories.Record{{Offset: 0, Value: 7}, {Offset: 1, Value: 8}}, 2
+	got.Records[0], got.N = []histories.Record{{Offset: 0, Value: 7}, {Offset: 1, Value: 8}}, 2
 	copies, err := cp.copies(got, false, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -137,7 +137,7 @@ func (q *TxnQueue) Step(ctx context.Context, plan []histories.Mop, pollMax int, 
 	if q.dead {
 		return "", ErrTxnQueueStopped
 	}
-	run := &txnRun{inv: q.c.invoke(histories.FTxn, plan, nil), mops: slices.Clone(plan)}
+	run := &txnRun{inv: q.c.ops.Invoke(histories.FTxn, plan, nil), mops: slices.Clone(plan)}
 	first := map[histories.Key]int64{} // the first offset this transaction read, per key
 	rewind := func() error { return q.seekBack(first) }
 	abort := q.rng.Float64() < q.opts.AbortProbability
@@ -188,8 +188,8 @@ func (q *TxnQueue) perform(ctx context.Context, mops []histories.Mop, first map[
 		}
 		var got *fetched
 		got, err = q.poll(ctx, pollMax, pollWait)
-		m.Records = got.records
-		for k, recs := range got.records {
+		m.Records = got.Records
+		for k, recs := range got.Records {
 			if _, seen := first[k]; !seen && len(recs) > 0 {
 				first[k] = recs[0].Offset
 			}
@@ -208,9 +208,9 @@ func (q *TxnQueue) perform(ctx context.Context, mops []histories.Mop, first map[
 func (q *TxnQueue) poll(ctx context.Context, max int, wait time.Duration) (*fetched, error) {
 	got := newFetched()
 	deadline := time.Now().Add(wait)
-	for got.n < max && ctx.Err() == nil {
+	for got.N < max && ctx.Err() == nil {
 		ms := 0 // records arrived: take only what is there
-		if got.n == 0 {
+		if got.N == 0 {
 			left := time.Until(deadline)
 			if left <= 0 {
 				break
@@ -221,7 +221,7 @@ func (q *TxnQueue) poll(ctx context.Context, max int, wait time.Duration) (*fetc
 		if err != nil {
 			return got, err // hung: the handle is abandoned
 		}
-		if ev == nil && got.n > 0 {
+		if ev == nil && got.N > 0 {
 			break
 		}
 		if err := q.c.handle(ev, got); err != nil {

@@ -39,18 +39,18 @@ func (cp *Copier) Step(ctx context.Context, max int, wait time.Duration) (histor
 
 func (cp *Copier) stepTxn(ctx context.Context, max int, wait time.Duration) (histories.Type, error) {
 	c := cp.c
-	run := &txnRun{inv: c.invoke(histories.FTxn, []histories.Mop{{F: histories.MPoll}}, nil)}
-	c.rebalance = nil
+	run := &txnRun{inv: c.ops.Invoke(histories.FTxn, []histories.Mop{{F: histories.MPoll}}, nil)}
+	c.ops.Rebalance = nil
 	got, err := c.fetch(ctx, max, wait)
-	run.mops = []histories.Mop{{F: histories.MPoll, Records: got.records}}
-	if err == nil && c.rebalance != nil && len(c.rebalance.Revoked) > 0 && got.n > 0 {
+	run.mops = []histories.Mop{{F: histories.MPoll, Records: got.Records}}
+	if err == nil && c.ops.Rebalance != nil && len(c.ops.Rebalance.Revoked) > 0 && got.N > 0 {
 		// Offsets of revoked keys are no longer ours to commit.
 		err = errors.New("partitions revoked during the transaction")
 	}
 	if err != nil {
 		return cp.finish(ctx, run, err)
 	}
-	if got.n == 0 {
+	if got.N == 0 {
 		return cp.finish(ctx, run, nil)
 	}
 	abort := cp.rng.Float64() < cp.opts.AbortProbability
@@ -65,8 +65,8 @@ func (cp *Copier) stepTxn(ctx context.Context, max int, wait time.Duration) (his
 	sends, err = cp.produce(ctx, sends)
 	run.mops = append(run.mops, sends...)
 	if err == nil {
-		run.mops = append(run.mops, histories.Mop{F: histories.MCommit, Offsets: got.next})
-		err = cp.sendOffsets(ctx, got.next)
+		run.mops = append(run.mops, histories.Mop{F: histories.MCommit, Offsets: got.Next})
+		err = cp.sendOffsets(ctx, got.Next)
 	}
 	return cp.conclude(ctx, run, err, abort, cp.rewind)
 }
@@ -84,7 +84,7 @@ func (cp *Copier) finish(ctx context.Context, run *txnRun, err error) (histories
 // histories.PoisonValue).
 func (cp *Copier) copies(got *fetched, poison bool, attempt int64) ([]histories.Mop, error) {
 	var mops []histories.Mop
-	for k, recs := range got.records {
+	for k, recs := range got.Records {
 		for _, r := range recs {
 			v, err := histories.CopyValue(r.Value, r.Offset)
 			if poison {

@@ -47,6 +47,7 @@ const (
 // methods are for one goroutine; Crash may be called from any.
 type Consumer struct {
 	opts ConsumerOptions
+	ops  client.ConsumerOps // under opMu
 	jvm  *jvm
 	// Started is how long the JVM took to make its consumer.
 	Started time.Duration
@@ -66,9 +67,7 @@ type Consumer struct {
 	// stored is, for an auto-committing consumer, the offset after the
 	// last record handed to the worker, per key: the position the
 	// client's next automatic commit commits.
-	stored    map[histories.Key]int64
-	rebalance *histories.Rebalance                 // seen during the current poll
-	dropped   map[histories.Key][]histories.Record // revoked before processing, this poll
+	stored map[histories.Key]int64
 }
 
 // consumerRequest is one request line of the consumer's protocol.
@@ -118,7 +117,8 @@ func NewConsumer(ctx context.Context, opts ConsumerOptions) (*Consumer, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Consumer{opts: opts, replies: make(chan consumerAnswer, 1), exited: make(chan struct{})}
+	c := &Consumer{opts: opts, ops: client.ConsumerOps{Recorder: opts.Recorder, Process: opts.Process, Group: opts.Config.Group},
+		replies: make(chan consumerAnswer, 1), exited: make(chan struct{})}
 	args := append([]string{"kafkachaos.role=consumer"}, props...)
 	if c.jvm, err = startJVM(tc, args, opts.Logs, "consumer", "java consumer "+processList([]int64{opts.Process})); err != nil {
 		return nil, err
@@ -186,7 +186,7 @@ func (c *Consumer) takeAutoCommits() []map[histories.Key]int64 {
 func (c *Consumer) recordAutoCommits() {
 	for _, offs := range c.takeAutoCommits() {
 		mops := []histories.Mop{{F: histories.MCommit, Offsets: offs}}
-		c.complete(c.invoke(histories.FCommit, mops, nil), histories.OK, mops, nil)
+		c.ops.Complete(c.ops.Invoke(histories.FCommit, mops, nil), histories.OK, mops, nil)
 	}
 }
 
@@ -239,19 +239,6 @@ func (c *Consumer) request(req consumerRequest, bound time.Duration) (consumerAn
 	}
 }
 
-func (c *Consumer) invoke(f string, mops []histories.Mop, keys []histories.Key) *histories.Op {
-	return c.opts.Recorder.Record(&histories.Op{Process: c.opts.Process, Type: histories.Invoke, F: f,
-		Mops: mops, Keys: keys, Group: c.opts.Config.Group})
-}
-
-func (c *Consumer) complete(inv *histories.Op, t histories.Type, mops []histories.Mop, err error) *histories.Op {
-	op := &histories.Op{Process: inv.Process, Type: t, F: inv.F, Mops: mops, Keys: inv.Keys, Group: inv.Group}
-	if err != nil {
-		op.Error = err.Error()
-	}
-	return c.opts.Recorder.Record(op)
-}
-
 // begin takes the op lock, refusing once the consumer has ended.
 func (c *Consumer) begin() error {
 	c.opMu.Lock()
@@ -289,17 +276,17 @@ func (c *Consumer) intent(f string, keys []histories.Key, req consumerRequest) e
 		return err
 	}
 	defer c.opMu.Unlock()
-	inv := c.invoke(f, nil, keys)
+	inv := c.ops.Invoke(f, nil, keys)
 	a, err := c.request(req, quickBound)
 	if err != nil {
-		c.complete(inv, histories.Info, nil, err)
+		c.ops.Complete(inv, histories.Info, nil, err)
 		return c.end(err)
 	}
 	if exc := a.exception(); exc != nil {
-		c.complete(inv, histories.Fail, nil, exc)
+		c.ops.Complete(inv, histories.Fail, nil, exc)
 		return exc
 	}
-	c.complete(inv, histories.OK, nil, nil)
+	c.ops.Complete(inv, histories.OK, nil, nil)
 	return nil
 }
 
@@ -342,7 +329,7 @@ func (c *Consumer) Close() error {
 	var inv *histories.Op
 	if c.opts.Config.Commit == client.CommitAuto && len(c.stored) > 0 {
 		c.recordAutoCommits()
-		inv = c.invoke(histories.FCommit, []histories.Mop{{F: histories.MCommit, Offsets: c.stored}}, nil)
+		inv = c.ops.Invoke(histories.FCommit, []histories.Mop{{F: histories.MCommit, Offsets: c.stored}}, nil)
 	}
 	err := c.jvm.close(closeTimeout, c.exited, "consumer")
 	if inv != nil {
@@ -350,7 +337,7 @@ func (c *Consumer) Close() error {
 		if c.proven(c.stored) {
 			t, why = histories.OK, nil
 		}
-		c.complete(inv, t, inv.Mops, why)
+		c.ops.Complete(inv, t, inv.Mops, why)
 		c.stored = nil
 	}
 	c.recordAutoCommits()

@@ -89,7 +89,7 @@ func (c *Consumer) stop(f string, value json.RawMessage) {
 	c.recordAutoCommits()
 	if c.opts.Config.Commit == client.CommitAuto && len(c.stored) > 0 {
 		mops := []histories.Mop{{F: histories.MCommit, Offsets: c.stored}}
-		c.complete(c.invoke(histories.FCommit, mops, nil), histories.Info, mops, errKilledCommit)
+		c.ops.Complete(c.ops.Invoke(histories.FCommit, mops, nil), histories.Info, mops, errKilledCommit)
 		c.stored = nil
 	}
 	c.opts.Recorder.Record(&histories.Op{Process: c.opts.Process, Type: histories.Info, F: f,

@@ -33,28 +33,28 @@ func foldConsumer(commit client.CommitStrategy) *Consumer {
 func TestFoldDropsRecordsOfRevokedKeys(t *testing.T) {
 	const poll = `[["rec","t",0,5,"10"],["rec","t",1,7,"11"],["rev","t",0],["asg","t",1],["rec","t",1,8,"12"]]`
 	c := foldConsumer(client.CommitAfterProcessing)
-	got := newFetched()
+	got := client.NewFetched()
 	if err := c.fold(items(t, poll), got); err != nil {
 		t.Fatal(err)
 	}
 	want := map[histories.Key][]histories.Record{1: {{Offset: 7, Value: 11}, {Offset: 8, Value: 12}}}
-	if !reflect.DeepEqual(got.records, want) || got.n != 2 || !reflect.DeepEqual(got.next, map[histories.Key]int64{1: 9}) {
-		t.Errorf("after-processing kept %v (n %d, next %v), want %v", got.records, got.n, got.next, want)
+	if !reflect.DeepEqual(got.Records, want) || got.N != 2 || !reflect.DeepEqual(got.Next, map[histories.Key]int64{1: 9}) {
+		t.Errorf("after-processing kept %v (n %d, next %v), want %v", got.Records, got.N, got.Next, want)
 	}
-	if !reflect.DeepEqual(c.dropped, map[histories.Key][]histories.Record{0: {{Offset: 5, Value: 10}}}) {
-		t.Errorf("dropped %v, want key 0's record", c.dropped)
+	if !reflect.DeepEqual(c.ops.Dropped, map[histories.Key][]histories.Record{0: {{Offset: 5, Value: 10}}}) {
+		t.Errorf("dropped %v, want key 0's record", c.ops.Dropped)
 	}
-	if r := c.rebalance; r == nil || !reflect.DeepEqual(r.Revoked, []histories.Key{0}) || !reflect.DeepEqual(r.Assigned, []histories.Key{1}) {
+	if r := c.ops.Rebalance; r == nil || !reflect.DeepEqual(r.Revoked, []histories.Key{0}) || !reflect.DeepEqual(r.Assigned, []histories.Key{1}) {
 		t.Errorf("rebalance %+v, want key 0 revoked and key 1 assigned", r)
 	}
 
 	auto := foldConsumer(client.CommitAuto)
-	got = newFetched()
+	got = client.NewFetched()
 	if err := auto.fold(items(t, poll), got); err != nil {
 		t.Fatal(err)
 	}
-	if got.n != 3 || auto.dropped != nil || !reflect.DeepEqual(auto.stored, map[histories.Key]int64{1: 9}) {
-		t.Errorf("auto kept %d records (dropped %v), stored %v; want all 3 kept and only key 1's position", got.n, auto.dropped, auto.stored)
+	if got.N != 3 || auto.ops.Dropped != nil || !reflect.DeepEqual(auto.stored, map[histories.Key]int64{1: 9}) {
+		t.Errorf("auto kept %d records (dropped %v), stored %v; want all 3 kept and only key 1's position", got.N, auto.ops.Dropped, auto.stored)
 	}
 }
 
@@ -64,7 +64,7 @@ func TestFoldRefusesWhatIsNoWorkloadRecord(t *testing.T) {
 		`[["rec","u",0,5,"1"]]`:  `rec of partition "u":0, which no key maps to`,
 		`[["rec","t",0,"five"]]`: "unreadable record",
 	} {
-		if err := foldConsumer(client.CommitNone).fold(items(t, poll), newFetched()); err == nil || !strings.Contains(err.Error(), want) {
+		if err := foldConsumer(client.CommitNone).fold(items(t, poll), client.NewFetched()); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("fold(%s) = %v, want an error containing %q", poll, err, want)
 		}
 	}

@@ -13,17 +13,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// fetched is what one poll op read.
-type fetched struct {
-	records map[histories.Key][]histories.Record
-	next    map[histories.Key]int64 // offset after the last record, per key
-	n       int
-}
-
-func newFetched() *fetched {
-	return &fetched{records: map[histories.Key][]histories.Record{}, next: map[histories.Key]int64{}}
-}
-
 // Poll runs one poll op: it fetches up to max records, waiting at most
 // wait, then processes them, committing as the strategy says. It returns
 // an error matching client.ErrCrashed once the consumer has ended
@@ -42,10 +31,10 @@ func (c *Consumer) Poll(_ context.Context, max int, wait time.Duration) error {
 }
 
 func (c *Consumer) pollSteps(max int, wait time.Duration) error {
-	inv := c.invoke(histories.FPoll, []histories.Mop{{F: histories.MPoll}}, nil)
-	c.rebalance, c.dropped = nil, nil
-	got := newFetched()
-	mops := func() []histories.Mop { return []histories.Mop{{F: histories.MPoll, Records: got.records}} }
+	inv := c.ops.Invoke(histories.FPoll, []histories.Mop{{F: histories.MPoll}}, nil)
+	c.ops.Rebalance, c.ops.Dropped = nil, nil
+	got := client.NewFetched()
+	mops := func() []histories.Mop { return []histories.Mop{{F: histories.MPoll, Records: got.Records}} }
 	err := c.fetch(got, max, wait)
 	crash := false
 	if err == nil {
@@ -62,15 +51,15 @@ func (c *Consumer) pollSteps(max int, wait time.Duration) error {
 	if crash || c.crashPoint(client.CrashAnywhere) {
 		return c.crashIn(inv, mops())
 	}
-	if c.opts.Config.Commit == client.CommitBeforeProcessing && len(got.next) > 0 {
+	if c.opts.Config.Commit == client.CommitBeforeProcessing && len(got.Next) > 0 {
 		return c.commitThenProcess(inv, got)
 	}
 	c.completePoll(inv, histories.OK, mops(), nil)
-	if c.opts.Config.Commit == client.CommitAfterProcessing && len(got.next) > 0 {
+	if c.opts.Config.Commit == client.CommitAfterProcessing && len(got.Next) > 0 {
 		if c.crashPoint(client.CrashBeforeCommit) {
 			return c.crashIn(nil, nil)
 		}
-		return c.commit(got.next)
+		return c.commit(got.Next)
 	}
 	return nil
 }
@@ -85,7 +74,7 @@ func ends(err error) bool {
 // fetch asks the JVM for up to max records within wait and folds its
 // answer into got. Its error is the poll's exception, a record no key
 // maps to or no workload value, or one that ends the process.
-func (c *Consumer) fetch(got *fetched, max int, wait time.Duration) error {
+func (c *Consumer) fetch(got *client.Fetched, max int, wait time.Duration) error {
 	a, err := c.request(consumerRequest{Op: "poll", Max: max, WaitMS: wait.Milliseconds()}, wait+quickBound)
 	if err != nil {
 		return err
@@ -100,7 +89,7 @@ func (c *Consumer) fetch(got *fetched, max int, wait time.Duration) error {
 }
 
 // fold adds a poll's items to got, in the order they happened.
-func (c *Consumer) fold(items [][]json.RawMessage, got *fetched) error {
+func (c *Consumer) fold(items [][]json.RawMessage, got *client.Fetched) error {
 	for _, it := range items {
 		var kind string
 		if len(it) < 3 || json.Unmarshal(it[0], &kind) != nil {
@@ -116,9 +105,11 @@ func (c *Consumer) fold(items [][]json.RawMessage, got *fetched) error {
 				return err
 			}
 		case "asg":
-			c.rebalanced().Assigned = append(c.rebalanced().Assigned, k)
+			r := c.ops.Rebalanced()
+			r.Assigned = append(r.Assigned, k)
 		case "rev":
-			c.rebalanced().Revoked = append(c.rebalanced().Revoked, k)
+			r := c.ops.Rebalanced()
+			r.Revoked = append(r.Revoked, k)
 			c.dropRevoked(k, got)
 		}
 	}
@@ -126,7 +117,7 @@ func (c *Consumer) fold(items [][]json.RawMessage, got *fetched) error {
 }
 
 // record adds one ["rec", topic, partition, offset, value] of key k.
-func (c *Consumer) record(it []json.RawMessage, k histories.Key, got *fetched) error {
+func (c *Consumer) record(it []json.RawMessage, k histories.Key, got *client.Fetched) error {
 	var off int64
 	var text string
 	if len(it) != 5 || json.Unmarshal(it[3], &off) != nil || json.Unmarshal(it[4], &text) != nil {
@@ -136,9 +127,7 @@ func (c *Consumer) record(it []json.RawMessage, k histories.Key, got *fetched) e
 	if err != nil {
 		return fmt.Errorf("java consumer: key %d offset %d: record value %q is not a workload value", k, off, text)
 	}
-	got.records[k] = append(got.records[k], histories.Record{Offset: off, Value: v})
-	got.next[k] = off + 1
-	got.n++
+	got.Add(k, histories.Record{Offset: off, Value: v})
 	if c.opts.Config.Commit == client.CommitAuto {
 		if c.stored == nil {
 			c.stored = map[histories.Key]int64{}
@@ -148,13 +137,6 @@ func (c *Consumer) record(it []json.RawMessage, k histories.Key, got *fetched) e
 	return nil
 }
 
-func (c *Consumer) rebalanced() *histories.Rebalance {
-	if c.rebalance == nil {
-		c.rebalance = &histories.Rebalance{}
-	}
-	return c.rebalance
-}
-
 // dropRevoked gives up what got holds of key k, just revoked, as
 // client.Consumer does: a consumer that commits itself neither processes
 // nor commits records of a key it no longer owns (their new owner reads
@@ -162,19 +144,11 @@ func (c *Consumer) rebalanced() *histories.Rebalance {
 // "revoked-unprocessed" Extra. An auto-committing consumer keeps them:
 // the Java client commits the position of a revoked partition before it
 // lets it go, so they are the worker's to process.
-func (c *Consumer) dropRevoked(k histories.Key, got *fetched) {
+func (c *Consumer) dropRevoked(k histories.Key, got *client.Fetched) {
 	delete(c.stored, k)
-	recs := got.records[k]
-	if c.opts.Config.Commit == client.CommitAuto || len(recs) == 0 {
-		return
+	if c.opts.Config.Commit != client.CommitAuto {
+		c.ops.DropRevoked(k, got)
 	}
-	if c.dropped == nil {
-		c.dropped = map[histories.Key][]histories.Record{}
-	}
-	c.dropped[k] = append(c.dropped[k], recs...)
-	got.n -= len(recs)
-	delete(got.records, k)
-	delete(got.next, k)
 }
 
 // autoCommitCrash reports whether a crash requested at CrashAfterCommit of
@@ -182,8 +156,8 @@ func (c *Consumer) dropRevoked(k histories.Key, got *fetched) {
 // an automatic commit past the first record the poll fetched (polling a
 // few commit intervals for one), the poll's records are committed and not
 // processed. Records fetched meanwhile join the poll.
-func (c *Consumer) autoCommitCrash(got *fetched) (bool, error) {
-	if c.opts.Config.Commit != client.CommitAuto || client.CrashPoint(c.crashAt.Load()) != client.CrashAfterCommit || got.n == 0 {
+func (c *Consumer) autoCommitCrash(got *client.Fetched) (bool, error) {
+	if c.opts.Config.Commit != client.CommitAuto || client.CrashPoint(c.crashAt.Load()) != client.CrashAfterCommit || got.N == 0 {
 		return false, nil
 	}
 	deadline := time.Now().Add(max(3*c.opts.Config.AutoCommitEach, time.Second))
@@ -200,12 +174,12 @@ func (c *Consumer) autoCommitCrash(got *fetched) (bool, error) {
 
 // autoCommitted reports whether a commit the client proved covers a
 // record of got.
-func (c *Consumer) autoCommitted(got *fetched) bool {
+func (c *Consumer) autoCommitted(got *client.Fetched) bool {
 	c.autoMu.Lock()
 	defer c.autoMu.Unlock()
 	for _, ac := range c.autoCommits {
 		for k, off := range ac {
-			if recs := got.records[k]; len(recs) > 0 && off > recs[0].Offset {
+			if recs := got.Records[k]; len(recs) > 0 && off > recs[0].Offset {
 				return true
 			}
 		}
@@ -214,19 +188,7 @@ func (c *Consumer) autoCommitted(got *fetched) bool {
 }
 
 func (c *Consumer) completePoll(inv *histories.Op, t histories.Type, mops []histories.Mop, err error) {
-	c.opts.Recorder.Record(c.pollCompletion(inv, t, mops, err))
-}
-
-// pollCompletion is the completion op of poll inv, not yet recorded.
-func (c *Consumer) pollCompletion(inv *histories.Op, t histories.Type, mops []histories.Mop, err error) *histories.Op {
-	op := &histories.Op{Process: inv.Process, Type: t, F: inv.F, Mops: mops, Group: inv.Group, Rebalance: c.rebalance}
-	if err != nil {
-		op.Error = err.Error()
-	}
-	if len(c.dropped) > 0 {
-		client.SetExtra(op, client.ExtraRevoked, client.RecordsJSON(c.dropped))
-	}
-	return op
+	c.ops.RecordPoll(c.ops.PollCompletion(inv, t, mops, err))
 }
 
 // commitThenProcess is commit-before-processing, as client.Consumer plays
@@ -234,37 +196,37 @@ func (c *Consumer) pollCompletion(inv *histories.Op, t histories.Type, mops []hi
 // the records of keys whose commit is proven are processed; the others
 // are sought back to their first fetched record, for the next poll to
 // fetch and commit again.
-func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
-	res, err := c.commitOffsets(got.next)
+func (c *Consumer) commitThenProcess(inv *histories.Op, got *client.Fetched) error {
+	res, err := c.commitOffsets(got.Next)
 	if err != nil {
-		commit := histories.Mop{F: histories.MCommit, Offsets: got.next}
-		c.completePoll(inv, histories.Info, []histories.Mop{commit, {F: histories.MPoll, Records: got.records}}, err)
+		commit := histories.Mop{F: histories.MCommit, Offsets: got.Next}
+		c.completePoll(inv, histories.Info, []histories.Mop{commit, {F: histories.MPoll, Records: got.Records}}, err)
 		return c.end(err)
 	}
 	switch {
 	case len(res.committed) == 0 && res.outcome() == histories.Fail:
 		// certainly not committed, nothing was sent: process anyway
-		c.completePoll(inv, histories.OK, []histories.Mop{{F: histories.MPoll, Records: got.records}}, nil)
+		c.completePoll(inv, histories.OK, []histories.Mop{{F: histories.MPoll, Records: got.Records}}, nil)
 		return nil
 	case len(res.committed) == 0:
 		// maybe committed: the poll's outcome is unknown too
-		commit := histories.Mop{F: histories.MCommit, Offsets: got.next}
-		c.completePoll(inv, histories.Info, []histories.Mop{commit, {F: histories.MPoll, Records: got.records}}, res.error())
+		commit := histories.Mop{F: histories.MCommit, Offsets: got.Next}
+		c.completePoll(inv, histories.Info, []histories.Mop{commit, {F: histories.MPoll, Records: got.Records}}, res.error())
 		return nil
 	}
 	commit := histories.Mop{F: histories.MCommit, Offsets: res.committed}
 	if c.crashPoint(client.CrashAfterCommit) {
 		// the commit is proven and nothing was processed
-		op := c.pollCompletion(inv, histories.OK, []histories.Mop{commit, {F: histories.MPoll}}, res.error())
-		client.SetExtra(op, client.ExtraUnprocessed, client.RecordsJSON(got.records))
-		c.opts.Recorder.Record(op)
+		op := c.ops.PollCompletion(inv, histories.OK, []histories.Mop{commit, {F: histories.MPoll}}, res.error())
+		client.SetExtra(op, client.ExtraUnprocessed, client.RecordsJSON(got.Records))
+		c.ops.RecordPoll(op)
 		return c.crashIn(nil, nil)
 	}
 	processed := make(map[histories.Key][]histories.Record, len(res.committed))
 	for k := range res.committed {
-		processed[k] = got.records[k]
+		processed[k] = got.Records[k]
 	}
-	op := c.pollCompletion(inv, histories.OK, []histories.Mop{commit, {F: histories.MPoll, Records: processed}}, res.error())
+	op := c.ops.PollCompletion(inv, histories.OK, []histories.Mop{commit, {F: histories.MPoll, Records: processed}}, res.error())
 	var rerr error
 	if len(res.unproven) > 0 {
 		client.SetExtra(op, client.ExtraUncommitted, client.OffsetsJSON(res.unproven))
@@ -272,11 +234,11 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 			// the records stay unread by this process and its position
 			// is past them: say so rather than hide it
 			op.Type = histories.Info
-			op.Mops[1].Records = got.records
+			op.Mops[1].Records = got.Records
 			op.Error = fmt.Sprintf("%v; rewind: %v", res.err, rerr)
 		}
 	}
-	c.opts.Recorder.Record(op)
+	c.ops.RecordPoll(op)
 	if ends(rerr) {
 		return c.end(rerr)
 	}
@@ -284,10 +246,10 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 }
 
 // rewind seeks each key of keys to its first record in got.
-func (c *Consumer) rewind(got *fetched, keys map[histories.Key]int64) error {
+func (c *Consumer) rewind(got *client.Fetched, keys map[histories.Key]int64) error {
 	to := map[histories.Key]int64{}
 	for k := range keys {
-		if recs := got.records[k]; len(recs) > 0 {
+		if recs := got.Records[k]; len(recs) > 0 {
 			to[k] = recs[0].Offset
 		}
 	}
@@ -309,24 +271,13 @@ func (c *Consumer) rewind(got *fetched, keys map[histories.Key]int64) error {
 // lists what is proven per key, as client.Consumer's does.
 func (c *Consumer) commit(next map[histories.Key]int64) error {
 	mops := []histories.Mop{{F: histories.MCommit, Offsets: next}}
-	inv := c.invoke(histories.FCommit, mops, nil)
+	inv := c.ops.Invoke(histories.FCommit, mops, nil)
 	res, err := c.commitOffsets(next)
 	if err != nil {
-		c.complete(inv, histories.Info, mops, err)
+		c.ops.Complete(inv, histories.Info, mops, err)
 		return c.end(err)
 	}
-	op := &histories.Op{Process: inv.Process, Type: histories.OK, F: inv.F, Group: inv.Group,
-		Mops: []histories.Mop{{F: histories.MCommit, Offsets: res.committed}}}
-	switch {
-	case len(res.committed) == 0:
-		op.Type, op.Mops = res.outcome(), mops
-	case len(res.unproven) > 0:
-		op.Extra = map[string]json.RawMessage{client.ExtraUncommitted: client.OffsetsJSON(res.unproven)}
-	}
-	if res.err != nil {
-		op.Error = res.err.Error()
-	}
-	c.opts.Recorder.Record(op)
+	c.opts.Recorder.Record(c.ops.CommitCompletion(inv, mops, res.committed, res.unproven, res.outcome(), res.error()))
 	return nil
 }
 

@@ -96,11 +96,8 @@ func TestChaosLocalJavaAcks1LeaderIsolatedLostWrite(t *testing.T) {
 // once; redeliveries allowed).
 func TestChaosLocalJavaConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
 	p := requireReal(t, "local")
-	s := javaScenario("local-java-consumer-commit-after", p, "")
-	s.Clients[generators.RoleConsumer] = generators.ClientJava
-	s.Keys = generators.SequentialKeys(2, "in", "") // a partition for each member
-	s.Consumer.CommitStrategy = model.CommitAfterProcessing
-	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
+	s := javaConsumers(javaScenario("local-java-consumer-commit-after", p, ""))
+	groupConsumers(&s, model.CommitAfterProcessing)
 	// The consumer crashes come first: a killed broker's restart can hold
 	// the schedule past the run's end (javaKill), and the JVMs' start
 	// leaves the group formed only seconds into the run.
@@ -116,16 +113,11 @@ func TestChaosLocalJavaConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
 // processed loses them, as librdkafka's do (at most once).
 func TestChaosLocalJavaConsumerAutoCommitLoses(t *testing.T) {
 	p := requireReal(t, "local")
-	s := javaScenario("local-java-consumer-auto-commit", p, "")
+	expectAutoCommitLoses(t, p, javaConsumers(javaScenario("local-java-consumer-auto-commit", p, "")), 3*time.Second, "java consumer")
+}
+
+// javaConsumers is s with Java consumers too.
+func javaConsumers(s generators.Scenario) generators.Scenario {
 	s.Clients[generators.RoleConsumer] = generators.ClientJava
-	s.Keys = generators.SequentialKeys(2, "in", "") // a partition for each member: whichever crashes holds one
-	s.Consumer.CommitStrategy = model.CommitAuto
-	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
-	s.Nemesis = []generators.Fault{{Kind: generators.KindCrashConsumer, Start: s.TimeLimit / 10, Duration: s.TimeLimit * 8 / 10,
-		Params: generators.FaultParams{Point: generators.CrashAfterCommit, Every: d(3 * time.Second)}}}
-	out := expectAnomaly(t, p, s, "java consumer, auto-commit + a crash after a commit covered unprocessed records -> lost-delivery",
-		func(o runner.Outcome) bool { return o.Result.Counts[checkers.LostDelivery] > 0 })
-	if out.Dir != "" && out.Observed.Consumer != model.AtMostOnce && out.Observed.Consumer != model.None {
-		t.Errorf("lost deliveries found but consumer hop observed %s", out.Observed.Consumer)
-	}
+	return s
 }

@@ -341,12 +341,9 @@ func TestChaosLocalRetriesDuplicate(t *testing.T) {
 func TestChaosLocalCommitAfterProcessingUnderBrokerFaults(t *testing.T) {
 	p := requireReal(t, "local")
 	s := realScenario("local-commit-after", p)
-	s.Keys = generators.SequentialKeys(2, "in", "") // a partition for each member: whichever crashes holds one
-	s.Consumer.CommitStrategy = model.CommitAfterProcessing
-	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
+	groupConsumers(&s, model.CommitAfterProcessing)
 	s.Nemesis = []generators.Fault{
-		{Kind: generators.KindCrashConsumer, Start: s.TimeLimit / 10, Duration: s.TimeLimit * 8 / 10,
-			Params: generators.FaultParams{Point: generators.CrashBeforeCommit, Every: d(2 * time.Second)}},
+		consumerCrashes(s, generators.CrashBeforeCommit, 2*time.Second),
 		faultAt(s, generators.KindKill, "one", 0.2, 0.4),
 		faultAt(s, generators.KindPause, "one", 0.55, 0.7),
 	}
@@ -364,17 +361,38 @@ func TestChaosLocalCommitAfterProcessingUnderBrokerFaults(t *testing.T) {
 // so its close commits nothing on the way out, as after a real crash.
 func TestChaosLocalAutoCommitLoses(t *testing.T) {
 	p := requireReal(t, "local")
-	s := realScenario("local-auto-commit", p)
-	s.Keys = generators.SequentialKeys(2, "in", "") // a partition for each member: whichever crashes holds one
-	s.Consumer.CommitStrategy = model.CommitAuto
-	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
-	s.Nemesis = []generators.Fault{{Kind: generators.KindCrashConsumer, Start: s.TimeLimit / 10, Duration: s.TimeLimit * 8 / 10,
-		Params: generators.FaultParams{Point: generators.CrashAfterCommit, Every: d(2 * time.Second)}}}
-	out := expectAnomaly(t, p, s, "auto-commit + a crash after a commit covered unprocessed records -> lost-delivery",
+	expectAutoCommitLoses(t, p, realScenario("local-auto-commit", p), 2*time.Second, "librdkafka consumer")
+}
+
+// expectAutoCommitLoses runs s (a client's group consumers, two, with
+// auto-commit) while members crash, one every every, once an automatic
+// commit covered records of their poll: the records they had not
+// processed are lost (lost-delivery; the consumer hop at most once).
+func expectAutoCommitLoses(t *testing.T, p realProfile, s generators.Scenario, every time.Duration, who string) {
+	t.Helper()
+	groupConsumers(&s, model.CommitAuto)
+	s.Nemesis = []generators.Fault{consumerCrashes(s, generators.CrashAfterCommit, every)}
+	out := expectAnomaly(t, p, s, who+", auto-commit + a crash after a commit covered unprocessed records -> lost-delivery",
 		func(o runner.Outcome) bool { return o.Result.Counts[checkers.LostDelivery] > 0 })
 	if out.Dir != "" && out.Observed.Consumer != model.AtMostOnce && out.Observed.Consumer != model.None {
 		t.Errorf("lost deliveries found but consumer hop observed %s", out.Observed.Consumer)
 	}
+}
+
+// groupConsumers makes s's consumers two group members committing by
+// strategy, on two keys: a partition for each member, so whichever
+// crashes holds one.
+func groupConsumers(s *generators.Scenario, strategy model.CommitStrategy) {
+	s.Keys = generators.SequentialKeys(2, "in", "")
+	s.Consumer.CommitStrategy = strategy
+	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
+}
+
+// consumerCrashes crashes a consumer at point, one every every, from a
+// tenth to nine tenths of s's run.
+func consumerCrashes(s generators.Scenario, point string, every time.Duration) generators.Fault {
+	return generators.Fault{Kind: generators.KindCrashConsumer, Start: s.TimeLimit / 10, Duration: s.TimeLimit * 8 / 10,
+		Params: generators.FaultParams{Point: point, Every: d(every)}}
 }
 
 // Seed: end-to-end exactly-once needs both hops exactly-once — a

@@ -2,6 +2,7 @@ package clienttest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -77,4 +78,27 @@ func CheckCrashMidSend(t *testing.T, faults cluster.RequestFaulter, p Crasher) {
 	case <-time.After(time.Second):
 		t.Fatal("the in-flight send did not complete at the crash")
 	}
+}
+
+// CheckRefuses fails t unless p, ended, refuses a send with an error
+// matching want (the client's, e.g. its closed or crashed error).
+func CheckRefuses(t testing.TB, p Sender, want error) {
+	t.Helper()
+	if err := p.SendAsync(t.Context(), 0, 9, nil); !errors.Is(err, want) {
+		t.Fatalf("send after the end: %v, want %v", err, want)
+	}
+}
+
+// CheckCrashed fails t unless p, crashed, refuses a send with an error
+// matching want and the history ops returns pairs up and ends each of its
+// lanes lanes with a crash op. It returns that history.
+func CheckCrashed(t testing.TB, p Sender, want error, ops func() []histories.Op, lanes int) []histories.Op {
+	t.Helper()
+	CheckRefuses(t, p, want)
+	got := ops()
+	CheckPaired(t, got)
+	if n := CountF(got, histories.FCrash); n != lanes {
+		t.Fatalf("%d crash ops, want one per lane (%d)", n, lanes)
+	}
+	return got
 }

@@ -2,7 +2,6 @@ package franz
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -143,15 +142,7 @@ func TestFranzProducerCrash(t *testing.T) {
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, client.SequentialKeys("t", 2), rec, client.ProducerConfig{Acks: "all", Idempotence: true}, 2)
 	clienttest.CheckCrashMidSend(t, e, p)
-	if err := p.SendAsync(t.Context(), 0, 3, nil); !errors.Is(err, client.ErrCrashed) {
-		t.Fatalf("send after the crash: %v, want ErrCrashed", err)
-	}
-	ops := rec.Ops()
-	clienttest.CheckPaired(t, ops)
-	if n := clienttest.CountF(ops, histories.FCrash); n != 2 {
-		t.Fatalf("%d crash ops, want one per lane (2)", n)
-	}
-	if len(ops) != 6 {
+	if ops := clienttest.CheckCrashed(t, p, client.ErrCrashed, rec.Ops, 2); len(ops) != 6 {
 		t.Fatalf("%d ops, want 6 (two sends paired, two crash ops): %v", len(ops), ops)
 	}
 }
@@ -161,7 +152,5 @@ func TestFranzProducerCloseCompletesEverySend(t *testing.T) {
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, client.SequentialKeys("t", 2), rec, client.ProducerConfig{Acks: "all"}, 4)
 	clienttest.CheckCloseCompletesEverySend(t, e, p, rec.Ops)
-	if err := p.SendAsync(t.Context(), 0, 9, nil); !errors.Is(err, client.ErrClosed) {
-		t.Fatalf("send after close: %v, want ErrClosed", err)
-	}
+	clienttest.CheckRefuses(t, p, client.ErrClosed)
 }

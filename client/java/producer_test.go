@@ -2,7 +2,6 @@ package java
 
 import (
 	"context"
-	"errors"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -105,14 +104,7 @@ func TestJavaProducerCrashKillsTheJVM(t *testing.T) {
 	if ws := p.jvm.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("JVM %d ended by %v, want SIGKILL", pid, p.jvm.cmd.ProcessState)
 	}
-	if err := p.SendAsync(t.Context(), 0, 3, nil); !errors.Is(err, client.ErrCrashed) {
-		t.Fatalf("send after the crash: %v, want ErrCrashed", err)
-	}
-	ops := rec.Ops()
-	clienttest.CheckPaired(t, ops)
-	if n := clienttest.CountF(ops, histories.FCrash); n != 2 {
-		t.Fatalf("%d crash ops, want one per lane (2)", n)
-	}
+	clienttest.CheckCrashed(t, p, client.ErrCrashed, rec.Ops, 2)
 }
 
 // A JVM that dies unasked (here killed from outside) ends the producer:
@@ -126,14 +118,7 @@ func TestJavaProducerJVMDeathEndsTheProducer(t *testing.T) {
 	}
 	syscall.Kill(p.jvm.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.ended
-	if err := p.SendAsync(t.Context(), 0, 2, nil); !errors.Is(err, errJVMDied) {
-		t.Fatalf("send after the JVM died: %v, want errJVMDied", err)
-	}
-	ops := rec.Ops()
-	clienttest.CheckPaired(t, ops)
-	if n := clienttest.CountF(ops, histories.FCrash); n != 2 {
-		t.Fatalf("%d crash ops, want one per lane (2)", n)
-	}
+	clienttest.CheckCrashed(t, p, errJVMDied, rec.Ops, 2)
 }
 
 func TestJavaProducerCloseCompletesEverySend(t *testing.T) {
@@ -141,7 +126,5 @@ func TestJavaProducerCloseCompletesEverySend(t *testing.T) {
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, rec, client.ProducerConfig{Acks: "all"}, 4)
 	clienttest.CheckCloseCompletesEverySend(t, e, p, rec.Ops)
-	if err := p.SendAsync(t.Context(), 0, 9, nil); !errors.Is(err, client.ErrClosed) {
-		t.Fatalf("send after close: %v, want ErrClosed", err)
-	}
+	clienttest.CheckRefuses(t, p, client.ErrClosed)
 }

@@ -18,7 +18,10 @@ const RunsDir = "runs"
 // Matrix is a run matrix: rows of configurations, columns of fault kinds,
 // a cell for each pair.
 type Matrix struct {
-	Cluster   string
+	Cluster string
+	// Client is the client under test of every cell; zero when the
+	// scenarios name none (librdkafka).
+	Client    Client
 	Runs      int
 	TimeLimit time.Duration
 	Elapsed   time.Duration
@@ -79,6 +82,8 @@ type RunResult struct {
 	// Counts are the anomalies found, by name.
 	Counts      map[string]int64
 	FaultsFired int64
+	// Hangs are the client calls that outlived their timeout.
+	Hangs int
 	// Liveness is the run's liveness headline (live, send outage,
 	// recovery, stalls, worst lag).
 	Liveness checkers.Headline
@@ -204,6 +209,15 @@ func (c Cell) Liveness() checkers.Headline {
 		}
 	}
 	return h
+}
+
+// Hangs adds up the client hangs of the cell's judged runs.
+func (c Cell) Hangs() int {
+	n := 0
+	for _, r := range c.Runs {
+		n += r.Hangs
+	}
+	return n
 }
 
 // NotLive are the cells in which a run's cluster never came back after

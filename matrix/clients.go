@@ -136,6 +136,18 @@ type Difference struct {
 	// By is how: the hop's guarantee, anomalies the other did not show,
 	// liveness, client hangs.
 	By []string
+	// Allowed says the weaker client still showed what the model predicts
+	// and stayed live: the clients differ inside the prediction.
+	Allowed bool
+}
+
+// Text is "java weaker than librdkafka: lost-write 3".
+func (d Difference) Text(clients []Client) string {
+	allowed := ""
+	if d.Allowed {
+		allowed = " (within the prediction)"
+	}
+	return fmt.Sprintf("%s weaker than %s%s: %s", clients[d.Weaker], clients[d.Than], allowed, strings.Join(d.By, "; "))
 }
 
 // Differences are the cells where a client was weaker than another, row
@@ -156,14 +168,16 @@ func (d Differential) Differences() []Difference {
 
 func (d Differential) differencesAt(i, j int) []Difference {
 	var out []Difference
-	h := d.Matrices[0].Rows[i].Hop
+	row := d.Matrices[0].Rows[i]
 	for a, ma := range d.Matrices {
 		for b, mb := range d.Matrices {
 			if a == b {
 				continue
 			}
-			if by := weakerBy(h, ma.Cells[i][j], mb.Cells[i][j]); len(by) > 0 {
-				out = append(out, Difference{Row: i, Col: j, Weaker: a, Than: b, By: by})
+			ca := ma.Cells[i][j]
+			if by := weakerBy(row.Hop, ca, mb.Cells[i][j]); len(by) > 0 {
+				out = append(out, Difference{Row: i, Col: j, Weaker: a, Than: b, By: by,
+					Allowed: !ca.Finding(row) && !ca.Liveness().NotLive})
 			}
 		}
 	}

@@ -76,7 +76,7 @@ func clientsViewOf(d Differential) clientsView {
 	}
 	for _, diff := range d.Differences() {
 		v.Findings = append(v.Findings, noteView{Where: where(m0, FindingAt{diff.Row, diff.Col}),
-			What:  d.Clients[diff.Weaker].String() + " weaker than " + d.Clients[diff.Than].String() + ": " + strings.Join(diff.By, "; "),
+			What:  diff.Text(d.Clients),
 			Links: append(clientLinks(d, diff.Weaker, diff.Row, diff.Col), clientLinks(d, diff.Than, diff.Row, diff.Col)...)})
 	}
 	for _, f := range d.NotLive() {
@@ -126,7 +126,7 @@ func diffRowOf(d Differential, i, j int, col ColumnInfo, index map[string]int, n
 	}
 	var diffs []string
 	for _, diff := range d.differencesAt(i, j) {
-		diffs = append(diffs, d.Clients[diff.Weaker].String()+" weaker than "+d.Clients[diff.Than].String()+": "+strings.Join(diff.By, "; "))
+		diffs = append(diffs, diff.Text(d.Clients))
 	}
 	switch {
 	case len(diffs) > 0:

@@ -225,22 +225,17 @@ type ClientFinding struct {
 }
 
 // Findings are each client's cells observed weaker than predicted.
-func (d Differential) Findings() []ClientFinding {
-	var out []ClientFinding
-	for k, m := range d.Matrices {
-		for _, f := range m.Findings() {
-			out = append(out, ClientFinding{FindingAt: f, Client: k})
-		}
-	}
-	return out
-}
+func (d Differential) Findings() []ClientFinding { return d.perClient(Matrix.Findings) }
 
 // NotLive are each client's cells whose cluster never came back after a
 // heal.
-func (d Differential) NotLive() []ClientFinding {
+func (d Differential) NotLive() []ClientFinding { return d.perClient(Matrix.NotLive) }
+
+// perClient is cells(m) of every client's matrix m, client by client.
+func (d Differential) perClient(cells func(Matrix) []FindingAt) []ClientFinding {
 	var out []ClientFinding
 	for k, m := range d.Matrices {
-		for _, f := range m.NotLive() {
+		for _, f := range cells(m) {
 			out = append(out, ClientFinding{FindingAt: f, Client: k})
 		}
 	}

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
@@ -46,11 +42,11 @@ func clientList(cs []matrix.Client) string {
 // runClients runs the differential and writes its pages; the exit status
 // is runMatrix's, a client weaker than another counting as a finding.
 func runClients(opts matrix.Options, clients []matrix.Client, stdout, stderr io.Writer) int {
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	ctx, stop, err := start(opts.Out)
+	if err != nil {
 		fmt.Fprintln(stderr, "kafkachaos clients:", err)
 		return exitError
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	d, err := matrix.RunClients(ctx, opts, clients)
 	if err != nil && len(d.Matrices) == 0 {

@@ -103,11 +103,11 @@ func (f *matrixFlags) run(fs *flag.FlagSet, args []string, stdout, stderr io.Wri
 }
 
 func runMatrix(opts matrix.Options, stdout, stderr io.Writer) int {
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	ctx, stop, err := start(opts.Out)
+	if err != nil {
 		fmt.Fprintln(stderr, "kafkachaos matrix:", err)
 		return exitError
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	m, err := matrix.Run(ctx, opts)
 	if err != nil && len(m.Cells) == 0 {
@@ -129,6 +129,16 @@ func runMatrix(opts matrix.Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  NOT LIVE %s x %s\n", m.Rows[f.Row].Name, m.Columns[f.Col].Name)
 	}
 	return exitOf(len(findings)+len(dead) > 0, harness > 0, err, stderr)
+}
+
+// start makes the directory out and a context that an interrupt or
+// SIGTERM cancels, so that the pages are written for the runs made so far.
+func start(out string) (context.Context, context.CancelFunc, error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, nil, err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return ctx, stop, nil
 }
 
 // exitOf is a matrix command's exit status: 1 with a finding, else 2 with

@@ -185,8 +185,9 @@ func (d Differential) differencesAt(i, j int) []Difference {
 }
 
 // weakerBy says how cell a showed less than cell b on hop h: a weaker
-// guarantee, an anomaly b did not show, not live where b was, client hangs
-// where b had none. Nil when a is not weaker, or either was not judged:
+// guarantee, an anomaly b did not show, not live where b was (naming the
+// kinds of op, since a role the client under test does not run may be
+// the one that stopped), client hangs where b had none. Nil when a is not weaker, or either was not judged:
 // counts of an anomaly both showed depend on timing, not on the client.
 func weakerBy(h Hop, a, b Cell) []string {
 	ga, okA := a.Observed(h)
@@ -209,12 +210,21 @@ func weakerBy(h Hop, a, b Cell) []string {
 		by = append(by, countsText(extra))
 	}
 	if a.Liveness().NotLive && !b.Liveness().NotLive {
-		by = append(by, "NOT LIVE")
+		by = append(by, notLiveText(a.NeverBack()))
 	}
 	if a.Hangs() > 0 && b.Hangs() == 0 {
 		by = append(by, fmt.Sprintf("%d client hang(s)", a.Hangs()))
 	}
 	return by
+}
+
+// notLiveText is "NOT LIVE", saying which kinds of op never came back
+// when the runs say.
+func notLiveText(kinds []string) string {
+	if len(kinds) == 0 {
+		return "NOT LIVE"
+	}
+	return "NOT LIVE (" + strings.Join(kinds, ", ") + " never came back after the heal)"
 }
 
 // ClientFinding is a cell where a client showed less than the model

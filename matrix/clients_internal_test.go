@@ -104,6 +104,11 @@ func TestWeakerBy(t *testing.T) {
 		{"an anomaly the other lacks, same guarantee", cellOfRun(model.AtLeastOnce, map[string]int64{"duplicate": 2, "reorder": 1}, false, 0),
 			cellOfRun(model.AtLeastOnce, map[string]int64{"duplicate": 5}, false, 0), []string{"reorder 1"}},
 		{"not live", cellOfRun(model.ExactlyOnce, nil, true, 0), exact, []string{"NOT LIVE"}},
+		{"not live, polls stopped", func() Cell {
+			c := cellOfRun(model.ExactlyOnce, nil, true, 0)
+			c.Runs[0].NeverBack = []string{"poll"}
+			return c
+		}(), exact, []string{"NOT LIVE (poll never came back after the heal)"}},
 		{"hangs", cellOfRun(model.ExactlyOnce, nil, false, 2), exact, []string{"2 client hang(s)"}},
 		{"both hang", cellOfRun(model.ExactlyOnce, nil, false, 2), cellOfRun(model.ExactlyOnce, nil, false, 1), nil},
 		{"not judged", cellOfRun(model.None, nil, false, 0), Cell{NA: "the franz-go client is not built yet"}, nil},

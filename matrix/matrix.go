@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -84,6 +85,9 @@ type RunResult struct {
 	FaultsFired int64
 	// Hangs are the client calls that outlived their timeout.
 	Hangs int
+	// NeverBack are the kinds of op (send, poll, ...) that never came
+	// back after the last heal: what made the run not live.
+	NeverBack []string
 	// Liveness is the run's liveness headline (live, send outage,
 	// recovery, stalls, worst lag).
 	Liveness checkers.Headline
@@ -218,6 +222,21 @@ func (c Cell) Hangs() int {
 		n += r.Hangs
 	}
 	return n
+}
+
+// NeverBack are the kinds of op that never came back after the last heal
+// in one of the cell's judged runs, sorted.
+func (c Cell) NeverBack() []string {
+	var out []string
+	for _, r := range c.Runs {
+		for _, k := range r.NeverBack {
+			if r.Judged && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // NotLive are the cells in which a run's cluster never came back after

@@ -277,6 +277,11 @@ func runOne(ctx context.Context, o Options, j job) RunResult {
 		res.Counts, res.FaultsFired, res.Liveness = map[string]int64{}, out.Stats.FaultsFired, out.Result.Liveness.Headline()
 		if l := out.Result.Liveness; l != nil {
 			res.Hangs = len(l.ClientHangs)
+			for _, k := range l.Kinds {
+				if k.NeverRecovered {
+					res.NeverBack = append(res.NeverBack, k.Kind)
+				}
+			}
 		}
 		for a, n := range out.Result.Counts {
 			res.Counts[string(a)] = n

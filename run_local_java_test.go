@@ -3,6 +3,7 @@ package kafkachaos_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
@@ -11,7 +12,8 @@ import (
 )
 
 // The delivery-semantics claims again with the Java client (kafka-clients
-// in a JVM per producer) as the producer under test; the consumers, which
+// in a JVM per client) as the producer under test, and in the last claim
+// as the group consumer under test too; elsewhere the consumers, which
 // only observe, stay librdkafka. The Java client is judged by the same
 // model as librdkafka: the same config must give the same guarantee.
 
@@ -33,14 +35,10 @@ func javaKill(s generators.Scenario) []generators.Fault {
 }
 
 // acks=all, min.insync.replicas=2 on three replicas, idempotent Java
-// producer: no loss, no duplicate while leaders are killed.
+// producer: no loss, no duplicate while the leader is killed.
 func TestChaosLocalJavaAcksAllIdempotentSafe(t *testing.T) {
 	p := requireReal(t, "local")
-	s := javaScenario("local-java-acksall-idempotent", p, "")
-	s.Workload.Consumers = 1
-	s.Nemesis = javaKill(s)
-	expectSafe(t, p, s, "java producer, acks=all, min.insync.replicas=2, RF 3, idempotent: no loss, no duplicate under kill -9 of the leader",
-		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
+	expectSafeUnderLeaderKills(t, p, javaScenario("local-java-acksall-idempotent", p, ""), javaKill, "java producer")
 }
 
 // acks=0 Java producer (kafka-clients 3.9.1, a release line apart from the
@@ -48,11 +46,28 @@ func TestChaosLocalJavaAcksAllIdempotentSafe(t *testing.T) {
 // done.
 func TestChaosLocalJavaAcks0KillLoses(t *testing.T) {
 	p := requireReal(t, "local")
-	s := javaScenario("local-java-acks0-kill", p, "3.9.1")
+	expectAcks0KillLoses(t, p, javaScenario("local-java-acks0-kill", p, "3.9.1"), javaKill, "java producer")
+}
+
+// expectSafeUnderLeaderKills runs s (a client's producers; one consumer)
+// with acks=all, min.insync.replicas=2 on three replicas and idempotence,
+// under kills: no loss, no duplicate.
+func expectSafeUnderLeaderKills(t *testing.T, p realProfile, s generators.Scenario, kills func(generators.Scenario) []generators.Fault, who string) {
+	t.Helper()
+	s.Workload.Consumers = 1
+	s.Nemesis = kills(s)
+	expectSafe(t, p, s, who+", acks=all, min.insync.replicas=2, RF 3, idempotent: no loss, no duplicate under kill -9 of the leader",
+		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
+}
+
+// expectAcks0KillLoses runs s (a client's producers) with acks=0 and no
+// retries under kills: sends the client counted as done are lost.
+func expectAcks0KillLoses(t *testing.T, p realProfile, s generators.Scenario, kills func(generators.Scenario) []generators.Fault, who string) {
+	t.Helper()
 	s.Producer.ProducerConfig = model.ProducerConfig{Acks: model.AcksNone, Retries: 0, MaxInFlight: 5}
 	s.Workload.Rate = 1000
-	s.Nemesis = javaKill(s)
-	out := expectAnomaly(t, p, s, "java producer, acks=0 + kill -9 of the leader loses acknowledged sends", func(o runner.Outcome) bool { return lost(o) > 0 })
+	s.Nemesis = kills(s)
+	out := expectAnomaly(t, p, s, who+", acks=0 + kill -9 of the leader loses acknowledged sends", func(o runner.Outcome) bool { return lost(o) > 0 })
 	if out.Dir != "" && !slices.Contains([]model.Guarantee{model.AtMostOnce, model.None}, out.Observed.Producer) {
 		t.Errorf("loss found but producer hop observed %s", out.Observed.Producer)
 	}
@@ -72,4 +87,45 @@ func TestChaosLocalJavaAcks1LeaderIsolatedLostWrite(t *testing.T) {
 	expectAnomaly(t, p, s, "java producer, acks=1 + leader isolation/kill -> lost-write", func(o runner.Outcome) bool {
 		return o.Result.Counts[checkers.LostWrite] > 0
 	})
+}
+
+// Java producers and Java group consumers (kafka-clients' KafkaConsumer),
+// idempotent acks=all sends, commit after processing: under consumer
+// crashes between processing and commit and kill -9 of the leader, nothing
+// acknowledged is lost and nothing committed goes unprocessed (at least
+// once; redeliveries allowed).
+func TestChaosLocalJavaConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
+	p := requireReal(t, "local")
+	s := javaScenario("local-java-consumer-commit-after", p, "")
+	s.Clients[generators.RoleConsumer] = generators.ClientJava
+	s.Keys = generators.SequentialKeys(2, "in", "") // a partition for each member
+	s.Consumer.CommitStrategy = model.CommitAfterProcessing
+	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
+	// The consumer crashes come first: a killed broker's restart can hold
+	// the schedule past the run's end (javaKill), and the JVMs' start
+	// leaves the group formed only seconds into the run.
+	crashes := faultAt(s, generators.KindCrashConsumer, "", 0.2, 0.5)
+	crashes.Params = generators.FaultParams{Point: generators.CrashBeforeCommit, Every: d(3 * time.Second)}
+	s.Nemesis = []generators.Fault{crashes, faultAt(s, generators.KindKill, "leader", 0.55, 0.75)}
+	expectSafe(t, p, s, "java producer and consumer, acks=all idempotent, commit after processing: at least once under kill -9 of the leader and consumer crashes",
+		50, checkers.LostWrite, checkers.Unseen, checkers.LostDelivery, checkers.Duplicate)
+}
+
+// Java group consumers with auto-commit: a member killed after an
+// automatic commit (proven by the client) covered records it had not
+// processed loses them, as librdkafka's do (at most once).
+func TestChaosLocalJavaConsumerAutoCommitLoses(t *testing.T) {
+	p := requireReal(t, "local")
+	s := javaScenario("local-java-consumer-auto-commit", p, "")
+	s.Clients[generators.RoleConsumer] = generators.ClientJava
+	s.Keys = generators.SequentialKeys(2, "in", "") // a partition for each member: whichever crashes holds one
+	s.Consumer.CommitStrategy = model.CommitAuto
+	s.Workload.Consumers, s.Workload.Mode = 2, generators.ModeGroup
+	s.Nemesis = []generators.Fault{{Kind: generators.KindCrashConsumer, Start: s.TimeLimit / 10, Duration: s.TimeLimit * 8 / 10,
+		Params: generators.FaultParams{Point: generators.CrashAfterCommit, Every: d(3 * time.Second)}}}
+	out := expectAnomaly(t, p, s, "java consumer, auto-commit + a crash after a commit covered unprocessed records -> lost-delivery",
+		func(o runner.Outcome) bool { return o.Result.Counts[checkers.LostDelivery] > 0 })
+	if out.Dir != "" && out.Observed.Consumer != model.AtMostOnce && out.Observed.Consumer != model.None {
+		t.Errorf("lost deliveries found but consumer hop observed %s", out.Observed.Consumer)
+	}
 }

@@ -1,11 +1,16 @@
 package kafkachaos_test
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/internal/kproxy"
+	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/runner"
 )
 
 // The proxy faults on the selected cluster (the embedded one by default:
@@ -49,5 +54,52 @@ func TestChaosDelayedRequestsTransactions(t *testing.T) {
 		if n := out.Result.Counts[a]; n != 0 {
 			t.Errorf("%d %s under delayed requests", n, a)
 		}
+	}
+}
+
+// TestChaosRequestLog: a transactional copy whose clients go through the
+// proxies leaves requests.jsonl.gz in its run directory, holding the run's
+// transactional Produce requests, each batch with the producer id an
+// InitProducerID response gave, and the commits answered without error,
+// no more than the transactions that completed ok (an empty transaction
+// commits without a request).
+func TestChaosRequestLog(t *testing.T) {
+	parallelOnEmbedded(t)
+	s := base("request-log", 2*time.Second).TransactionalCopy(2, 0.3, 300)
+	s.Cluster.ClientProxies = true
+	skipUninjectable(t, s)
+	out, err := runner.Run(context.Background(), s, runner.Options{RunsDir: t.TempDir(), TestName: t.Name(), Keep: true, Replay: replay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := kproxy.ReadLog(filepath.Join(out.Dir, report.RequestsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := map[int64]bool{}
+	var produces, commits int64
+	for _, x := range kproxy.Exchanges(entries) {
+		switch r := x.Request; {
+		case r.API == "InitProducerID" && x.Response != nil && x.Response.PID != nil:
+			pids[*x.Response.PID] = true
+		case r.API == "EndTxn" && r.Commit != nil && *r.Commit && x.Response != nil && x.Response.Error == "":
+			commits++
+			if !pids[*r.PID] {
+				t.Errorf("EndTxn of %s: producer id %d, not one InitProducerID gave (%v)", r.Txn, *r.PID, pids)
+			}
+		case r.API == "Produce" && r.Txn != "":
+			produces++
+			for _, p := range r.Partitions {
+				if p.PID == nil || !pids[*p.PID] || p.Transactional == nil || !*p.Transactional {
+					t.Errorf("produce of %s to %s[%d]: producer id %v (InitProducerID gave %v), transactional %v",
+						r.Txn, p.Topic, p.Partition, p.PID, pids, p.Transactional)
+				}
+			}
+		}
+	}
+	ok := out.Stats.OpsByType["txn ok"]
+	if produces == 0 || commits == 0 || commits > ok {
+		t.Errorf("%d transactional produce requests and %d commits answered without error in the log for %d txn ops ok (%d log entries)",
+			produces, commits, ok, len(entries))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -157,10 +158,10 @@ func TestPartialCommitRecordsCommittedPartitions(t *testing.T) {
 		t.Fatalf("want an ok commit op of key 0 at 5 only, got %+v", last)
 	}
 	var unc map[histories.Key]int64
-	if err := json.Unmarshal(last.Extra[uncommittedExtra], &unc); err != nil || unc[1] != 5 || last.Error == "" {
-		t.Fatalf("commit op %d: uncommitted %s (%v), error %q; want key 1 at 5 and the error", last.Index, last.Extra[uncommittedExtra], err, last.Error)
+	if err := json.Unmarshal(last.Extra[ExtraUncommitted], &unc); err != nil || unc[1] != 5 || last.Error == "" {
+		t.Fatalf("commit op %d: uncommitted %s (%v), error %q; want key 1 at 5 and the error", last.Index, last.Extra[ExtraUncommitted], err, last.Error)
 	}
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 }
 
 // TestRefusedCommitIsNotFail: a commit the coordinator refuses entirely
@@ -229,7 +230,7 @@ func TestCommitBeforeProcessingPartialCommit(t *testing.T) {
 	}
 	var partial *histories.Op
 	for _, o := range opsOf(rec.Ops(), c.Process()) {
-		if o.F == histories.FPoll && o.Extra[uncommittedExtra] != nil {
+		if o.F == histories.FPoll && o.Extra[ExtraUncommitted] != nil {
 			partial = &o
 		}
 	}
@@ -241,7 +242,7 @@ func TestCommitBeforeProcessingPartialCommit(t *testing.T) {
 	if got := polled(rec.Ops(), c.Process(), 1); !slices.Equal(got, []int64{1, 3, 5, 7, 9}) {
 		t.Fatalf("key 1 read %v after commits recovered, want [1 3 5 7 9]", got)
 	}
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 }
 
 // TestCrashRecordsAutoCommitsOfTheCrashedPoll: an auto-commit librdkafka
@@ -287,7 +288,7 @@ func crashedPollCommitted(t *testing.T, attempt int) bool {
 		t.Fatalf("poll during the crash: %v, want ErrCrashed", err)
 	}
 	ops := opsOf(rec.Ops(), c.Process())
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 	n := len(ops)
 	if ops[n-1].F != histories.FCrash || ops[n-2].F != histories.FCommit || ops[n-2].Type != histories.OK ||
 		ops[n-2].Mops[0].Offsets[0] != 4 {
@@ -315,7 +316,7 @@ func TestUnfencedAutoCommitCrashRecordsCloseCommit(t *testing.T) {
 		if err := c.Crash(CrashAnywhere); err != nil || !c.Crashed() {
 			t.Fatalf("fenced %v: crash: %v, crashed %v", fenced, err, c.Crashed())
 		}
-		checkPaired(t, rec.Ops())
+		clienttest.CheckPaired(t, rec.Ops())
 		commits := commitOps(rec.Ops(), c.Process())
 		if fenced {
 			if len(commits) != 0 {
@@ -359,5 +360,5 @@ func TestCrashPointRequests(t *testing.T) {
 	if !c.Crashed() {
 		t.Fatal("CrashAnywhere after an unfired before-commit request did not fire")
 	}
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 }

@@ -1,6 +1,10 @@
 package client
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
+)
 
 // TestCloseEndsWithoutCrashing: a clean Close ends a consumer (no op of its
 // process follows) without crashing it, even with a crash requested that
@@ -35,5 +39,5 @@ func TestCloseEndsWithoutCrashing(t *testing.T) {
 	if !b.Ended() || !b.Crashed() {
 		t.Fatalf("after a crash: ended %v, crashed %v; want both", b.Ended(), b.Crashed())
 	}
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 }

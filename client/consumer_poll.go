@@ -154,14 +154,14 @@ func (c *Consumer) commitThenProcess(inv *histories.Op, got *fetched) error {
 		// is in Extra "unprocessed", for people). An info poll would
 		// hide a commit that certainly happened.
 		op := c.pollCompletion(inv, histories.OK, []histories.Mop{commit, {F: histories.MPoll}}, res.err)
-		setExtra(op, unprocessedExtra, recordsJSON(got.records))
+		SetExtra(op, ExtraUnprocessed, RecordsJSON(got.records))
 		c.recordPoll(op)
 		return c.crashIn(nil, nil)
 	}
 	mops := []histories.Mop{commit, {F: histories.MPoll, Records: processed}}
 	op := c.pollCompletion(inv, histories.OK, mops, res.err)
 	if len(res.unproven) > 0 {
-		setExtra(op, uncommittedExtra, offsetsJSON(res.unproven))
+		SetExtra(op, ExtraUncommitted, OffsetsJSON(res.unproven))
 		if err := c.rewind(got, res.unproven); err != nil {
 			// The records stay unread by this process and its
 			// position is past them: say so rather than hide it.
@@ -208,13 +208,13 @@ func (c *Consumer) pollCompletion(inv *histories.Op, t histories.Type, mops []hi
 		op.Error = err.Error()
 	}
 	if len(c.dropped) > 0 {
-		setExtra(op, revokedExtra, recordsJSON(c.dropped))
+		SetExtra(op, ExtraRevoked, RecordsJSON(c.dropped))
 	}
 	return op
 }
 
-// setExtra sets one Extra field of op, keeping the others.
-func setExtra(op *histories.Op, field string, v json.RawMessage) {
+// SetExtra sets one Extra field of op, keeping the others.
+func SetExtra(op *histories.Op, field string, v json.RawMessage) {
 	if op.Extra == nil {
 		op.Extra = map[string]json.RawMessage{}
 	}
@@ -330,11 +330,11 @@ func (c *Consumer) dropRevoked(got *fetched) {
 	}
 }
 
-// revokedExtra is the Extra field of a poll op whose keys were revoked
+// ExtraRevoked is the Extra field of a poll op whose keys were revoked
 // while it ran: the records it had fetched of them before the revoke, as
 // [offset, value] pairs, dropped unprocessed (see dropRevoked). Checkers
 // ignore it: nothing processed them.
-const revokedExtra = "revoked-unprocessed"
+const ExtraRevoked = "revoked-unprocessed"
 
 // store marks m as handed to the worker, for an auto-committing consumer:
 // its offset becomes one librdkafka may commit.
@@ -404,7 +404,7 @@ func (c *Consumer) commit(next map[histories.Key]int64) error {
 	case len(res.committed) == 0:
 		op.Type, op.Mops = res.outcome(), mops
 	case len(res.unproven) > 0:
-		op.Extra = map[string]json.RawMessage{uncommittedExtra: offsetsJSON(res.unproven)}
+		op.Extra = map[string]json.RawMessage{ExtraUncommitted: OffsetsJSON(res.unproven)}
 	}
 	if res.err != nil {
 		op.Error = res.err.Error()
@@ -414,13 +414,13 @@ func (c *Consumer) commit(next map[histories.Key]int64) error {
 	return c.hangOp()
 }
 
-// uncommittedExtra is the Extra field of an ok commit (or commit-before-
+// ExtraUncommitted is the Extra field of an ok commit (or commit-before-
 // processing poll) that committed only some of the keys it was asked to:
 // the offsets of the others, whose commit is not proven (it may or may not
 // have been stored). The ok op's commit mop lists only proven keys, so
 // checkers, which count the commit mops of ok ops, count what is proven
 // and nothing else; an info op would have hidden the proven part.
-const uncommittedExtra = "uncommitted"
+const ExtraUncommitted = "uncommitted"
 
 // commitResult is what one commit call proved, per key.
 type commitResult struct {
@@ -496,14 +496,14 @@ func (c *Consumer) committedOffsets(tps []kafka.TopicPartition) map[histories.Ke
 	return out
 }
 
-// unprocessedExtra is the Extra field of a poll that committed, then
+// ExtraUnprocessed is the Extra field of a poll that committed, then
 // crashed before processing: the records it had fetched, per key, as
 // [offset, value] pairs. Checkers ignore it: nothing processed them.
-const unprocessedExtra = "unprocessed"
+const ExtraUnprocessed = "unprocessed"
 
-// recordsJSON marshals records as {"key": [[offset, value], ...]}; integers
+// RecordsJSON marshals records as {"key": [[offset, value], ...]}; integers
 // cannot fail to marshal.
-func recordsJSON(records map[histories.Key][]histories.Record) json.RawMessage {
+func RecordsJSON(records map[histories.Key][]histories.Record) json.RawMessage {
 	out := make(map[histories.Key][][2]int64, len(records))
 	for k, rs := range records {
 		for _, r := range rs {
@@ -514,8 +514,8 @@ func recordsJSON(records map[histories.Key][]histories.Record) json.RawMessage {
 	return b
 }
 
-// offsetsJSON marshals per-key offsets; integers cannot fail to marshal.
-func offsetsJSON(m map[histories.Key]int64) json.RawMessage {
+// OffsetsJSON marshals per-key offsets; integers cannot fail to marshal.
+func OffsetsJSON(m map[histories.Key]int64) json.RawMessage {
 	b, _ := json.Marshal(m)
 	return b
 }

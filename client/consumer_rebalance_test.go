@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -135,7 +136,7 @@ func revokedInsidePoll(t *testing.T, commit CommitStrategy) {
 			}
 		}
 	}
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 	for k, offs := range processedBy(rec.Ops()) {
 		for off, ops := range offs {
 			if len(ops) > 1 {
@@ -164,14 +165,14 @@ func checkRevokedOp(t *testing.T, ops []histories.Op, p int64, commit CommitStra
 		t.Fatalf("first poll of process %d: %+v, want an ok op with a revoke", p, op)
 	}
 	if commit == CommitAuto {
-		if raw, ok := op.Extra[revokedExtra]; ok {
+		if raw, ok := op.Extra[ExtraRevoked]; ok {
 			t.Errorf("op %d: auto-commit dropped %s, want them processed", op.Index, raw)
 		}
 		return
 	}
 	var dropped map[histories.Key][][2]int64
-	if err := json.Unmarshal(op.Extra[revokedExtra], &dropped); err != nil || len(dropped) == 0 {
-		t.Errorf("op %d: Extra %s = %s (%v), want the records fetched before the revoke", op.Index, revokedExtra, op.Extra[revokedExtra], err)
+	if err := json.Unmarshal(op.Extra[ExtraRevoked], &dropped); err != nil || len(dropped) == 0 {
+		t.Errorf("op %d: Extra %s = %s (%v), want the records fetched before the revoke", op.Index, ExtraRevoked, op.Extra[ExtraRevoked], err)
 	}
 	for k, recs := range dropped {
 		if !slices.Contains(op.Rebalance.Revoked, k) {

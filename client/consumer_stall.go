@@ -298,7 +298,7 @@ func (c *Consumer) noteMaxPoll(e kafka.Error) {
 func (c *Consumer) notePoll(op *histories.Op) {
 	if c.maxPoll != nil {
 		msg, _ := json.Marshal(c.maxPoll.Error())
-		setExtra(op, maxPollExtra, msg)
+		SetExtra(op, maxPollExtra, msg)
 	}
 	if s := c.wakingPoll; s != nil {
 		s.mu.Lock()

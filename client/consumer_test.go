@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -78,7 +79,7 @@ func TestAssignAndFinalReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	ops := rec.Ops()
-	checkPaired(t, ops)
+	clienttest.CheckPaired(t, ops)
 	got := polled(ops, p, 0)
 	want := make([]int64, 25)
 	for i := range want {
@@ -135,12 +136,12 @@ func TestCommitBeforeProcessingCrashLosesRecords(t *testing.T) {
 		t.Fatal("consumer did not crash at the commit")
 	}
 	ops := rec.Ops()
-	checkPaired(t, ops)
+	clienttest.CheckPaired(t, ops)
 	// The poll that crashed is ok with its proven commit and nothing
 	// processed; what it fetched is in Extra "unprocessed".
 	var crashed *histories.Op
 	for i, o := range opsOf(ops, a.Process()) {
-		if o.F == histories.FPoll && o.Extra[unprocessedExtra] != nil {
+		if o.F == histories.FPoll && o.Extra[ExtraUnprocessed] != nil {
 			crashed = &opsOf(ops, a.Process())[i]
 		}
 	}
@@ -149,8 +150,8 @@ func TestCommitBeforeProcessingCrashLosesRecords(t *testing.T) {
 		t.Fatalf("want an ok poll with its commit mop and no records processed, got %+v", crashed)
 	}
 	var fetched map[string][][2]int64
-	if err := json.Unmarshal(crashed.Extra[unprocessedExtra], &fetched); err != nil || len(fetched["0"]) == 0 {
-		t.Fatalf("unprocessed %s (%v): want the fetched records of key 0", crashed.Extra[unprocessedExtra], err)
+	if err := json.Unmarshal(crashed.Extra[ExtraUnprocessed], &fetched); err != nil || len(fetched["0"]) == 0 {
+		t.Fatalf("unprocessed %s (%v): want the fetched records of key 0", crashed.Extra[ExtraUnprocessed], err)
 	}
 	var lost []histories.Record
 	for _, r := range fetched["0"] {
@@ -186,7 +187,7 @@ func TestCommitAfterProcessingCrashRedelivers(t *testing.T) {
 	if again := polled(rec.Ops(), b.Process(), 0); !slices.Contains(again, first[0]) {
 		t.Fatalf("value %d processed by the crashed member not redelivered (second member read %v)", first[0], again)
 	}
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 }
 
 // hangingConsumer makes one consumer call block, ignoring its timeout, once
@@ -264,7 +265,7 @@ func hangOn(t *testing.T, call string) (*hangingConsumer, func(consumerHandle) c
 // and how long it blocked. It returns the completion.
 func expectConsumerHang(t *testing.T, ops []histories.Op, f, call string, timeout time.Duration) histories.Op {
 	t.Helper()
-	checkPaired(t, ops)
+	clienttest.CheckPaired(t, ops)
 	if len(ops) < 2 {
 		t.Fatalf("ops %+v: want a completion and a client-hang", ops)
 	}
@@ -366,7 +367,7 @@ func TestConsumerHangIsAFinding(t *testing.T) {
 			produce(t, e, rec, procs, 10, 15)
 			b := newGroupConsumer(t, e, rec, procs, tc.commit)
 			pollUntil(t, b, rec, func(v []int64) bool { return slices.Contains(v, 14) })
-			checkPaired(t, rec.Ops())
+			clienttest.CheckPaired(t, rec.Ops())
 		})
 	}
 }
@@ -403,7 +404,7 @@ func TestConsumerCrashDoesNotWaitForItsClose(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 	ops := opsOf(rec.Ops(), a.Process())
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 	if ops[len(ops)-1].F != histories.FCrash {
 		t.Fatalf("last op %+v, want the crash", ops[len(ops)-1])
 	}
@@ -437,7 +438,7 @@ func TestCrashWhoseDrainHangsEndsInTheHang(t *testing.T) {
 		t.Fatalf("crash took %v, want within %v", took, limit)
 	}
 	ops := opsOf(rec.Ops(), a.Process())
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 	if last := ops[len(ops)-1]; last.F != histories.FClientHang || !strings.Contains(string(last.Value), `"call":"Poll"`) {
 		t.Fatalf("last op %+v %s, want the client-hang of Poll", last, last.Value)
 	}
@@ -482,7 +483,7 @@ func TestFinalReadsHangIsAnError(t *testing.T) {
 				t.Fatalf("final reads returned after %v, want within %v", took, limit)
 			}
 			ops := opsOf(rec.Ops(), 9)
-			checkPaired(t, rec.Ops())
+			clienttest.CheckPaired(t, rec.Ops())
 			last := ops[len(ops)-1]
 			v, err := last.ClientHang()
 			if err != nil || last.F != histories.FClientHang ||
@@ -524,7 +525,7 @@ func TestFinalReadsCloseWithinCtx(t *testing.T) {
 	if last := ops[len(ops)-1]; last.F != histories.FClientHang || !strings.Contains(string(last.Value), `"call":"Close"`) {
 		t.Fatalf("last op %+v %s, want the client-hang of Close", last, last.Value)
 	}
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 }
 
 // TestFinalReadsReadPastALaterWatermark: a record appended after the final

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
@@ -41,54 +40,20 @@ type ProducerOptions struct {
 	Logs *Logs
 }
 
-// producerState is where a Producer is in its life.
-type producerState int
-
-const (
-	producerRunning producerState = iota
-	producerClosing
-	producerCrashed
-)
-
-// Producer sends values and records one send op per value: the invoke
-// before Produce, the completion from the delivery report.
-//
-// Every record of a producer (invokes, completions, crash ops) is made under
-// mu, and a send is in inflight exactly between its invoke and its
-// completion: a completion is recorded only by whoever removes the send from
-// inflight, so each invoke gets one completion, and none after its lane's
-// crash op.
+// Producer sends values and records one send op per value in its Sends:
+// the invoke before Produce, the completion from the delivery report.
 type Producer struct {
 	opts     ProducerOptions
 	mayRetry bool // see SendOutcome
 	kp       *kafka.Producer
-	lanes    []int64
-	free     chan int64    // lanes not in use; never holds more than len(lanes)
-	stopped  chan struct{} // closed at Crash or Close: no lane is handed out again
+	sends    *Sends
 	done     chan struct{} // closed when the delivery loop ends
-	sending  sync.WaitGroup
-
-	mu       sync.Mutex
-	state    producerState
-	inflight map[*pendingSend]struct{}
-}
-
-// pendingSend is one send between invoke and completion; it rides in the
-// message's Opaque.
-type pendingSend struct {
-	inv   *histories.Op
-	key   histories.Key
-	value int64
-	then  func(histories.Type)
 }
 
 // NewProducer starts a producer; its lanes take fresh process ids.
 func NewProducer(opts ProducerOptions) (*Producer, error) {
 	if opts.Keys == nil || opts.Recorder == nil || opts.Processes == nil {
 		return nil, errors.New("producer: Keys, Recorder and Processes are required")
-	}
-	if opts.Lanes <= 0 {
-		opts.Lanes = 1
 	}
 	cm, err := opts.Config.ConfigMap(opts.Bootstrap)
 	if err != nil {
@@ -99,20 +64,15 @@ func NewProducer(opts ProducerOptions) (*Producer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("producer: %w", err)
 	}
-	p := &Producer{opts: opts, mayRetry: opts.Config.mayResend(), kp: kp, free: make(chan int64, opts.Lanes),
-		stopped: make(chan struct{}), done: make(chan struct{}), inflight: make(map[*pendingSend]struct{})}
-	for range opts.Lanes {
-		id := opts.Processes.Next()
-		p.lanes = append(p.lanes, id)
-		p.free <- id
-	}
-	opts.Logs.drain("producer "+processList(p.lanes), kp.Logs())
+	p := &Producer{opts: opts, mayRetry: opts.Config.mayResend(), kp: kp,
+		sends: NewSends(opts.Recorder, opts.Processes, opts.Lanes), done: make(chan struct{})}
+	opts.Logs.drain("producer "+processList(p.sends.Processes()), kp.Logs())
 	go p.deliveries()
 	return p, nil
 }
 
 // Processes returns the process ids of the producer's lanes.
-func (p *Producer) Processes() []int64 { return append([]int64(nil), p.lanes...) }
+func (p *Producer) Processes() []int64 { return p.sends.Processes() }
 
 // SendAsync waits for a free lane, records the invoke and hands the value to
 // librdkafka; then is called with the completion type from the delivery
@@ -122,41 +82,17 @@ func (p *Producer) SendAsync(ctx context.Context, key histories.Key, value int64
 	if !ok {
 		return fmt.Errorf("producer: key %d is not in the key map", key)
 	}
-	var lane int64
-	select {
-	case lane = <-p.free:
-	case <-p.stopped:
-		return p.stoppedErr()
-	case <-ctx.Done():
-		return ctx.Err()
+	sd, err := p.sends.Begin(ctx, key, value, then)
+	if err != nil {
+		return err
 	}
-	ps := &pendingSend{key: key, value: value, then: then}
-	p.mu.Lock()
-	if p.state != producerRunning {
-		p.mu.Unlock()
-		return p.stoppedErr()
-	}
-	ps.inv = p.opts.Recorder.Record(&histories.Op{Process: lane, Type: histories.Invoke, F: histories.FSend,
-		Mops: []histories.Mop{histories.Send(key, value)}})
-	p.inflight[ps] = struct{}{}
-	// Close and Crash wait for sending before they destroy the handle.
-	p.sending.Add(1)
-	p.mu.Unlock()
-	defer p.sending.Done()
-	msg := &kafka.Message{TopicPartition: tp, Value: encodeValue(value), Opaque: ps}
+	// Close and Crash wait for Handed before they destroy the handle.
+	defer p.sends.Handed()
+	msg := &kafka.Message{TopicPartition: tp, Value: encodeValue(value), Opaque: sd}
 	if err := p.produce(ctx, msg); err != nil {
-		p.complete(ps, histories.NoOffset, fmt.Errorf("%w: %w", errNotSent, err))
+		p.complete(sd, histories.NoOffset, fmt.Errorf("%w: %w", errNotSent, err))
 	}
 	return nil
-}
-
-func (p *Producer) stoppedErr() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.state == producerCrashed {
-		return ErrCrashed
-	}
-	return ErrClosed
 }
 
 // produce enqueues msg, waiting out a full local queue: backpressure, not an
@@ -171,7 +107,7 @@ func (p *Producer) produce(ctx context.Context, msg *kafka.Message) error {
 		select {
 		case <-ctx.Done():
 			return err
-		case <-p.stopped:
+		case <-p.sends.stopped:
 			return err
 		case <-time.After(time.Millisecond):
 		}
@@ -183,84 +119,23 @@ func (p *Producer) produce(ctx context.Context, msg *kafka.Message) error {
 // still in flight completes as info: it has no report and never will.
 func (p *Producer) deliveries() {
 	defer close(p.done)
-	defer p.abandon(errNoReport)
+	defer p.sends.Abandon(errNoReport)
 	for ev := range p.kp.Events() {
 		m, ok := ev.(*kafka.Message)
 		if !ok {
 			continue // client-level errors: each message gets its own report
 		}
-		ps, ok := m.Opaque.(*pendingSend)
+		sd, ok := m.Opaque.(*Send)
 		if !ok {
 			continue
 		}
-		p.complete(ps, deliveredOffset(m), m.TopicPartition.Error)
+		p.complete(sd, deliveredOffset(m), m.TopicPartition.Error)
 	}
 }
 
-// complete records ps's completion unless it was completed already (by a
-// crash or close), frees its lane while the producer runs, and tells the
-// caller.
-func (p *Producer) complete(ps *pendingSend, offset int64, err error) {
-	p.mu.Lock()
-	t, ok := p.completeLocked(ps, offset, err)
-	release := ok && p.state == producerRunning
-	p.mu.Unlock()
-	if !ok {
-		return
-	}
-	if release {
-		// Cannot block: a lane is in free or held by its one send.
-		p.free <- ps.inv.Process
-	}
-	if ps.then != nil {
-		ps.then(t)
-	}
-}
-
-// completeLocked records ps's completion if it is still in flight; called
-// with mu held.
-func (p *Producer) completeLocked(ps *pendingSend, offset int64, err error) (histories.Type, bool) {
-	if _, ok := p.inflight[ps]; !ok {
-		return "", false
-	}
-	delete(p.inflight, ps)
-	t := SendOutcome(err, p.mayRetry)
-	mop := histories.Send(ps.key, ps.value)
-	if t == histories.OK {
-		mop.Offset = offset
-	}
-	op := &histories.Op{Process: ps.inv.Process, Type: t, F: ps.inv.F, Mops: []histories.Mop{mop}}
-	if err != nil {
-		op.Error = err.Error()
-	}
-	p.opts.Recorder.Record(op)
-	return t, true
-}
-
-// abandon completes every send still in flight with err (info: the
-// outcome is unknown) and calls their callbacks.
-func (p *Producer) abandon(err error) {
-	p.mu.Lock()
-	done := p.completeAllLocked(err)
-	p.mu.Unlock()
-	for _, ps := range done {
-		if ps.then != nil {
-			ps.then(histories.Info)
-		}
-	}
-}
-
-// completeAllLocked completes every send in flight with err; called with
-// mu held. It returns the sends it completed.
-func (p *Producer) completeAllLocked(err error) []*pendingSend {
-	out := make([]*pendingSend, 0, len(p.inflight))
-	for ps := range p.inflight {
-		out = append(out, ps)
-	}
-	for _, ps := range out {
-		p.completeLocked(ps, histories.NoOffset, err)
-	}
-	return out
+// complete records sd's completion with err, typed by SendOutcome.
+func (p *Producer) complete(sd *Send, offset int64, err error) {
+	p.sends.Complete(sd, SendOutcome(err, p.mayRetry), offset, err)
 }
 
 // Close flushes outstanding sends (up to ctx's deadline) and closes the
@@ -268,15 +143,10 @@ func (p *Producer) completeAllLocked(err error) []*pendingSend {
 // returns an error when librdkafka's close did not return within closeGrace;
 // the handle is then abandoned, and every send has its completion anyway.
 func (p *Producer) Close(ctx context.Context) error {
-	p.mu.Lock()
-	if p.state != producerRunning {
-		p.mu.Unlock()
+	if !p.sends.End(ErrClosed) {
 		return nil
 	}
-	p.state = producerClosing
-	close(p.stopped)
-	p.mu.Unlock()
-	p.sending.Wait() // bounded: produce gives up once stopped is closed
+	p.sends.WaitHanded() // bounded: produce gives up once the sends end
 	for p.kp.Len() > 0 && ctx.Err() == nil {
 		p.kp.Flush(100)
 	}
@@ -292,7 +162,7 @@ func (p *Producer) Close(ctx context.Context) error {
 	select {
 	case <-p.done:
 	case <-grace.C:
-		p.abandon(errNoReport)
+		p.sends.Abandon(errNoReport)
 		return errCloseHung
 	}
 	select {
@@ -308,31 +178,16 @@ var errCloseHung = fmt.Errorf("producer: librdkafka close did not return within 
 
 // Crash tears the producer down as a process crash would: in-flight sends
 // complete as info (their fate is unknown), each lane records a crash op and
-// never sends again, queued messages are purged unsent, and the handle is
-// destroyed in the background without a flush. Completions and crash ops are
-// recorded under one lock, so no lane has an op after its crash op. A
-// producer that is closing or crashed already is left alone.
+// never sends again (Sends.Crash), queued messages are purged unsent, and
+// the handle is destroyed in the background without a flush. A producer
+// that is closing or crashed already is left alone.
 func (p *Producer) Crash() {
-	p.mu.Lock()
-	if p.state != producerRunning {
-		p.mu.Unlock()
+	if !p.sends.Crash(ErrCrashed) {
 		return
-	}
-	p.state = producerCrashed
-	close(p.stopped)
-	pending := p.completeAllLocked(ErrCrashed)
-	for _, lane := range p.lanes {
-		p.opts.Recorder.Record(&histories.Op{Process: lane, Type: histories.Info, F: histories.FCrash})
-	}
-	p.mu.Unlock()
-	for _, ps := range pending {
-		if ps.then != nil {
-			ps.then(histories.Info)
-		}
 	}
 	p.kp.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
 	go func() {
-		p.sending.Wait()
+		p.sends.WaitHanded()
 		p.kp.Close()
 	}()
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -42,7 +43,7 @@ func TestProducerRecordsOffsets(t *testing.T) {
 	}
 	wg.Wait()
 	ops := rec.Ops()
-	checkPaired(t, ops)
+	clienttest.CheckPaired(t, ops)
 	offsets := map[histories.Key]map[int64]bool{0: {}, 1: {}}
 	oks := 0
 	for _, o := range ops {
@@ -113,7 +114,7 @@ func TestProducerCrash(t *testing.T) {
 		t.Fatalf("send after crash: %v, want ErrCrashed", err)
 	}
 	ops := rec.Ops()
-	checkPaired(t, ops)
+	clienttest.CheckPaired(t, ops)
 	crashes := 0
 	for _, o := range ops {
 		if o.F == histories.FCrash {
@@ -159,7 +160,7 @@ func TestProducerRetriedSendWithDefiniteLastErrorIsInfo(t *testing.T) {
 	if typ != histories.Info {
 		t.Fatalf("send whose first attempt landed recorded %s, want info", typ)
 	}
-	checkPaired(t, rec.Ops())
+	clienttest.CheckPaired(t, rec.Ops())
 }
 
 // logValues reads key k's log from the beginning with the final reads.
@@ -210,7 +211,7 @@ func TestProducerCloseCompletesEveryInvoke(t *testing.T) {
 		}
 	}
 	ops := rec.Ops()
-	checkPaired(t, ops)
+	clienttest.CheckPaired(t, ops)
 	if len(ops) != 8 {
 		t.Fatalf("%d ops, want 4 invokes and 4 completions: %+v", len(ops), ops)
 	}
@@ -248,7 +249,7 @@ func TestProducerCrashRacesCompletions(t *testing.T) {
 		waitBounded(t, &wg, 5*time.Second, fmt.Sprintf("iteration %d: senders to return after the crash", i))
 		cancel()
 		ops := mem.Ops()
-		checkPaired(t, ops)
+		clienttest.CheckPaired(t, ops)
 		checkEveryInvokeCompleted(t, ops)
 	}
 }

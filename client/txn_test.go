@@ -12,6 +12,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
@@ -176,7 +177,7 @@ func (r *copyRig) finishReading(readCommitted bool) (checkers.Result, map[histor
 	if err := r.rec.Close(); err != nil {
 		r.t.Fatal(err)
 	}
-	checkPaired(r.t, hangsAsCrashes(r.rec.Ops()))
+	clienttest.CheckPaired(r.t, hangsAsCrashes(r.rec.Ops()))
 	src, err := histories.Open(r.path, histories.FormatAuto)
 	if err != nil {
 		r.t.Fatal(err)

@@ -69,6 +69,14 @@ type NetworkHealer interface {
 	HealAll(ctx context.Context) error
 }
 
+// RequestLogger logs the Kafka requests and responses that pass the
+// proxies between the run's clients and each broker (kproxy's request
+// log), for a run whose Spec asked for them (Proxied): every connection
+// that begins from the call on, to the file at path, until close.
+type RequestLogger interface {
+	LogRequests(path string) (close func() error, err error)
+}
+
 // Proxier puts toxics on the proxies between the run's clients and each
 // broker (kproxy), for a run whose Spec asked for them (Proxied): the
 // brokers' own traffic and the harness's checks do not pass through them.

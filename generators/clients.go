@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // Clients under test: the Kafka client library a role's workers run.
@@ -16,7 +17,7 @@ import (
 const (
 	ClientLibrdkafka = "librdkafka" // confluent-kafka-go; the default
 	ClientJava       = "java"       // kafka-clients from Maven Central, in a JVM per client
-	ClientFranzGo    = "franz-go"
+	ClientFranzGo    = "franz-go"   // twmb/franz-go's kgo, in process, at the module's version in go.mod
 )
 
 // builtRoles are the roles each client can run so far; a client without
@@ -24,7 +25,8 @@ const (
 func builtRoles() map[string][]string {
 	return map[string][]string{
 		ClientLibrdkafka: {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
-		ClientJava:       {RoleProducer},
+		ClientJava:       {RoleProducer, RoleConsumer},
+		ClientFranzGo:    {RoleProducer},
 	}
 }
 
@@ -76,7 +78,8 @@ func (s Scenario) JavaVersion() string {
 
 // UseClient makes client (at version, for a client with versions) the
 // client under test of s, and names librdkafka for each role of s's
-// workload that client does not run yet, so the scenario says which
+// workload that client does not run yet, or cannot play as s asks (the
+// java consumer: see validateJavaConsumer), so the scenario says which
 // client ran what. An unknown client is left for Validate to refuse.
 func UseClient(s *Scenario, client, version string) {
 	s.Client, s.ClientVersion, s.Clients = client, version, nil
@@ -88,13 +91,35 @@ func UseClient(s *Scenario, client, version string) {
 		return
 	}
 	for role, n := range roles(s.Workload) {
-		if n > 0 && !slices.Contains(built, role) {
+		unplayable := role == RoleConsumer && client == ClientJava && !javaPlaysConsumers(*s)
+		if n > 0 && (!slices.Contains(built, role) || unplayable) {
 			if s.Clients == nil {
 				s.Clients = map[string]string{}
 			}
 			s.Clients[role] = ClientLibrdkafka
 		}
 	}
+}
+
+// javaPlaysConsumers reports whether java consumers can play s's: its
+// checks pass, and no fault that the librdkafka consumers could take
+// needs what the java consumer lacks (a kind's available rule).
+func javaPlaysConsumers(s Scenario) bool {
+	if len(s.validateJavaConsumer()) > 0 {
+		return false
+	}
+	with := s
+	with.Clients = maps.Clone(s.Clients)
+	if with.Clients == nil {
+		with.Clients = map[string]string{}
+	}
+	with.Clients[RoleConsumer] = ClientLibrdkafka
+	for _, f := range s.Nemesis {
+		if a := kindOf(f.Kind).available; a != nil && a(s, f, "") != nil && a(with, f, "") == nil {
+			return false
+		}
+	}
+	return true
 }
 
 var clientVersionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?$`)
@@ -140,6 +165,8 @@ func (s *Scenario) validateClients() []error {
 			c, strings.Join(built, ", "), counts[role], role, role))
 	}
 	switch {
+	case s.ClientVersion != "" && s.Client == ClientFranzGo:
+		errs = append(errs, bad("client-version", "%q: the franz-go client is the version go.mod names, built in; it takes no version", s.ClientVersion))
 	case s.ClientVersion != "" && !java:
 		errs = append(errs, bad("client-version", "%q: only the java client has versions, and no role runs it", s.ClientVersion))
 	case s.ClientVersion != "" && !clientVersionPattern.MatchString(s.ClientVersion):
@@ -166,6 +193,26 @@ func (s *Scenario) validateJava() []error {
 	if p.DeliveryTimeout > 0 && p.DeliveryTimeout < p.Linger+request {
 		errs = append(errs, bad("producer.delivery.timeout", "%s: the java client wants at least linger + request timeout (%s + %s)",
 			p.DeliveryTimeout, p.Linger, request))
+	}
+	if s.ClientOf(RoleConsumer) == ClientJava && s.Workload.Consumers > 0 {
+		errs = append(errs, s.validateJavaConsumer()...)
+	}
+	return errs
+}
+
+// validateJavaConsumer checks what the java consumer cannot play yet: the
+// transactional strategy, and KIP-848 before the Java client's release
+// has it (4.0). The faults it cannot take say so themselves (stall-
+// consumer's available rule).
+func (s *Scenario) validateJavaConsumer() []error {
+	var errs []error
+	if s.Consumer.CommitStrategy == model.CommitTransactional {
+		errs = append(errs, bad("consumer.commit-strategy", "transactional: the java consumer does not run it yet; name librdkafka in clients.consumer"))
+	}
+	if s.Consumer.Protocol() == GroupConsumer {
+		if ok, err := KafkaAtLeast(s.JavaVersion(), "4.0"); err == nil && !ok {
+			errs = append(errs, bad("consumer.group-protocol", "consumer (KIP-848): the java client has it from 4.0, and client-version is %s", s.JavaVersion()))
+		}
 	}
 	return errs
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // clientBase is a valid scenario with producers and consumers only.
@@ -29,16 +30,37 @@ func TestValidateClients(t *testing.T) {
 			s.Clients, s.ClientVersion = map[string]string{RoleProducer: ClientJava}, "3.9.1"
 		}, ""},
 		{"unknown client", func(s *Scenario) { s.Client = "kcat" }, `client: unknown client "kcat"`},
-		{"franz-go", func(s *Scenario) { s.Client = ClientFranzGo }, "client: the franz-go client is not built yet"},
+		{"franz-go producers", func(s *Scenario) {
+			s.Client, s.Clients = ClientFranzGo, map[string]string{RoleConsumer: ClientLibrdkafka}
+		}, ""},
+		{"franz-go consumers", func(s *Scenario) { s.Client = ClientFranzGo },
+			"client: the franz-go client runs producer workers only so far, and the workload has 1 consumer worker(s)"},
+		{"franz-go with a version", func(s *Scenario) {
+			s.Client, s.ClientVersion, s.Clients = ClientFranzGo, "1.18.0", map[string]string{RoleConsumer: ClientLibrdkafka}
+		}, `client-version: "1.18.0": the franz-go client is the version go.mod names`},
 		{"unknown role", func(s *Scenario) { s.Clients = map[string]string{"reader": ClientJava} }, "clients.reader: unknown role"},
-		{"java consumers", func(s *Scenario) { s.Client = ClientJava },
-			"client: the java client runs producer workers only so far, and the workload has 1 consumer worker(s)"},
+		{"java consumers", func(s *Scenario) { s.Client = ClientJava }, ""},
+		{"java consumers, transactional", func(s *Scenario) {
+			s.Clients, s.Consumer.CommitStrategy = map[string]string{RoleConsumer: ClientJava}, model.CommitTransactional
+		}, "consumer.commit-strategy: transactional: the java consumer does not run it yet"},
+		{"java consumers stalled", func(s *Scenario) {
+			*s = groupBase()
+			s.Clients, s.Nemesis = map[string]string{RoleConsumer: ClientJava}, []Fault{stallFault(*s)}
+		}, "nemesis[0].kind: stall-consumer holds a consumer by librdkafka's stall hook, and the consumers run the java client"},
+		{"java consumers, KIP-848 before 4.0", func(s *Scenario) {
+			*s = groupBase()
+			s.Clients, s.ClientVersion, s.Consumer.GroupProtocol = map[string]string{RoleConsumer: ClientJava}, "3.9.1", GroupConsumer
+		}, "consumer.group-protocol: consumer (KIP-848): the java client has it from 4.0, and client-version is 3.9.1"},
+		{"java consumers, KIP-848", func(s *Scenario) {
+			*s = groupBase()
+			s.Clients, s.Consumer.GroupProtocol = map[string]string{RoleConsumer: ClientJava}, GroupConsumer
+		}, ""},
 		{"java copier by role", func(s *Scenario) { s.Workload.Consumers = 0; s.Clients = map[string]string{RoleCopier: ClientJava} }, ""},
 		{"java copier with copiers", func(s *Scenario) {
 			s.Workload.Copiers, s.Keys = 1, SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
 			s.Producer.TransactionalID = "t"
 			s.Clients = map[string]string{RoleCopier: ClientJava}
-		}, "clients.copier: the java client runs producer workers only so far"},
+		}, "clients.copier: the java client runs producer, consumer workers only so far"},
 		{"version without java", func(s *Scenario) { s.ClientVersion = "3.9.1" }, "client-version: \"3.9.1\": only the java client has versions"},
 		{"bad version", func(s *Scenario) { s.Clients, s.ClientVersion = map[string]string{RoleProducer: ClientJava}, "3.9" },
 			"client-version: \"3.9\", want a kafka-clients release"},
@@ -51,14 +73,41 @@ func TestValidateClients(t *testing.T) {
 	})
 }
 
-// UseClient names librdkafka for the roles the client does not run, so
-// the scenario it writes says which client ran what, and it validates.
+// groupBase is clientBase with group consumers, and time for a stall.
+func groupBase() Scenario {
+	s := clientBase()
+	s.Workload.Mode, s.Workload.Group, s.TimeLimit = ModeGroup, "g", Duration(30*time.Second)
+	return s
+}
+
+// stallFault is the stall-consumer fault --nemesis makes for s.
+func stallFault(s Scenario) Fault {
+	k, _ := LookupKind(KindStallConsumer)
+	return k.Defaults(s.TimeLimit, FaultFlags{})
+}
+
+// UseClient names librdkafka for the roles the client does not run, or
+// cannot play as the scenario asks, so the scenario it writes says which
+// client ran what, and it validates.
 func TestUseClientNamesEveryRole(t *testing.T) {
 	s := clientBase()
 	UseClient(&s, ClientJava, "")
-	if s.ClientVersion != kafkadist.DefaultVersion || s.ClientOf(RoleProducer) != ClientJava || s.ClientOf(RoleConsumer) != ClientLibrdkafka {
-		t.Fatalf("client %q@%q clients %v", s.Client, s.ClientVersion, s.Clients)
+	if s.ClientOf(RoleProducer) != ClientJava || s.ClientOf(RoleConsumer) != ClientJava || s.Clients != nil {
+		t.Fatalf("java runs producers and consumers, got clients %v", s.Clients)
 	}
+	for name, change := range map[string]func(*Scenario){
+		"transactional":  func(s *Scenario) { s.Consumer.CommitStrategy = model.CommitTransactional },
+		"stall-consumer": func(s *Scenario) { s.Nemesis = []Fault{stallFault(*s)} },
+	} {
+		s := groupBase()
+		change(&s)
+		UseClient(&s, ClientJava, "")
+		if s.ClientOf(RoleConsumer) != ClientLibrdkafka {
+			t.Errorf("%s: consumers run %s, want librdkafka (the java consumer cannot play it)", name, s.ClientOf(RoleConsumer))
+		}
+	}
+	s = clientBase()
+	UseClient(&s, ClientJava, "")
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}

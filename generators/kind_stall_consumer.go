@@ -52,6 +52,7 @@ func stallConsumerKind() Kind {
 		need:      staticNeed(need{consumers: true, group: true, warmup: groupJoin}),
 		check:     checkStall,
 		footprint: clientFootprint("consumers"),
+		available: stallHook,
 		defaults: func(f *Fault, limit Duration, _ FaultFlags) {
 			// it starts once the group has joined and ends well before
 			// the run, for the consumer's waking to show
@@ -59,6 +60,15 @@ func stallConsumerKind() Kind {
 		},
 		draw: drawNone,
 	}
+}
+
+// stallHook checks that the consumers have the stall hook stall-consumer
+// holds them by: librdkafka's consumer has it, the java consumer not yet.
+func stallHook(s Scenario, _ Fault, field string) error {
+	if c := s.ClientOf(RoleConsumer); c != ClientLibrdkafka {
+		return bad(field+".kind", "stall-consumer holds a consumer by librdkafka's stall hook, and the consumers run the %s client, which lacks it: name librdkafka in clients.consumer", c)
+	}
+	return nil
 }
 
 // checkStall checks what stall-consumer reads and the workloads it can

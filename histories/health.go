@@ -5,7 +5,8 @@ import "encoding/json"
 // Health is what a nemesis op's value says, under "health", of the
 // cluster health check made around it: before a fault starts on a cluster
 // no other fault holds, and after a heal once no fault holds. A check
-// after a heal that gave up (Healthy false, not Deferred) means the
+// after a heal that gave up (Healthy false, not Deferred, Unhealthy saying
+// what was not whole) means the
 // cluster did not recover in the time allowed although the fault's own
 // undo was verified: the system under test's finding, not the harness's.
 type Health struct {
@@ -38,5 +39,5 @@ func NotRecoveredOf(op *Op) (Health, bool) {
 		return Health{}, false
 	}
 	h := *v.Health
-	return h, h.When == "after" && !h.Healthy && !h.Deferred
+	return h, h.When == "after" && !h.Healthy && !h.Deferred && h.Unhealthy != ""
 }

@@ -5,7 +5,8 @@
 // values. It also serves a folder of runs with an index, newest first.
 //
 // Inputs are only the files of a run directory (history.jsonl, results.json,
-// scenario.json, optional porcupine visualizations): this package must not
+// scenario.json, optional porcupine visualizations; the page links every
+// file there, saying what the harness's own files are): this package must not
 // know about Kafka clients, clusters or nemeses, and must not run checkers —
 // it shows what the checkers wrote. The verdict is read from results.json,
 // never recomputed (verdict.go, whose one rule the runs index and

@@ -21,6 +21,9 @@ const (
 	ResultsFile  = "results.json"
 	ScenarioFile = "scenario.json"
 	IndexFile    = "index.html"
+	// RequestsFile is the clients' requests and responses at their proxies,
+	// when they went through proxies (kafkachaos requests reads it).
+	RequestsFile = "requests.jsonl.gz"
 )
 
 // runResults is results.json: a checker Result plus what the run adds.

@@ -56,6 +56,7 @@ type page struct {
 	Visualizations        []visualization
 	LinSummary            string
 	Evidence              []evidence
+	Files                 []runFile
 	HistoryOps, Windows   int
 	Generated             string
 
@@ -169,7 +170,7 @@ func build(dir string, opts Options) (*page, error) {
 		Unclassified: res.Observation.Unclassified, Liveness: newLivenessView(res.Liveness), Stats: res.Stats,
 		Anomalies: views, Warnings: res.Warnings, Scenario: sc,
 		HistoryOps: int(c.Ops), Windows: len(wins),
-		Visualizations: visualizations(dir, res), LinSummary: linSummary(res),
+		Visualizations: visualizations(dir, res), LinSummary: linSummary(res), Files: runFiles(dir),
 	}
 	if p.Verdict.Class == "allowed" {
 		p.Allowed, p.OrderOnly = allowances(res), res.Observation.OrderOnly

@@ -65,3 +65,33 @@ func TestLinearizabilityVerdictsAndLinks(t *testing.T) {
 		t.Error("a linearizable key is listed instead of counted")
 	}
 }
+
+// The page links every file of the run directory, with its size, and says
+// what the request log is and how to read it; hidden files and the page
+// itself are not listed.
+func TestPageListsTheRunsFiles(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, HistoryFile), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "requests.jsonl.gz"), make([]byte, 3000), 0o644)
+	os.WriteFile(filepath.Join(dir, ".index-1.tmp"), nil, 0o644)
+	os.Mkdir(filepath.Join(dir, "kafka-1"), 0o755)
+	if err := Write(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{`<a href="requests.jsonl.gz">requests.jsonl.gz</a> <span class="muted">2.9 KiB</span>: the Kafka requests`,
+		"kafkachaos requests DIR", `<a href="kafka-1/">kafka-1/</a>`, `<a href="history.jsonl">history.jsonl</a> <span class="muted">0 B</span>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, dont := range []string{`href="index.html"`, `href=".index-1.tmp"`} {
+		if strings.Contains(page, dont) {
+			t.Errorf("page lists %q", dont)
+		}
+	}
+}

@@ -405,7 +405,7 @@ func (sc *schedule) crashable() *workers.ConsumerSlot {
 
 // consumer picks a consumer slot and its current consumer (nil before the
 // slot's first consumer started).
-func (sc *schedule) consumer() (*workers.ConsumerSlot, *client.Consumer) {
+func (sc *schedule) consumer() (*workers.ConsumerSlot, workers.ConsumerClient) {
 	if len(sc.consumers) == 0 {
 		return nil, nil
 	}

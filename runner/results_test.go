@@ -16,7 +16,7 @@ import (
 func killedHistory(after histories.Type) []histories.Op {
 	nem := func(i, t int64, f, when string) histories.Op {
 		return histories.Op{Index: i, Time: t, Process: histories.NemesisProcess, Type: histories.Info, F: f,
-			Value: json.RawMessage(`{"fault":"kill","health":{"when":"` + when + `"}}`)}
+			Value: json.RawMessage(`{"fault":"kill","health":{"when":"` + when + `","healthy":true}}`)}
 	}
 	send := func(i, t int64, typ histories.Type, o int64) histories.Op {
 		return histories.Op{Index: i, Time: t, Type: typ, F: histories.FSend,

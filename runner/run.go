@@ -241,12 +241,27 @@ func record(ctx context.Context, s generators.Scenario, prov cluster.Provider, d
 		return 0, nil, m, errors.Join(err, closeLogs())
 	}
 	rec := histories.NewRecorder(hw, histories.RecorderConfig{Observe: m.observe})
+	closeRequests, err := logRequests(s, prov, dir)
+	if err != nil {
+		return 0, nil, m, errors.Join(err, closeLogs(), rec.Close())
+	}
 	elapsed, faults, err := play(ctx, s, prov, rec, m, clientLog{logs: logs, dir: dir}, opts)
-	err = errors.Join(err, closeLogs())
+	err = errors.Join(err, closeLogs(), closeRequests())
 	if cerr := rec.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing history: %w", cerr))
 	}
 	return elapsed, faults, m, err
+}
+
+// logRequests opens the run's request log (report.RequestsFile) when its
+// clients go through proxies whose provider logs them; the returned close
+// flushes it.
+func logRequests(s generators.Scenario, prov cluster.Provider, dir string) (func() error, error) {
+	rl, ok := prov.(cluster.RequestLogger)
+	if !ok || !s.Proxied() {
+		return func() error { return nil }, nil
+	}
+	return rl.LogRequests(filepath.Join(dir, report.RequestsFile))
 }
 
 // play is the recorded part of a run: workload and nemesis until the time

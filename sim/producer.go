@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kafkachaos/kafkachaos/client/franz/fate"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
 )
@@ -41,7 +42,7 @@ func newGen(e *env, r *rand.Rand, opts []kgo.Opt) (*clientGen, error) {
 	l := &link{c: e.c, latency: odd(r, 200*time.Microsecond)}
 	backoff := odd(r, 40*time.Millisecond)
 	opts = append([]kgo.Opt{kgo.SeedBrokers(e.c.seeds()...), kgo.Dialer(l.dial), kgo.DisableClientMetrics(),
-		kgo.RetryBackoffFn(func(int) time.Duration { return backoff })}, opts...)
+		kgo.RetryBackoffFn(func(int) time.Duration { return backoff }), kgo.WithHooks(fate.Hook())}, opts...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, err
@@ -169,17 +170,19 @@ func (p *producer) lane(i, n int, pid int64, r *rand.Rand) {
 }
 
 // send is one send op: ok with the offset the broker gave (none for
-// acks=0, which gets no answer), info on any error, since kgo retries
+// acks=0, which gets no answer); an error is judged by package fate: fail
+// only for a record kgo never buffered, info otherwise, since kgo retries
 // inside one call and an earlier attempt may have landed.
 func (p *producer) send(g *clientGen, pid int64, k histories.Key, v int64) {
 	mops := []histories.Mop{histories.Send(k, v)}
 	inv := p.e.rec.Invoke(pid, histories.FSend, mops)
 	ctx, cancel := context.WithTimeout(g.ctx, p.e.s.Producer.DeliveryTimeout.D()+time.Second)
 	defer cancel()
+	ctx, mark := fate.WithMark(ctx)
 	rec := &kgo.Record{Partition: p.e.parts[k], Value: []byte(strconv.FormatInt(v, 10))}
 	r, err := g.cl.ProduceSync(ctx, rec).First()
 	if err != nil {
-		p.e.rec.Complete(inv, histories.Info, mops, err)
+		p.e.rec.Complete(inv, fate.Outcome(err, mark.Buffered()), mops, err)
 		return
 	}
 	done := histories.Send(k, v)

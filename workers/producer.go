@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/client/franz"
 	"github.com/kafkachaos/kafkachaos/client/java"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -14,8 +15,9 @@ import (
 )
 
 // ProducerClient is a producer under test, of the client the scenario
-// names for producers: client.Producer (librdkafka) or java.Producer (the
-// Java client, in a JVM of its own). Each records its sends itself.
+// names for producers: client.Producer (librdkafka), java.Producer (the
+// Java client, in a JVM of its own) or franz.Producer (franz-go, in
+// process). Each records its sends itself.
 type ProducerClient interface {
 	// SendAsync records the send's invoke and starts it; then gets its
 	// completion type. An error means nothing was recorded
@@ -47,10 +49,14 @@ func (s *ProducerSlot) replace() error {
 
 // newProducer opens a producer of the scenario's producer client.
 func (w *Workload) newProducer() (ProducerClient, error) {
-	if w.s.ClientOf(generators.RoleProducer) == generators.ClientJava {
+	switch w.s.ClientOf(generators.RoleProducer) {
+	case generators.ClientJava:
 		return java.NewProducer(context.Background(), java.ProducerOptions{Bootstrap: w.opts.Bootstrap,
 			Config: w.producerConfig(), Version: w.s.JavaVersion(), Keys: w.input, Recorder: w.opts.Recorder,
 			Processes: w.procs, Lanes: w.s.Workload.Lanes, Logs: w.opts.Logs})
+	case generators.ClientFranzGo:
+		return franz.NewProducer(franz.ProducerOptions{Bootstrap: w.opts.Bootstrap, Config: w.producerConfig(),
+			Keys: w.input, Recorder: w.opts.Recorder, Processes: w.procs, Lanes: w.s.Workload.Lanes})
 	}
 	return client.NewProducer(client.ProducerOptions{Bootstrap: w.opts.Bootstrap, Config: w.producerConfig(),
 		Keys: w.input, Recorder: w.opts.Recorder, Processes: w.procs, Lanes: w.s.Workload.Lanes, Logs: w.opts.Logs})

@@ -55,13 +55,87 @@ func Properties(c client.ProducerConfig, bootstrap string) ([]string, error) {
 	if t := cmp.Or(c.SocketTimeout, c.RequestTimeout); t > 0 {
 		m["request.timeout.ms"] = millis(t)
 	}
-	for k, v := range c.Extra {
+	return properties(m, c.Extra, "java producer")
+}
+
+// ConsumerProperties are the Java consumer's configs (key=value) for c,
+// for process clientID: the choices client.ConsumerConfig gives
+// librdkafka, in the Java client's terms.
+//
+//   - Reading starts at the earliest offset (auto.offset.reset).
+//   - Only the auto strategy lets the client commit (enable.auto.commit),
+//     and it installs the worker's CommitWatch interceptor, which reports
+//     every commit the client proves.
+//   - Under group.protocol=consumer (KIP-848) the broker owns the session
+//     and the heartbeat: the Java client refuses session.timeout.ms and
+//     heartbeat.interval.ms then, so they are left out.
+//   - Assign mode (no group) sets no group.id: the Java client needs none
+//     to assign, and commits nothing without one.
+//   - Extra is passed verbatim, after the fields.
+func ConsumerProperties(c client.ConsumerConfig, bootstrap, clientID string) ([]string, error) {
+	switch c.Commit {
+	case "", client.CommitNone, client.CommitAuto, client.CommitBeforeProcessing, client.CommitAfterProcessing:
+	default:
+		return nil, fmt.Errorf("java consumer: commit = %q, want none, auto, before-processing or after-processing (transactional is not built yet)", c.Commit)
+	}
+	auto := c.Commit == client.CommitAuto
+	if c.Group == "" && c.Commit != "" && c.Commit != client.CommitNone {
+		return nil, fmt.Errorf("java consumer: commit %q needs a group", c.Commit)
+	}
+	m := map[string]string{
+		"bootstrap.servers":  bootstrap,
+		"client.id":          clientID,
+		"auto.offset.reset":  "earliest",
+		"enable.auto.commit": strconv.FormatBool(auto),
+		"isolation.level":    "read_uncommitted",
+	}
+	if c.ReadCommitted {
+		m["isolation.level"] = "read_committed"
+	}
+	if auto {
+		m["interceptor.classes"] = mainClass + "$CommitWatch"
+	}
+	if c.Group != "" {
+		m["group.id"] = c.Group
+		if err := groupProperties(c, m); err != nil {
+			return nil, err
+		}
+	}
+	return properties(m, c.Extra, "java consumer")
+}
+
+// groupProperties puts the group member's timings and protocol into m.
+func groupProperties(c client.ConsumerConfig, m map[string]string) error {
+	setMillis(m, "auto.commit.interval.ms", c.AutoCommitEach)
+	setMillis(m, "max.poll.interval.ms", c.MaxPollInterval)
+	switch c.GroupProtocol {
+	case "", client.GroupClassic:
+		// Heartbeats well within the session (Kafka advises a third).
+		setMillis(m, "session.timeout.ms", c.SessionTimeout)
+		setMillis(m, "heartbeat.interval.ms", c.SessionTimeout/3)
+	case client.GroupConsumer:
+		m["group.protocol"] = client.GroupConsumer
+	default:
+		return fmt.Errorf("java consumer: group protocol %q, want classic or consumer", c.GroupProtocol)
+	}
+	return nil
+}
+
+func setMillis(m map[string]string, k string, d time.Duration) {
+	if d > 0 {
+		m[k] = millis(d)
+	}
+}
+
+// properties is m with extra over it, as sorted key=value arguments.
+func properties(m map[string]string, extra map[string]any, who string) ([]string, error) {
+	for k, v := range extra {
 		m[k] = fmt.Sprint(v)
 	}
 	out := make([]string, 0, len(m))
 	for k, v := range m {
 		if strings.ContainsAny(k, "=\n") || strings.Contains(v, "\n") {
-			return nil, fmt.Errorf("java producer: config %q = %q: no '=' in a key, no newline anywhere", k, v)
+			return nil, fmt.Errorf("%s: config %q = %q: no '=' in a key, no newline anywhere", who, k, v)
 		}
 		out = append(out, k+"="+v)
 	}

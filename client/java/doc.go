@@ -1,7 +1,10 @@
 // Package java runs the Apache Kafka Java client (kafka-clients, any
 // release on Maven Central) as a client under test: a producer whose sends
 // are recorded in the history exactly as client.Producer's are, while the
-// record goes through the JVM's KafkaProducer.
+// record goes through the JVM's KafkaProducer, and a consumer (Consumer)
+// whose assign, subscribe, poll and commit ops are recorded exactly as
+// client.Consumer's are, while its records and commits go through the
+// JVM's KafkaConsumer.
 //
 // The harness keeps the workload (pacing, lanes, values, the recorder); the
 // client is a JVM process of its own running src/KafkachaosWorker.java,
@@ -39,6 +42,44 @@
 // was transmitted; once appended, the client may have sent it any number
 // of times (retries, idempotent or not), so a broker error on the last
 // attempt says nothing of the earlier ones.
+//
+// The consumer is one JVM per process, one request at a time (subscribe,
+// assign, poll, commit, committed, seek). A poll's answer lists, in the
+// order they happened, the records handed out and the partitions the
+// rebalance listener saw revoked (or lost) and assigned, so that a poll
+// op drops the records of a key revoked under it as client.Consumer does.
+// The strategies are client.Consumer's: commit-after-processing commits
+// with commitSync after recording the poll; commit-before-processing
+// commits first and processes only the keys whose commit is proven,
+// seeking the others back; auto-commit leaves commits to the client, and
+// records a commit op only for what the client proves: the worker's
+// interceptor (ConsumerInterceptor.onCommit, called once the broker stored
+// every offset of a commit) reports it. The transactional strategy is not
+// built: ConsumerProperties refuses it. What commitSync's exceptions make
+// of a commit (outcome.go, CommitOutcome):
+//
+//	InvalidGroupIdException, IllegalStateException,       -> fail
+//	  IllegalArgumentException (commitSync refuses
+//	  before any request)
+//	CommitFailedException, RebalanceInProgressException,  -> info
+//	  TimeoutException, WakeupException, InterruptException,
+//	  any class the table does not name: the commit may
+//	  have been sent (and retried) before the exception
+//
+// After an info commit the group's committed offsets are read back, and a
+// key whose committed offset is the one asked for counts as committed (the
+// rest go to the op's "uncommitted" Extra), as client.Consumer does.
+//
+// Crash is SIGKILL of the consumer's JVM: no close, no leave, no commit on
+// the way out, so the group sees a member gone silent and no fencing is
+// needed. The open op completes as info; an auto-committing consumer's
+// position, which an automatic commit in flight at the kill may store, is
+// an info commit op; a crash op is last. A JVM that exits unasked ends the
+// process the same way, and one that does not answer a request within its
+// bound and client.HangGrace is killed and ends it with a client-hang op.
+// Crash points the strategy never passes are refused
+// (client.ErrUnreachableCrashPoint). The stall hook of client.Consumer
+// (stall-consumer) is not built.
 //
 // It must not know checkers, models or cluster providers: like package
 // client it records ops and talks to a bootstrap address.

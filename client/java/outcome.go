@@ -60,3 +60,44 @@ func Outcome(e *Exception) histories.Type {
 	}
 	return histories.Info
 }
+
+// commitRule is one row of the consumer's commit table: an exception
+// commitSync raised, what it makes of the commit, and why.
+type commitRule struct {
+	Class string
+	Type  histories.Type
+	Why   string
+}
+
+// commitRules are the exceptions of the consumer's commitSync the table
+// names (package doc). A class it does not name is info: commitSync may
+// have sent the commit (and retried it) before raising anything.
+func commitRules() []commitRule {
+	const errs = "org.apache.kafka.common.errors."
+	return []commitRule{
+		{"org.apache.kafka.clients.consumer.CommitFailedException", histories.Info,
+			"the coordinator refused an attempt for a rebalance or a lost membership, but an earlier attempt of the same commitSync (retried after a lost response) may have been stored"},
+		{errs + "RebalanceInProgressException", histories.Info,
+			"raised before sending while the member rejoins, or as the coordinator's answer to an attempt that followed another: which one, the class does not say"},
+		{errs + "TimeoutException", histories.Info,
+			"the timeout expired with the request sent, or being retried: the coordinator may store it still"},
+		{errs + "WakeupException", histories.Info, "woken while waiting for the result: the request may be out"},
+		{errs + "InterruptException", histories.Info, "interrupted while waiting for the result: the request may be out"},
+		{errs + "InvalidGroupIdException", histories.Fail, "no group.id: commitSync refuses before any request"},
+		{"java.lang.IllegalStateException", histories.Fail, "the consumer is closed: commitSync refuses before any request"},
+		{"java.lang.IllegalArgumentException", histories.Fail, "the offsets are refused as built (e.g. negative) before any request"},
+	}
+}
+
+// CommitOutcome is the type of a commitSync that ended with e; nil is OK.
+func CommitOutcome(e *Exception) histories.Type {
+	if e == nil {
+		return histories.OK
+	}
+	for _, r := range commitRules() {
+		if r.Class == e.Class {
+			return r.Type
+		}
+	}
+	return histories.Info
+}

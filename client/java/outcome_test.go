@@ -1,6 +1,7 @@
 package java
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -48,5 +49,45 @@ func TestDefiniteRulesAreWellFormed(t *testing.T) {
 		if got := Outcome(&Exception{Class: r.Class}); got != histories.Info {
 			t.Errorf("%s after the append = %s, want info: the record was handed to the client", r.Class, got)
 		}
+	}
+}
+
+func TestCommitOutcomeOfExceptions(t *testing.T) {
+	const errs = "org.apache.kafka.common.errors."
+	for _, c := range []struct {
+		class string
+		want  histories.Type
+	}{
+		{"org.apache.kafka.clients.consumer.CommitFailedException", histories.Info},
+		{errs + "RebalanceInProgressException", histories.Info},
+		{errs + "TimeoutException", histories.Info},
+		{errs + "WakeupException", histories.Info},
+		{errs + "InvalidGroupIdException", histories.Fail},
+		{"java.lang.IllegalStateException", histories.Fail},
+		{"java.lang.IllegalArgumentException", histories.Fail},
+		{errs + "CoordinatorNotAvailableException", histories.Info}, // not in the table: maybe sent
+		{"org.apache.kafka.common.KafkaException", histories.Info},
+	} {
+		if got := CommitOutcome(&Exception{Class: c.class}); got != c.want {
+			t.Errorf("CommitOutcome(%s) = %s, want %s", c.class, got, c.want)
+		}
+	}
+	if got := CommitOutcome(nil); got != histories.OK {
+		t.Errorf("CommitOutcome(nil) = %s, want ok", got)
+	}
+}
+
+// Every commit row is a class named once, with its reason, and only the
+// rows that say nothing was sent are fail.
+func TestCommitRulesAreWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range commitRules() {
+		if seen[r.Class] || r.Why == "" || len(r.Class) < len("java.x.Y") || (r.Type != histories.Info && r.Type != histories.Fail) {
+			t.Errorf("rule %+v: duplicate, unexplained, not a class name or not info/fail", r)
+		}
+		if r.Type == histories.Fail && !strings.Contains(r.Why, "before any request") {
+			t.Errorf("rule %s is fail but does not say it refuses before any request: %q", r.Class, r.Why)
+		}
+		seen[r.Class] = true
 	}
 }

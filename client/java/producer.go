@@ -1,21 +1,16 @@
 package java
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os/exec"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/histories"
-	"github.com/kafkachaos/kafkachaos/internal/ownedproc"
 )
 
 // ProducerOptions configures a Producer.
@@ -50,52 +45,20 @@ var (
 	errJVMDied = errors.New("java: the client's JVM exited by itself")
 )
 
-// producerState is where a Producer is in its life.
-type producerState int
-
-const (
-	running producerState = iota
-	closing
-	crashed
-	died // the JVM exited without Close or Crash
-)
-
 // Producer sends values through a Java KafkaProducer in a JVM of its own and
 // records one send op per value: the invoke before the request goes to the
-// JVM, the completion from its answer.
-//
-// As in client.Producer, every record is made under mu, and a send is in
-// inflight exactly between its invoke and its completion: whoever removes it
-// records its completion, so each invoke gets one, and none after its
-// lane's crash op.
+// JVM, the completion from its answer, in its client.Sends.
 type Producer struct {
 	opts  ProducerOptions
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	lanes []int64
-	free  chan int64    // lanes not in use
-	stop  chan struct{} // closed at Crash, Close, or the JVM's death
+	sends *client.Sends
+	jvm   *jvm
 	ended chan struct{} // closed once the JVM is reaped and every send completed
-	// logged is closed when the JVM's stderr has been read to its end
-	logged chan struct{}
 	// Started is how long the JVM took to make its producer.
 	Started time.Duration
 
-	writeMu sync.Mutex // one request line at a time
-
-	mu       sync.Mutex
-	state    producerState
-	lastID   int64
-	inflight map[int64]*pending
-	exit     error // how the JVM ended, once it has
-}
-
-// pending is one send between invoke and completion.
-type pending struct {
-	inv   *histories.Op
-	key   histories.Key
-	value int64
-	then  func(histories.Type)
+	mu     sync.Mutex
+	lastID int64
+	byID   map[int64]*client.Send // the sends the JVM has not answered
 }
 
 // NewProducer builds the worker for opts.Version if needed (Ensure), starts
@@ -114,79 +77,15 @@ func NewProducer(ctx context.Context, opts ProducerOptions) (*Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Producer{opts: opts, free: make(chan int64, opts.Lanes), stop: make(chan struct{}),
-		ended: make(chan struct{}), logged: make(chan struct{}), inflight: map[int64]*pending{}}
-	for range opts.Lanes {
-		id := opts.Processes.Next()
-		p.lanes = append(p.lanes, id)
-		p.free <- id
-	}
-	if err := p.start(tc, props); err != nil {
+	p := &Producer{opts: opts, sends: client.NewSends(opts.Recorder, opts.Processes, opts.Lanes),
+		ended: make(chan struct{}), byID: map[int64]*client.Send{}}
+	p.jvm, err = startJVM(tc, props, opts.Logs, "producer", "java producer "+processList(p.sends.Processes()))
+	if err != nil {
 		return nil, err
 	}
+	p.Started = p.jvm.started
+	go p.answers()
 	return p, nil
-}
-
-// start runs the JVM and waits for its ready line.
-func (p *Producer) start(tc Toolchain, props []string) error {
-	args := []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m",
-		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showThreadName=false",
-		"-cp", tc.Classpath, mainClass}
-	args = append(append(args, ownedproc.Args()...), props...)
-	p.cmd = exec.Command(tc.Java, args...)
-	// Should the harness die without a Close, the JVM dies with it.
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var err error
-	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		return fmt.Errorf("java producer: %w", err)
-	}
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		return fmt.Errorf("java producer: %w", err)
-	}
-	stderr, err := p.cmd.StderrPipe()
-	if err != nil {
-		return fmt.Errorf("java producer: %w", err)
-	}
-	began := time.Now()
-	if err := p.cmd.Start(); err != nil {
-		return fmt.Errorf("java producer: starting %s: %w", tc.Java, err)
-	}
-	go p.logs(stderr)
-	lines := bufio.NewScanner(stdout)
-	ready := make(chan error, 1)
-	go func() { ready <- awaitReady(lines) }()
-	t := time.NewTimer(startBound)
-	defer t.Stop()
-	select {
-	case err = <-ready:
-	case <-t.C:
-		err = fmt.Errorf("its producer was not made within %v", startBound)
-	}
-	if err != nil {
-		p.cmd.Process.Kill()
-		p.cmd.Wait()
-		return fmt.Errorf("java producer (kafka-clients %s): %w", tc.Version, err)
-	}
-	p.Started = time.Since(began)
-	go p.answers(lines)
-	return nil
-}
-
-// awaitReady reads the JVM's first line: ready, or why its producer could
-// not be made.
-func awaitReady(lines *bufio.Scanner) error {
-	if !lines.Scan() {
-		return fmt.Errorf("the JVM exited before its producer was made (its log says why): %v", lines.Err())
-	}
-	var a answer
-	if err := json.Unmarshal(lines.Bytes(), &a); err != nil {
-		return fmt.Errorf("unreadable first line %q: %w", lines.Text(), err)
-	}
-	if !a.Ready {
-		return fmt.Errorf("%s: %s", a.Fatal, a.Message)
-	}
-	return nil
 }
 
 // answer is one line of the JVM.
@@ -196,9 +95,6 @@ type answer struct {
 	Error        string `json:"error"`
 	Message      string `json:"message"`
 	BeforeAppend bool   `json:"before-append"`
-	Ready        bool   `json:"ready"`
-	Closed       bool   `json:"closed"`
-	Fatal        string `json:"fatal"`
 }
 
 // sendRequest and closeRequest are the harness's lines.
@@ -216,7 +112,7 @@ type closeRequest struct {
 }
 
 // Processes returns the process ids of the producer's lanes.
-func (p *Producer) Processes() []int64 { return append([]int64(nil), p.lanes...) }
+func (p *Producer) Processes() []int64 { return p.sends.Processes() }
 
 // SendAsync waits for a free lane, records the invoke and hands the value to
 // the JVM; then is called with the completion type once it is known. It
@@ -228,59 +124,28 @@ func (p *Producer) SendAsync(ctx context.Context, key histories.Key, value int64
 	if !ok {
 		return fmt.Errorf("java producer: key %d is not in the key map", key)
 	}
-	var lane int64
-	select {
-	case lane = <-p.free:
-	case <-p.stop:
-		return p.stoppedErr()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	p.mu.Lock()
-	if p.state != running {
-		p.mu.Unlock()
-		return p.stoppedErr()
-	}
-	p.lastID++
-	id := p.lastID
-	inv := p.opts.Recorder.Record(&histories.Op{Process: lane, Type: histories.Invoke, F: histories.FSend,
-		Mops: []histories.Mop{histories.Send(key, value)}})
-	p.inflight[id] = &pending{inv: inv, key: key, value: value, then: then}
-	p.mu.Unlock()
-	// A write the JVM's death cuts short leaves the send in flight: the
-	// end of answers completes it.
-	p.write(sendRequest{Op: "send", ID: id, Topic: *tp.Topic, Partition: tp.Partition, Value: strconv.FormatInt(value, 10)})
-	return nil
-}
-
-func (p *Producer) write(req any) error {
-	b, err := json.Marshal(req)
+	sd, err := p.sends.Begin(ctx, key, value, then)
 	if err != nil {
 		return err
 	}
-	p.writeMu.Lock()
-	defer p.writeMu.Unlock()
-	_, err = p.stdin.Write(append(b, '\n'))
-	return err
-}
-
-func (p *Producer) stoppedErr() error {
+	defer p.sends.Handed()
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch p.state {
-	case crashed:
-		return client.ErrCrashed
-	case died:
-		return fmt.Errorf("%w (%v)", errJVMDied, p.exit)
-	}
-	return client.ErrClosed
+	p.lastID++
+	id := p.lastID
+	p.byID[id] = sd
+	p.mu.Unlock()
+	// A write the JVM's death cuts short leaves the send in flight: the
+	// end of answers completes it.
+	p.jvm.write(sendRequest{Op: "send", ID: id, Topic: *tp.Topic, Partition: tp.Partition, Value: strconv.FormatInt(value, 10)})
+	return nil
 }
 
 // answers records the JVM's answers until it exits, then reaps it and ends
 // the producer: sends still open complete as info, and a JVM that died by
 // itself ends its lanes with crash ops.
-func (p *Producer) answers(lines *bufio.Scanner) {
+func (p *Producer) answers() {
 	defer close(p.ended)
+	lines := p.jvm.lines
 	for lines.Scan() {
 		var a answer
 		if err := json.Unmarshal(lines.Bytes(), &a); err != nil || a.ID == 0 {
@@ -292,90 +157,33 @@ func (p *Producer) answers(lines *bufio.Scanner) {
 		}
 		p.complete(a.ID, a.Offset, exc)
 	}
-	<-p.logged // Wait closes stderr: read it to its end first
-	exit := p.cmd.Wait()
-	p.mu.Lock()
-	p.exit = exit
-	if p.state == running {
-		p.state = died
-		close(p.stop)
+	exit := p.jvm.reap()
+	died := p.sends.End(fmt.Errorf("%w (%v)", errJVMDied, exit))
+	p.sends.Abandon(errNoAnswer)
+	if died {
+		p.sends.CrashOps()
 	}
-	done := p.completeAllLocked(errNoAnswer)
-	if p.state == died {
-		p.crashOpsLocked()
-	}
-	p.mu.Unlock()
-	callThen(done, histories.Info)
 }
 
-// complete records send id's completion unless it was completed already,
-// frees its lane while the producer runs, and tells the caller.
+// complete records send id's completion from the JVM's answer (offset or
+// exc) unless it was completed already.
 func (p *Producer) complete(id int64, offset *int64, exc *Exception) {
 	p.mu.Lock()
-	ps, t, ok := p.completeLocked(id, offset, exc, nil)
-	release := ok && p.state == running
+	sd, ok := p.byID[id]
+	delete(p.byID, id)
 	p.mu.Unlock()
 	if !ok {
 		return
 	}
-	if release {
-		p.free <- ps.inv.Process // cannot block: the lane was taken from free
-	}
-	if ps.then != nil {
-		ps.then(t)
-	}
-}
-
-// completeLocked records send id's completion if it is still in flight:
-// from the JVM's answer (offset or exc), or cause when it has none. Called
-// with mu held.
-func (p *Producer) completeLocked(id int64, offset *int64, exc *Exception, cause error) (*pending, histories.Type, bool) {
-	ps, ok := p.inflight[id]
-	if !ok {
-		return nil, "", false
-	}
-	delete(p.inflight, id)
-	t := Outcome(exc)
-	mop := histories.Send(ps.key, ps.value)
-	op := &histories.Op{Process: ps.inv.Process, Type: t, F: ps.inv.F}
+	var err error
+	at := histories.NoOffset // acks=0 answers -1: landed where, unknown
 	switch {
-	case cause != nil:
-		t, op.Type, op.Error = histories.Info, histories.Info, cause.Error()
 	case exc != nil:
-		op.Error = exc.Error()
-	case offset != nil && *offset >= 0:
-		mop.Offset = *offset // acks=0 answers -1: landed where, unknown
+		err = exc
+	case offset != nil:
+		at = *offset
 	}
-	op.Mops = []histories.Mop{mop}
-	p.opts.Recorder.Record(op)
-	return ps, t, true
-}
-
-// completeAllLocked completes every send in flight as info with cause;
-// called with mu held. It returns the sends it completed.
-func (p *Producer) completeAllLocked(cause error) []*pending {
-	var out []*pending
-	for id := range p.inflight {
-		if ps, _, ok := p.completeLocked(id, nil, nil, cause); ok {
-			out = append(out, ps)
-		}
-	}
-	return out
-}
-
-// crashOpsLocked records a crash op for every lane; called with mu held.
-func (p *Producer) crashOpsLocked() {
-	for _, lane := range p.lanes {
-		p.opts.Recorder.Record(&histories.Op{Process: lane, Type: histories.Info, F: histories.FCrash})
-	}
-}
-
-func callThen(done []*pending, t histories.Type) {
-	for _, ps := range done {
-		if ps.then != nil {
-			ps.then(t)
-		}
-	}
+	p.sends.Complete(sd, Outcome(exc), at, err)
 }
 
 // Crash kills the JVM (SIGKILL: no flush, no close) as a process crash
@@ -383,18 +191,9 @@ func callThen(done []*pending, t histories.Type) {
 // never sends again. A producer that is closing, crashed or dead already is
 // left alone.
 func (p *Producer) Crash() {
-	p.mu.Lock()
-	if p.state != running {
-		p.mu.Unlock()
-		return
+	if p.sends.Crash(client.ErrCrashed) {
+		p.jvm.kill()
 	}
-	p.state = crashed
-	close(p.stop)
-	p.cmd.Process.Signal(syscall.SIGKILL) // by pidfd: never a reused pid
-	done := p.completeAllLocked(client.ErrCrashed)
-	p.crashOpsLocked()
-	p.mu.Unlock()
-	callThen(done, histories.Info)
 }
 
 // Close asks the JVM to close its producer, which waits for outstanding
@@ -403,42 +202,15 @@ func (p *Producer) Crash() {
 // info. A JVM that has not exited closeGrace after the deadline is killed,
 // and Close says so.
 func (p *Producer) Close(ctx context.Context) error {
-	p.mu.Lock()
-	if p.state != running {
-		p.mu.Unlock()
+	if !p.sends.End(client.ErrClosed) {
 		<-p.ended
 		return nil
 	}
-	p.state = closing
-	close(p.stop)
-	p.mu.Unlock()
 	var wait time.Duration
 	if dl, ok := ctx.Deadline(); ok {
 		wait = max(time.Until(dl), 0)
 	}
-	p.write(closeRequest{Op: "close", TimeoutMS: wait.Milliseconds()})
-	p.stdin.Close()
-	t := time.NewTimer(wait + closeGrace)
-	defer t.Stop()
-	select {
-	case <-p.ended:
-		return nil
-	case <-t.C:
-		p.cmd.Process.Signal(syscall.SIGKILL)
-		<-p.ended
-		return fmt.Errorf("java producer: its JVM did not exit within %v of the close: killed", wait+closeGrace)
-	}
-}
-
-// logs forwards the JVM's stderr (slf4j-simple: "LEVEL logger - message")
-// to the run's client log.
-func (p *Producer) logs(stderr io.Reader) {
-	defer close(p.logged)
-	worker := "java producer " + processList(p.lanes)
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		p.opts.Logs.Log(logLine(worker, sc.Text()))
-	}
+	return p.jvm.close(wait, p.ended, "producer")
 }
 
 func processList(ids []int64) string {

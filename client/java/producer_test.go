@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
@@ -44,22 +45,6 @@ func newTestProducer(t *testing.T, e *embedded.Provider, rec client.Recorder, cf
 	return p
 }
 
-// send sends one value and waits for its completion.
-func send(t *testing.T, p *Producer, key histories.Key, value int64) histories.Type {
-	t.Helper()
-	res := make(chan histories.Type, 1)
-	if err := p.SendAsync(t.Context(), key, value, func(typ histories.Type) { res <- typ }); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case typ := <-res:
-		return typ
-	case <-time.After(30 * time.Second):
-		t.Fatalf("send of %d: no completion in 30s", value)
-		return ""
-	}
-}
-
 func TestJavaProducerRecordsOffsets(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
@@ -74,7 +59,7 @@ func TestJavaProducerRecordsOffsets(t *testing.T) {
 		<-done
 	}
 	ops := rec.Ops()
-	checkPaired(t, ops)
+	clienttest.CheckPaired(t, ops)
 	seen := map[histories.Key]map[int64]bool{0: {}, 1: {}}
 	oks := 0
 	for _, o := range ops {
@@ -98,7 +83,7 @@ func TestJavaProducerRecordTooLargeIsFail(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, rec, client.ProducerConfig{Acks: "all", Extra: map[string]any{"max.request.size": 8}}, 1)
-	if typ := send(t, p, 0, 123456789); typ != histories.Fail {
+	if typ := clienttest.SendOne(t, p, 0, 123456789); typ != histories.Fail {
 		t.Fatalf("oversized record: %s (%v), want fail", typ, rec.Ops())
 	}
 	if err := rec.Ops()[1].Error; err == "" {
@@ -110,38 +95,22 @@ func TestJavaProducerCrashKillsTheJVM(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, rec, client.ProducerConfig{Acks: "all"}, 2)
-	if typ := send(t, p, 0, 1); typ != histories.OK {
-		t.Fatalf("send %s", typ)
-	}
-	d, err := e.Delay(cluster.RequestFault{Keys: []int16{0}}, 5*time.Second) // produce requests held
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Remove()
-	res := make(chan histories.Type, 1)
-	if err := p.SendAsync(t.Context(), 1, 2, func(typ histories.Type) { res <- typ }); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	pid := p.cmd.Process.Pid
-	p.Crash()
-	if typ := <-res; typ != histories.Info {
-		t.Fatalf("in-flight send at the crash: %s, want info", typ)
-	}
+	clienttest.CheckCrashMidSend(t, e, p)
+	pid := p.jvm.cmd.Process.Pid
 	select {
 	case <-p.ended:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the JVM was not reaped 10s after the crash")
 	}
-	if ws := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("JVM %d ended by %v, want SIGKILL", pid, p.cmd.ProcessState)
+	if ws := p.jvm.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("JVM %d ended by %v, want SIGKILL", pid, p.jvm.cmd.ProcessState)
 	}
 	if err := p.SendAsync(t.Context(), 0, 3, nil); !errors.Is(err, client.ErrCrashed) {
 		t.Fatalf("send after the crash: %v, want ErrCrashed", err)
 	}
 	ops := rec.Ops()
-	checkPaired(t, ops)
-	if n := countF(ops, histories.FCrash); n != 2 {
+	clienttest.CheckPaired(t, ops)
+	if n := clienttest.CountF(ops, histories.FCrash); n != 2 {
 		t.Fatalf("%d crash ops, want one per lane (2)", n)
 	}
 }
@@ -152,17 +121,17 @@ func TestJavaProducerJVMDeathEndsTheProducer(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, rec, client.ProducerConfig{Acks: "all"}, 2)
-	if typ := send(t, p, 0, 1); typ != histories.OK {
+	if typ := clienttest.SendOne(t, p, 0, 1); typ != histories.OK {
 		t.Fatalf("send %s", typ)
 	}
-	syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
+	syscall.Kill(p.jvm.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.ended
 	if err := p.SendAsync(t.Context(), 0, 2, nil); !errors.Is(err, errJVMDied) {
 		t.Fatalf("send after the JVM died: %v, want errJVMDied", err)
 	}
 	ops := rec.Ops()
-	checkPaired(t, ops)
-	if n := countF(ops, histories.FCrash); n != 2 {
+	clienttest.CheckPaired(t, ops)
+	if n := clienttest.CountF(ops, histories.FCrash); n != 2 {
 		t.Fatalf("%d crash ops, want one per lane (2)", n)
 	}
 }
@@ -171,65 +140,8 @@ func TestJavaProducerCloseCompletesEverySend(t *testing.T) {
 	e := startCluster(t)
 	rec := client.NewMemRecorder()
 	p := newTestProducer(t, e, rec, client.ProducerConfig{Acks: "all"}, 4)
-	d, err := e.Delay(cluster.RequestFault{Keys: []int16{0}}, 3*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Remove()
-	for v := range int64(4) {
-		if err := p.SendAsync(t.Context(), v%2, v, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	if err := p.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ops := rec.Ops()
-	checkPaired(t, ops)
-	if len(ops) != 8 {
-		t.Fatalf("%d ops after close, want 8 (every invoke completed): %v", len(ops), ops)
-	}
+	clienttest.CheckCloseCompletesEverySend(t, e, p, rec.Ops)
 	if err := p.SendAsync(t.Context(), 0, 9, nil); !errors.Is(err, client.ErrClosed) {
 		t.Fatalf("send after close: %v, want ErrClosed", err)
-	}
-}
-
-func countF(ops []histories.Op, f string) int {
-	n := 0
-	for _, o := range ops {
-		if o.F == f {
-			n++
-		}
-	}
-	return n
-}
-
-// checkPaired fails unless every process alternates invoke and completion
-// and a crash op is its last.
-func checkPaired(t *testing.T, ops []histories.Op) {
-	t.Helper()
-	open, dead := map[int64]bool{}, map[int64]bool{}
-	for _, o := range ops {
-		switch {
-		case dead[o.Process]:
-			t.Fatalf("op %d of process %d after its crash", o.Index, o.Process)
-		case o.F == histories.FCrash:
-			if open[o.Process] {
-				t.Fatalf("crash op %d with an op still open", o.Index)
-			}
-			dead[o.Process] = true
-		case o.Type == histories.Invoke:
-			if open[o.Process] {
-				t.Fatalf("op %d: process %d invokes twice", o.Index, o.Process)
-			}
-			open[o.Process] = true
-		default:
-			if !open[o.Process] {
-				t.Fatalf("op %d: process %d completes nothing", o.Index, o.Process)
-			}
-			open[o.Process] = false
-		}
 	}
 }

@@ -105,6 +105,15 @@ func (e *Provider) proxySet() (*kproxy.Set, error) {
 	return e.proxies.set, nil
 }
 
+// LogRequests implements cluster.RequestLogger.
+func (e *Provider) LogRequests(path string) (func() error, error) {
+	set, err := e.proxySet()
+	if err != nil {
+		return nil, err
+	}
+	return set.LogRequests(path)
+}
+
 // AddToxic implements cluster.Proxier.
 func (e *Provider) AddToxic(ctx context.Context, node int32, name string, t kproxy.Toxic) error {
 	set, err := e.proxySet()

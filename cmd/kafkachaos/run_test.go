@@ -159,9 +159,10 @@ func validateRunArgs(t *testing.T, args ...string) error {
 	return s.Validate()
 }
 
-// --client names the producers' client; the roles it does not run stay
-// librdkafka, named in the scenario; an unknown or unbuilt client is
-// refused naming the field.
+// --client names the client of every role it runs (java: producers and
+// consumers; franz-go: producers); the roles it does not run stay
+// librdkafka, named in the scenario; an unknown client, or a version for
+// one without versions, is refused naming the field.
 func TestRunClientFlag(t *testing.T) {
 	var rf runFlags
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -173,11 +174,22 @@ func TestRunClientFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.ClientOf(generators.RoleProducer) != generators.ClientJava || s.ClientOf(generators.RoleConsumer) != generators.ClientLibrdkafka ||
+	if s.ClientOf(generators.RoleProducer) != generators.ClientJava || s.ClientOf(generators.RoleConsumer) != generators.ClientJava ||
 		s.JavaVersion() != "3.9.1" {
 		t.Errorf("--client java@3.9.1: client %q@%q, clients %v", s.Client, s.ClientVersion, s.Clients)
 	}
-	for arg, want := range map[string]string{"franz-go": "client: the franz-go client is not built yet",
+	fs = flag.NewFlagSet("run", flag.ContinueOnError)
+	rf.register(fs)
+	if err := fs.Parse([]string{"--cluster", "local", "--client", "franz-go", "--nemesis", "kill"}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = scenarioOf(rf, map[string]bool{"cluster": true, "client": true, "nemesis": true}, ""); err != nil {
+		t.Fatalf("--client franz-go: %v", err)
+	}
+	if s.ClientOf(generators.RoleProducer) != generators.ClientFranzGo || s.ClientOf(generators.RoleConsumer) != generators.ClientLibrdkafka {
+		t.Errorf("--client franz-go: client %q@%q, clients %v", s.Client, s.ClientVersion, s.Clients)
+	}
+	for arg, want := range map[string]string{"franz-go@1.18.0": "client-version: \"1.18.0\": the franz-go client is the version go.mod names",
 		"kcat": `client: unknown client "kcat"`, "librdkafka@2.6.0": "client-version"} {
 		if err := validateRunArgs(t, "--client", arg); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("--client %s: %v, want an error containing %q", arg, err, want)

@@ -17,6 +17,14 @@
 // transaction protocol's late-arrival bugs need: an EndTxn or a produce that
 // lands after the next transaction has begun (KAFKA-17754).
 //
+// A Set can also log every Kafka request and response its proxies carry
+// (LogRequests; reqlog.go, decode.go), decoded for the transaction APIs,
+// as Jepsen's packet captures explained each KAFKA-17754 case: a tap
+// toxic, first on every proxy's streams from its start, hands each chunk
+// to one decoder goroutine through a bounded queue and never waits, so a
+// connection is never slowed by the log; ReadLog and Exchanges read it
+// back, a request beside its response.
+//
 // This package must not know about providers, nemeses, histories or
 // scenarios: a provider routes its brokers' client listeners through a Set,
 // and a nemesis fault adds and heals toxics by name.

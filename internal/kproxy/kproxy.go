@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/Shopify/toxiproxy/v2/toxics"
@@ -20,12 +21,17 @@ type Set struct {
 
 	mu      sync.Mutex
 	proxies map[string]*toxiproxy.Proxy
+
+	log   atomic.Pointer[reqLog] // the open request log, if any
+	conns atomic.Int64           // connections begun, for their ids in the log
 }
 
-// New is an empty Set. It registers the hold toxic with Toxiproxy (its
-// registry is Toxiproxy's own; registering again replaces it with itself).
+// New is an empty Set. It registers the hold and tap toxics with
+// Toxiproxy (its registry is Toxiproxy's own; registering again replaces
+// them with themselves).
 func New() *Set {
 	toxics.Register(HoldType, new(holdToxic))
+	toxics.Register(tapType, new(tapToxic))
 	metrics := toxiproxy.NewMetricsContainer(prometheus.NewRegistry())
 	return &Set{server: toxiproxy.NewServer(metrics, zerolog.Nop()), proxies: map[string]*toxiproxy.Proxy{}}
 }
@@ -39,6 +45,9 @@ func (s *Set) Add(name, listen, upstream string) (string, error) {
 		return "", fmt.Errorf("kproxy: proxy %q already exists", name)
 	}
 	p := toxiproxy.NewProxy(s.server, name, listen, upstream)
+	if err := s.addTaps(p, name); err != nil {
+		return "", err
+	}
 	if err := p.Start(); err != nil {
 		return "", fmt.Errorf("kproxy: starting proxy %s on %s to %s: %w", name, listen, upstream, err)
 	}
@@ -76,7 +85,7 @@ func (s *Set) Active(name string) ([]string, error) {
 	}
 	var names []string
 	for _, t := range p.Toxics.GetToxicArray() {
-		if w, ok := t.(*toxics.ToxicWrapper); ok {
+		if w, ok := t.(*toxics.ToxicWrapper); ok && !isTap(w.Name) {
 			names = append(names, w.Name)
 		}
 	}
@@ -84,8 +93,9 @@ func (s *Set) Active(name string) ([]string, error) {
 	return names, nil
 }
 
-// Heal removes every toxic from every proxy and reads the lists back: it
-// returns nil only when no toxic is left. It is idempotent.
+// Heal removes every toxic from every proxy (but the request taps) and
+// reads the lists back: it returns nil only when no toxic is left. It is
+// idempotent.
 func (s *Set) Heal(ctx context.Context) error {
 	var errs []error
 	for _, name := range s.Names() {
@@ -94,7 +104,12 @@ func (s *Set) Heal(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		p.Toxics.ResetToxics(ctx)
+		names, _ := s.Active(name)
+		for _, n := range names {
+			if err := p.Toxics.RemoveToxic(ctx, n); err != nil {
+				errs = append(errs, fmt.Errorf("kproxy: removing toxic %s from %s: %w", n, name, err))
+			}
+		}
 		if left, err := s.Active(name); err != nil || len(left) > 0 {
 			errs = append(errs, fmt.Errorf("kproxy: proxy %s still has toxics %v after heal (%v)", name, left, err))
 		}
@@ -102,12 +117,17 @@ func (s *Set) Heal(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Close stops every proxy and closes their connections. It is idempotent.
-func (s *Set) Close() {
+// Close stops every proxy and closes their connections, then the request
+// log if one is open. It is idempotent.
+func (s *Set) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for name, p := range s.proxies {
 		p.Stop()
 		delete(s.proxies, name)
 	}
+	s.mu.Unlock()
+	if l := s.log.Swap(nil); l != nil {
+		return l.shut()
+	}
+	return nil
 }

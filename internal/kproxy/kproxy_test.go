@@ -104,7 +104,7 @@ func proxied(t *testing.T) (*Set, *upstream, string) {
 	t.Helper()
 	u := newUpstream(t)
 	s := New()
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { s.Close() })
 	addr, err := s.Add("b1", "127.0.0.1:0", u.ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)

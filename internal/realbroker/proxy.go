@@ -89,6 +89,17 @@ func (c *Cluster) proxySet() (*kproxy.Set, error) {
 // Proxied reports whether the run's clients go through proxies.
 func (c *Cluster) Proxied() bool { return c.proxies != nil }
 
+// LogRequests logs the requests through the clients' proxies to the file
+// at path (kproxy.Set.LogRequests).
+func (c *Cluster) LogRequests(path string) (func() error, error) {
+	set, err := c.proxySet()
+	if err != nil {
+		return nil, err
+	}
+	closeLog, err := set.LogRequests(path)
+	return closeLog, c.wrap(err)
+}
+
 // AddToxic puts toxic t, called name, on node id's proxy and verifies it
 // (kproxy.Set.ApplyVerified).
 func (c *Cluster) AddToxic(ctx context.Context, id int32, name string, t kproxy.Toxic) error {

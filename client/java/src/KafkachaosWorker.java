@@ -1,6 +1,8 @@
-// KafkachaosWorker runs one Kafka producer (kafka-clients) for kafkachaos:
-// it reads requests from stdin and writes answers to stdout, one JSON
-// object a line.
+// KafkachaosWorker runs one Kafka client (kafka-clients) for kafkachaos, a
+// producer or a consumer: it reads requests from stdin and writes answers
+// to stdout, one JSON object a line.
+//
+// Producer (the default role):
 //
 //   args:     [kafkachaos-worker owner=TAG] key=value ...   producer configs
 //   stdout:   {"ready":true}                                once the producer is made
@@ -8,24 +10,58 @@
 //   stdout:   {"id":N,"offset":O}                           acknowledged (O -1: unknown, acks=0)
 //             {"id":N,"error":CLASS,"message":M,"before-append":B}
 //   stdin:    {"op":"close","timeout-ms":MS}                close, then {"closed":true} and exit 0
-//   stdout:   {"fatal":CLASS,"message":M}                   the producer could not be made; exit 1
+//   stdout:   {"fatal":CLASS,"message":M}                   the client could not be made; exit 1
 //
 // before-append is true when the exception came out of send() itself (the
 // calling thread, while send() ran): the record never reached the
 // accumulator, so nothing of it can have been transmitted. Completions
 // from the producer's network thread are false. Which classes make a
 // definite failure is decided by the harness, not here.
+//
+// Consumer (arg kafkachaos.role=consumer; one request at a time, each
+// answered by {"id":N,...} or {"id":N,"error":CLASS,"message":M,...}):
+//
+//   {"op":"subscribe","id":N,"topics":"a,b"}               subscribe, with a rebalance listener
+//   {"op":"assign","id":N,"partitions":"t:0,t:1"}          assign, from the beginning
+//   {"op":"poll","id":N,"max":M,"wait-ms":W}               -> {"id":N,"items":[...]}
+//   {"op":"commit","id":N,"offsets":"t:0:5","timeout-ms":T} commitSync
+//   {"op":"committed","id":N,"partitions":"t:0","timeout-ms":T} -> {"id":N,"offsets":[[T,P,O],...]}
+//   {"op":"seek","id":N,"offsets":"t:0:5"}
+//   {"op":"close","timeout-ms":MS}                         close, then {"closed":true} and exit 0
+//
+// A poll's items are, in the order they happened: ["rec",T,P,OFFSET,VALUE]
+// for a record handed to the harness, ["rev",T,P] for a partition revoked
+// or lost, ["asg",T,P] for one assigned; the listener's items of calls
+// between polls come with the next poll, and a failed poll's answer
+// carries the items it had. A poll hands out at most max records: those
+// past it are sought back to, so the position is after the last record
+// handed out. With interceptor.classes=KafkachaosWorker$CommitWatch every
+// commit the client proves (the broker stored all its offsets: automatic
+// ones, and the close's) is written as {"auto-commit":[[T,P,O],...]}.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 public final class KafkachaosWorker {
@@ -37,11 +73,18 @@ public final class KafkachaosWorker {
 
     public static void main(String[] args) throws Exception {
         Properties props = new Properties();
+        String role = "producer";
         for (String a : args) {
             int eq = a.indexOf('=');
-            if (eq > 0 && !a.startsWith("owner=")) {
+            if (a.startsWith("kafkachaos.role=")) {
+                role = a.substring(eq + 1);
+            } else if (eq > 0 && !a.startsWith("owner=")) {
                 props.put(a.substring(0, eq), a.substring(eq + 1));
             }
+        }
+        if ("consumer".equals(role)) {
+            Consumer.run(props);
+            return;
         }
         props.put("key.serializer", ByteArraySerializer.class.getName());
         props.put("value.serializer", ByteArraySerializer.class.getName());
@@ -49,9 +92,7 @@ public final class KafkachaosWorker {
         try {
             producer = new KafkaProducer<>(props);
         } catch (Throwable t) {
-            Throwable c = t.getCause() != null ? t.getCause() : t;
-            emit("{\"fatal\":" + str(c.getClass().getName()) + ",\"message\":" + str(t.getMessage() + ": " + c.getMessage()) + "}");
-            System.exit(1);
+            fatal(t);
             return;
         }
         reader = Thread.currentThread();
@@ -95,9 +136,197 @@ public final class KafkachaosWorker {
         }
     }
 
+    private static void fatal(Throwable t) {
+        Throwable c = t.getCause() != null ? t.getCause() : t;
+        emit("{\"fatal\":" + str(c.getClass().getName()) + ",\"message\":" + str(t.getMessage() + ": " + c.getMessage()) + "}");
+        System.exit(1);
+    }
+
     private static void fail(long id, Throwable e, boolean beforeAppend) {
         emit("{\"id\":" + id + ",\"error\":" + str(e.getClass().getName()) + ",\"message\":" + str(String.valueOf(e.getMessage()))
                 + ",\"before-append\":" + beforeAppend + "}");
+    }
+
+    // Consumer runs the consumer role: one KafkaConsumer, used from the
+    // reading thread only (it is not thread-safe), one request at a time.
+    static final class Consumer implements ConsumerRebalanceListener {
+        // items are the current answer's poll items; the listener runs
+        // inside the consumer's calls, on the reading thread.
+        private final List<String> items = new ArrayList<>();
+        private final KafkaConsumer<byte[], byte[]> consumer;
+
+        private Consumer(KafkaConsumer<byte[], byte[]> consumer) {
+            this.consumer = consumer;
+        }
+
+        static void run(Properties props) throws Exception {
+            props.put("key.deserializer", ByteArrayDeserializer.class.getName());
+            props.put("value.deserializer", ByteArrayDeserializer.class.getName());
+            Consumer c;
+            try {
+                c = new Consumer(new KafkaConsumer<>(props));
+            } catch (Throwable t) {
+                fatal(t);
+                return;
+            }
+            emit("{\"ready\":true}");
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String line;
+            long closeMs = 0;
+            while ((line = in.readLine()) != null) {
+                Map<String, String> req = Json.object(line);
+                if ("close".equals(req.get("op"))) {
+                    closeMs = Long.parseLong(req.getOrDefault("timeout-ms", "0"));
+                    break;
+                }
+                c.serve(req);
+            }
+            c.consumer.close(Duration.ofMillis(closeMs));
+            emit("{\"closed\":true}");
+            System.exit(0);
+        }
+
+        private void serve(Map<String, String> req) {
+            long id = Long.parseLong(req.get("id"));
+            try {
+                emit("{\"id\":" + id + answer(req) + "}");
+            } catch (Throwable e) {
+                emit("{\"id\":" + id + ",\"error\":" + str(e.getClass().getName()) + ",\"message\":" + str(String.valueOf(e.getMessage()))
+                        + takeItems() + "}");
+            }
+        }
+
+        // answer runs one request and returns its answer's fields after the id.
+        private String answer(Map<String, String> req) {
+            String op = req.get("op");
+            Duration timeout = Duration.ofMillis(Long.parseLong(req.getOrDefault("timeout-ms", "0")));
+            switch (op) {
+                case "subscribe":
+                    consumer.subscribe(Arrays.asList(req.get("topics").split(",")), this);
+                    return "";
+                case "assign":
+                    List<TopicPartition> tps = new ArrayList<>(offsets(req.get("partitions")).keySet());
+                    consumer.assign(tps);
+                    consumer.seekToBeginning(tps);
+                    return "";
+                case "poll":
+                    poll(Integer.parseInt(req.get("max")), Long.parseLong(req.get("wait-ms")));
+                    return takeItems();
+                case "commit":
+                    Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+                    offsets(req.get("offsets")).forEach((tp, off) -> commit.put(tp, new OffsetAndMetadata(off)));
+                    consumer.commitSync(commit, timeout);
+                    return "";
+                case "committed":
+                    return ",\"offsets\":" + offsetList(consumer.committed(offsets(req.get("partitions")).keySet(), timeout));
+                case "seek":
+                    offsets(req.get("offsets")).forEach(consumer::seek);
+                    return "";
+                default:
+                    throw new IllegalArgumentException("unknown op " + op);
+            }
+        }
+
+        // poll hands out up to max records within wait ms.
+        private void poll(int max, long waitMs) {
+            long deadline = System.nanoTime() + waitMs * 1_000_000L;
+            int n = 0;
+            while (n < max) {
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    break;
+                }
+                ConsumerRecords<byte[], byte[]> recs = consumer.poll(Duration.ofMillis(Math.min(left, 50)));
+                Map<TopicPartition, Long> back = new LinkedHashMap<>();
+                for (ConsumerRecord<byte[], byte[]> r : recs) {
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    if (n >= max || back.containsKey(tp)) {
+                        back.putIfAbsent(tp, r.offset());
+                        continue;
+                    }
+                    String v = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
+                    items.add("[\"rec\"," + str(r.topic()) + "," + r.partition() + "," + r.offset() + "," + str(v) + "]");
+                    n++;
+                }
+                back.forEach(consumer::seek);
+            }
+        }
+
+        private String takeItems() {
+            String out = ",\"items\":[" + String.join(",", items) + "]";
+            items.clear();
+            return out;
+        }
+
+        private void note(String what, Collection<TopicPartition> tps) {
+            for (TopicPartition tp : tps) {
+                items.add("[\"" + what + "\"," + str(tp.topic()) + "," + tp.partition() + "]");
+            }
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> tps) {
+            note("rev", tps);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> tps) {
+            note("rev", tps);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> tps) {
+            note("asg", tps);
+        }
+
+        // offsets reads "t:p:o,..." (or "t:p,...", offsets 0) in order.
+        private static Map<TopicPartition, Long> offsets(String s) {
+            Map<TopicPartition, Long> out = new LinkedHashMap<>();
+            for (String one : s.split(",")) {
+                String[] f = one.split(":");
+                if (f.length < 2 || one.isEmpty()) {
+                    throw new IllegalArgumentException("want topic:partition[:offset], got " + one);
+                }
+                // a topic has no ':' (Kafka's legal characters), so the
+                // fields split cleanly
+                out.put(new TopicPartition(f[0], Integer.parseInt(f[1])), f.length > 2 ? Long.parseLong(f[2]) : 0L);
+            }
+            return out;
+        }
+    }
+
+    // offsetList writes offsets as [[T,P,O],...], leaving out partitions
+    // without one.
+    static String offsetList(Map<TopicPartition, OffsetAndMetadata> m) {
+        List<String> out = new ArrayList<>();
+        m.forEach((tp, om) -> {
+            if (om != null) {
+                out.add("[" + str(tp.topic()) + "," + tp.partition() + "," + om.offset() + "]");
+            }
+        });
+        return "[" + String.join(",", out) + "]";
+    }
+
+    // CommitWatch reports every commit the consumer proves: the client
+    // calls onCommit only once the broker stored all of its offsets.
+    public static final class CommitWatch implements ConsumerInterceptor<byte[], byte[]> {
+        @Override
+        public ConsumerRecords<byte[], byte[]> onConsume(ConsumerRecords<byte[], byte[]> records) {
+            return records;
+        }
+
+        @Override
+        public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+            emit("{\"auto-commit\":" + offsetList(offsets) + "}");
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+        }
     }
 
     private static synchronized void emit(String line) {

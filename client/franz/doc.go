@@ -1,0 +1,32 @@
+// Package franz runs franz-go (github.com/twmb/franz-go, the kgo client at
+// the module version in go.mod) as a client under test: a producer whose
+// sends are recorded in the history exactly as client.Producer's are (the
+// invoke before Produce, the completion from the record's promise), with
+// the same recorder, process ids and lanes.
+//
+// The scenario's producer config maps to kgo options (Options): acks,
+// idempotence (kgo requires acks=all for it, and a config asking for
+// both idempotence and acks below all is refused), retries, max in flight
+// (without idempotence; with it kgo allows five), delivery timeout,
+// request timeout (the produce request's) and linger. The socket timeout
+// has no counterpart and keeps kgo's default; librdkafka's Extra settings
+// and a transactional id are refused.
+//
+// Records go to the partition the key map names (a manual partitioner).
+// Crash is in-process, as client.Producer's: open sends complete as info,
+// each lane records a crash op, and the kgo client is closed in the
+// background without a flush. Close flushes until its ctx ends, then
+// closes; a send still unanswered then completes as info.
+//
+// Which sends are definite failures is package fate's table: only a
+// record kgo failed before it entered a partition's batch buffer (so that
+// no produce request can have carried it) is fail; any error after is
+// info, since kgo may have sent the record, and retried it, before it
+// gave up.
+//
+// The producer passes kgo a context that never ends, so no record is
+// failed because a worker's context was canceled.
+//
+// It must not know checkers, models or cluster providers: it records ops
+// and talks to a bootstrap address.
+package franz

@@ -66,17 +66,22 @@ func ParseClients(list string) ([]Client, error) {
 }
 
 // clientNA says why client cannot be the client under test of a row whose
-// scenario, with UseClient applied, is s: it is not built, or it does not
-// run the workers of the row's hop (UseClient left them to librdkafka).
+// cell scenario, with UseClient applied, is s: it is not built, or
+// UseClient left the workers of the row's hop to librdkafka (the client
+// does not run that role yet, or cannot play it in this scenario).
 func clientNA(s generators.Scenario, c Client, h Hop) string {
 	built := generators.BuiltRoles(c.Name)
 	if built == nil {
 		return fmt.Sprintf("the %s client is not built yet", c.Name)
 	}
 	for _, role := range hopRoles(h) {
-		if s.ClientOf(role) != c.Name {
+		switch {
+		case s.ClientOf(role) == c.Name:
+		case !slices.Contains(built, role):
 			return fmt.Sprintf("the %s client runs %s workers only so far, and the %s hop is its %s workers'",
 				c.Name, strings.Join(built, ", "), h, role)
+		default:
+			return fmt.Sprintf("the %s client's %s workers cannot play this scenario (generators.UseClient leaves them to librdkafka)", c.Name, role)
 		}
 	}
 	return ""
@@ -106,7 +111,7 @@ type Differential struct {
 
 // RunClients runs opts' matrix once per client, the client under test set
 // on every cell's scenario (UseClient); a client that cannot run a row's
-// hop has that row n/a.
+// hop has that cell n/a.
 func RunClients(ctx context.Context, opts Options, clients []Client) (Differential, error) {
 	if len(clients) == 0 {
 		return Differential{}, errors.New("matrix: no client to compare")

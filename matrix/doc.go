@@ -12,8 +12,8 @@
 // the same scenario with generators.UseClient applied, and the clients'
 // cells are compared: one weaker than another (guarantee, anomalies,
 // liveness, client hangs) is a difference, written to CLIENTS.md. A client
-// that does not run the workers of a row's hop (generators.BuiltRoles) has
-// the row n/a.
+// that does not run the workers of a row's hop (generators.BuiltRoles, and
+// UseClient's choice for the cell's scenario) has the cell n/a.
 //
 // It drives whole runs through runner's public API and builds its
 // scenarios from generators' types, asking generators (KindsFor,

@@ -151,18 +151,11 @@ func layout(o Options, injectable func(generators.Scenario) error) Matrix {
 }
 
 // rowOf is r's header, with its prediction from the model (the same call
-// the runner makes for each of its runs), and r's scenario without faults,
-// through o's client under test when there is one.
+// the runner makes for each of its runs), and r's scenario without faults.
 func rowOf(o Options, r Row) (RowInfo, generators.Scenario) {
 	info := RowInfo{ID: r.ID, Name: r.Name, Hop: r.Hop, NA: r.NA}
 	s := Base(o.Cluster, o.TimeLimit)
 	r.Apply(&s)
-	if o.Client.Name != "" {
-		generators.UseClient(&s, o.Client.Name, o.Client.Version)
-		if info.NA == "" {
-			info.NA = clientNA(s, o.Client, r.Hop)
-		}
-	}
 	exp, err := model.ExpectedUnder(s.Conditions(), s.Producer.ProducerConfig, s.Topic, s.Consumer.ConsumerConfig)
 	if err != nil && info.NA == "" {
 		info.NA = "the model has no prediction: " + err.Error()
@@ -171,10 +164,11 @@ func rowOf(o Options, r Row) (RowInfo, generators.Scenario) {
 	return info, s
 }
 
-// cellScenario is row r's scenario s under c's fault, or why it cannot
-// apply: the cluster does not inject the kind, or the scenario gives the
-// fault nothing to act on (generators' availability rules, through
-// Validate).
+// cellScenario is row r's scenario s under c's fault, through client when
+// one is named, or why it cannot apply: the client does not run the
+// workers of the row's hop, the cluster does not inject the kind, or the
+// scenario gives the fault nothing to act on (generators' availability
+// rules, through Validate).
 func cellScenario(s generators.Scenario, cluster string, client Client, r Row, c Column, kinds []string,
 	injectable func(generators.Scenario) error) (generators.Scenario, string) {
 	s.Name = "matrix-" + r.ID + "-" + c.ID
@@ -182,6 +176,13 @@ func cellScenario(s generators.Scenario, cluster string, client Client, r Row, c
 		s.Name += "-" + client.slug()
 	}
 	s.Nemesis = []generators.Fault{c.Fault(s)}
+	if client.Name != "" {
+		// after the fault: whether a client can play a role may depend on it
+		generators.UseClient(&s, client.Name, client.Version)
+		if na := clientNA(s, client, r.Hop); na != "" {
+			return s, na
+		}
+	}
 	if !slices.Contains(kinds, s.Nemesis[0].Kind) {
 		return s, fmt.Sprintf("the %s cluster does not inject %s (its fault kinds: %s)",
 			cluster, s.Nemesis[0].Kind, strings.Join(kinds, ", "))

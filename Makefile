@@ -13,7 +13,7 @@ RUNS_DIR  ?= $(CURDIR)/runs
 faults-doc:
 	$(GO) run ./internal/faultsdoc -o docs/faults.md
 
-.PHONY: versions build test test-unit setup matrix soak chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka probe-kafka-17754
+.PHONY: versions build test test-unit setup matrix clients soak chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka probe-kafka-17754
 
 build:
 	$(GO) build -o bin/kafkachaos ./cmd/kafkachaos
@@ -146,6 +146,11 @@ soak: build
 # MATRIX.md and matrix.html under $(RUNS_DIR)/matrix.
 matrix: build
 	bin/kafkachaos matrix --cluster $(CLUSTER) --out $(RUNS_DIR)/matrix
+
+# clients runs a few rows and columns of the table once per built client and
+# writes CLIENTS.md and clients.html under $(RUNS_DIR)/clients.
+clients: build
+	bin/kafkachaos clients --cluster $(CLUSTER) --out $(RUNS_DIR)/clients
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

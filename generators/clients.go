@@ -30,8 +30,24 @@ func builtRoles() map[string][]string {
 	}
 }
 
-// clientNames are the clients a scenario may name.
-func clientNames() []string { return []string{ClientLibrdkafka, ClientJava, ClientFranzGo} }
+// ClientNames are the clients a scenario may name, built or not.
+func ClientNames() []string { return []string{ClientLibrdkafka, ClientJava, ClientFranzGo} }
+
+// BuiltRoles are the roles client can run so far; nil for a client not
+// built yet.
+func BuiltRoles(client string) []string { return slices.Clone(builtRoles()[client]) }
+
+// BuiltClients are the clients that run at least one role, in
+// ClientNames' order.
+func BuiltClients() []string {
+	var out []string
+	for _, c := range ClientNames() {
+		if builtRoles()[c] != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // roles are the roles a scenario's clients map may name, with their
 // worker counts in w.
@@ -114,8 +130,8 @@ var clientVersionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0
 func (s *Scenario) validateClients() []error {
 	var errs []error
 	known := func(field, name string) bool {
-		if !slices.Contains(clientNames(), name) {
-			errs = append(errs, bad(field, "unknown client %q, want one of %v", name, clientNames()))
+		if !slices.Contains(ClientNames(), name) {
+			errs = append(errs, bad(field, "unknown client %q, want one of %v", name, ClientNames()))
 			return false
 		}
 		if _, ok := builtRoles()[name]; !ok {
@@ -205,7 +221,7 @@ func (s *Scenario) validateJavaConsumer() []error {
 func ParseClient(v string) (name, version string, err error) {
 	name, version, _ = strings.Cut(v, "@")
 	if name == "" {
-		return "", "", fmt.Errorf("--client %q: want NAME[@VERSION], NAME one of %v", v, clientNames())
+		return "", "", fmt.Errorf("--client %q: want NAME[@VERSION], NAME one of %v", v, ClientNames())
 	}
 	return name, version, nil
 }

@@ -8,6 +8,13 @@
 // (the cluster lacks the fault, the workload gives it nothing to act on) is
 // n/a with the reason, and is not run.
 //
+// With clients (RunClients), each cell runs once per client under test,
+// the same scenario with generators.UseClient applied, and the clients'
+// cells are compared: one weaker than another (guarantee, anomalies,
+// liveness, client hangs) is a difference, written to CLIENTS.md. A client
+// that does not run the workers of a row's hop (generators.BuiltRoles, and
+// UseClient's choice for the cell's scenario) has the cell n/a.
+//
 // It drives whole runs through runner's public API and builds its
 // scenarios from generators' types, asking generators (KindsFor,
 // Validate) and runner (Injectable, UnsupportedFault) whether a cell can

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,7 +19,10 @@ const RunsDir = "runs"
 // Matrix is a run matrix: rows of configurations, columns of fault kinds,
 // a cell for each pair.
 type Matrix struct {
-	Cluster   string
+	Cluster string
+	// Client is the client under test of every cell; zero when the
+	// scenarios name none (librdkafka).
+	Client    Client
 	Runs      int
 	TimeLimit time.Duration
 	Elapsed   time.Duration
@@ -79,6 +83,11 @@ type RunResult struct {
 	// Counts are the anomalies found, by name.
 	Counts      map[string]int64
 	FaultsFired int64
+	// Hangs are the client calls that outlived their timeout.
+	Hangs int
+	// NeverBack are the kinds of op (send, poll, ...) that never came
+	// back after the last heal: what made the run not live.
+	NeverBack []string
 	// Liveness is the run's liveness headline (live, send outage,
 	// recovery, stalls, worst lag).
 	Liveness checkers.Headline
@@ -204,6 +213,30 @@ func (c Cell) Liveness() checkers.Headline {
 		}
 	}
 	return h
+}
+
+// Hangs adds up the client hangs of the cell's judged runs.
+func (c Cell) Hangs() int {
+	n := 0
+	for _, r := range c.Runs {
+		n += r.Hangs
+	}
+	return n
+}
+
+// NeverBack are the kinds of op that never came back after the last heal
+// in one of the cell's judged runs, sorted.
+func (c Cell) NeverBack() []string {
+	var out []string
+	for _, r := range c.Runs {
+		for _, k := range r.NeverBack {
+			if r.Judged && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // NotLive are the cells in which a run's cluster never came back after

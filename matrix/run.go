@@ -47,6 +47,9 @@ type Options struct {
 	Run RunFunc
 	// Replay renders a saved scenario's replay command (runner.Options).
 	Replay func(scenarioPath string) string
+	// Client, when set, is the client under test of every cell
+	// (generators.UseClient); RunClients sets it once per client.
+	Client Client
 }
 
 // DefaultTimeLimit is a run's length on provider: a few seconds on the
@@ -125,7 +128,7 @@ func Run(ctx context.Context, opts Options) (Matrix, error) {
 // their reasons; injectable says whether the cluster can inject a
 // scenario's faults.
 func layout(o Options, injectable func(generators.Scenario) error) Matrix {
-	m := Matrix{Cluster: o.Cluster, Runs: o.Runs, TimeLimit: o.TimeLimit}
+	m := Matrix{Cluster: o.Cluster, Client: o.Client, Runs: o.Runs, TimeLimit: o.TimeLimit}
 	for _, c := range o.Columns {
 		m.Columns = append(m.Columns, ColumnInfo{ID: c.ID, Name: c.Name})
 	}
@@ -138,7 +141,7 @@ func layout(o Options, injectable func(generators.Scenario) error) Matrix {
 		for j, c := range o.Columns {
 			cells[j] = Cell{Row: r.ID, Column: c.ID, NA: info.NA}
 			if cells[j].NA == "" {
-				scenarios[j], cells[j].NA = cellScenario(base, o.Cluster, r, c, kinds, injectable)
+				scenarios[j], cells[j].NA = cellScenario(base, o.Cluster, o.Client, r, c, kinds, injectable)
 			}
 		}
 		m.Cells = append(m.Cells, cells)
@@ -161,14 +164,25 @@ func rowOf(o Options, r Row) (RowInfo, generators.Scenario) {
 	return info, s
 }
 
-// cellScenario is row r's scenario s under c's fault, or why it cannot
-// apply: the cluster does not inject the kind, or the scenario gives the
-// fault nothing to act on (generators' availability rules, through
-// Validate).
-func cellScenario(s generators.Scenario, cluster string, r Row, c Column, kinds []string,
+// cellScenario is row r's scenario s under c's fault, through client when
+// one is named, or why it cannot apply: the client does not run the
+// workers of the row's hop, the cluster does not inject the kind, or the
+// scenario gives the fault nothing to act on (generators' availability
+// rules, through Validate).
+func cellScenario(s generators.Scenario, cluster string, client Client, r Row, c Column, kinds []string,
 	injectable func(generators.Scenario) error) (generators.Scenario, string) {
 	s.Name = "matrix-" + r.ID + "-" + c.ID
+	if client.Name != "" {
+		s.Name += "-" + client.slug()
+	}
 	s.Nemesis = []generators.Fault{c.Fault(s)}
+	if client.Name != "" {
+		// after the fault: whether a client can play a role may depend on it
+		generators.UseClient(&s, client.Name, client.Version)
+		if na := clientNA(s, client, r.Hop); na != "" {
+			return s, na
+		}
+	}
 	if !slices.Contains(kinds, s.Nemesis[0].Kind) {
 		return s, fmt.Sprintf("the %s cluster does not inject %s (its fault kinds: %s)",
 			cluster, s.Nemesis[0].Kind, strings.Join(kinds, ", "))
@@ -262,6 +276,14 @@ func runOne(ctx context.Context, o Options, j job) RunResult {
 	default:
 		res.Judged, res.Held, res.Observed = true, out.Held, out.Observed
 		res.Counts, res.FaultsFired, res.Liveness = map[string]int64{}, out.Stats.FaultsFired, out.Result.Liveness.Headline()
+		if l := out.Result.Liveness; l != nil {
+			res.Hangs = len(l.ClientHangs)
+			for _, k := range l.Kinds {
+				if k.NeverRecovered {
+					res.NeverBack = append(res.NeverBack, k.Kind)
+				}
+			}
+		}
 		for a, n := range out.Result.Counts {
 			res.Counts[string(a)] = n
 		}
@@ -273,6 +295,10 @@ func progress(w io.Writer, done, total int, m *Matrix, j job, res RunResult, too
 	if w == nil {
 		return
 	}
-	fmt.Fprintf(w, "[%d/%d] %s x %s run %d: %s (%v)\n", done, total, m.Rows[j.row].Name, m.Columns[j.col].Name,
+	client := ""
+	if m.Client.Name != "" {
+		client = m.Client.String() + ": "
+	}
+	fmt.Fprintf(w, "[%d/%d] %s%s x %s run %d: %s (%v)\n", done, total, client, m.Rows[j.row].Name, m.Columns[j.col].Name,
 		j.run+1, res.summary(m.Rows[j.row].Hop), took.Round(100*time.Millisecond))
 }

@@ -2,7 +2,7 @@ package matrix
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"fmt"
 	"html/template"
 	"os"
@@ -23,14 +23,20 @@ func Write(dir string, m Matrix) error {
 	v := viewOf(m)
 	var md bytes.Buffer
 	writeMarkdown(&md, v)
-	if err := os.WriteFile(filepath.Join(dir, MarkdownFile), md.Bytes(), 0o644); err != nil {
+	return writePages(dir, MarkdownFile, md.Bytes(), HTMLFile, pageTemplate, v)
+}
+
+// writePages writes the markdown md as mdName and page rendered from v as
+// htmlName into dir.
+func writePages(dir, mdName string, md []byte, htmlName string, page *template.Template, v any) error {
+	if err := os.WriteFile(filepath.Join(dir, mdName), md, 0o644); err != nil {
 		return fmt.Errorf("matrix: %w", err)
 	}
-	var page bytes.Buffer
-	if err := pageTemplate.Execute(&page, v); err != nil {
-		return fmt.Errorf("matrix: rendering %s: %w", HTMLFile, err)
+	var b bytes.Buffer
+	if err := page.Execute(&b, v); err != nil {
+		return fmt.Errorf("matrix: rendering %s: %w", htmlName, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, HTMLFile), page.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, htmlName), b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("matrix: %w", err)
 	}
 	return nil
@@ -234,7 +240,11 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
-//go:embed page.html.tmpl
-var pageHTML string
+//go:embed page.html.tmpl clients.html.tmpl style.html.tmpl
+var pages embed.FS
 
-var pageTemplate = template.Must(template.New("matrix").Parse(pageHTML))
+// The pages share one style, so that the two tables read alike.
+var (
+	pageTemplate    = template.Must(template.ParseFS(pages, "page.html.tmpl", "style.html.tmpl"))
+	clientsTemplate = template.Must(template.ParseFS(pages, "clients.html.tmpl", "style.html.tmpl"))
+)

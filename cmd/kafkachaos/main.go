@@ -32,6 +32,7 @@ func commands() []command {
 		{"summary", "one line per run directory: text, markdown (CI) or json", summaryCmd},
 		{"requests", "the Kafka requests of a run's clients, from their proxies, filtered by txn, pid or API", requestsCmd},
 		{"matrix", "run every configuration under every fault kind; write MATRIX.md and matrix.html", matrixCmd},
+		{"clients", "the same scenarios through each client; write CLIENTS.md and clients.html", clientsCmd},
 		{"explore", "draw scenarios until one violates its claim; shrink it, save it as a regression", exploreCmd},
 		{"versions", "run a fixed set of scenarios on each Kafka release; write VERSIONS.md", versionsCmd},
 		{"import", "convert a Jepsen EDN history to JSONL", importCmd},

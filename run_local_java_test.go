@@ -76,7 +76,7 @@ func expectAcks0KillLoses(t *testing.T, p realProfile, s generators.Scenario, ki
 // acks=1 Java producer: writes the leader acknowledged before it was cut
 // from its followers and replaced are truncated away (lost-write).
 func TestChaosLocalJavaAcks1LeaderIsolatedLostWrite(t *testing.T) {
-	p := requireReal(t, "local")
+	p := requireFull(t, "local", "full profile only (make chaos-local): the short profile has a safe and a weak claim per client")
 	s := javaScenario("local-java-acks1-isolated", p, "")
 	s.Producer.ProducerConfig = model.LegacyDefaultProducer() // acks=1, retries, no idempotence
 	s.Workload.Consumers = 1
@@ -112,7 +112,7 @@ func TestChaosLocalJavaConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
 // automatic commit (proven by the client) covered records it had not
 // processed loses them, as librdkafka's do (at most once).
 func TestChaosLocalJavaConsumerAutoCommitLoses(t *testing.T) {
-	p := requireReal(t, "local")
+	p := requireFull(t, "local", "full profile only (make chaos-local): the short profile has a safe and a weak claim per client")
 	expectAutoCommitLoses(t, p, javaConsumers(javaScenario("local-java-consumer-auto-commit", p, "")), 3*time.Second, "java consumer")
 }
 

@@ -37,7 +37,7 @@ func requireJDK(t *testing.T) {
 func TestChaosJavaIdempotentLostAcks(t *testing.T) {
 	requireJDK(t)
 	parallelOnEmbedded(t)
-	s := base("java-idempotent-lost-acks", 6*time.Second)
+	s := base("java-idempotent-lost-acks", 15*time.Second) // the JVMs take seconds to start on loaded cores
 	s.Client = generators.ClientJava
 	s.Workload.Consumers, s.Workload.Mode = 1, generators.ModeGroup
 	s.Consumer.CommitStrategy = model.CommitAfterProcessing

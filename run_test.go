@@ -606,10 +606,11 @@ func (d *drawsSeen) summary() string {
 // faultsTookEffect says which of s's faults never fired or failed to heal:
 // the generators draw only faults that can take effect in their scenario,
 // so one that did not is a harness or generator bug, and its run proves
-// nothing about that fault. One exception: a requested client crash waits
+// nothing about that fault. Two exceptions: a requested client crash waits
 // for its worker to reach the crash point, and on loaded cores the run may
-// end first (the history says so); such a fault is not counted, and the
-// draw must still have fired another. A failed heal is a harness error
+// end first (the history says so); and a fault whose steps the schedule
+// never reached before the run's end (crowdedOut). Such a fault is not
+// counted, and the draw must still have fired another. A failed heal is a harness error
 // too; it is checked here as well in case one hid behind a run that ended
 // anyway.
 func faultsTookEffect(s generators.Scenario, stats []runner.FaultStat) error {
@@ -620,7 +621,7 @@ func faultsTookEffect(s generators.Scenario, stats []runner.FaultStat) error {
 	var fired int64
 	for i, f := range stats {
 		fired += f.Fired
-		if f.Fired == 0 && !crashLandedTooLate(f.Errors) {
+		if f.Fired == 0 && !crashLandedTooLate(f.Errors) && !crowdedOut(f) {
 			errs = append(errs, fmt.Errorf("nemesis[%d] %s never fired (errors %v)", i, f.Kind, f.Errors))
 		}
 		for _, e := range f.Errors {
@@ -633,6 +634,15 @@ func faultsTookEffect(s generators.Scenario, stats []runner.FaultStat) error {
 		errs = append(errs, errors.New("no fault fired"))
 	}
 	return errors.Join(errs...)
+}
+
+// crowdedOut reports whether a fault that never fired never started
+// either, with no error: its steps fell due while the schedule was still
+// healing an earlier fault (a restarted broker on loaded cores) and the
+// run ended first, as its stats say (NeverRan). It proves nothing about
+// the fault, and the draw must still have fired another.
+func crowdedOut(f runner.FaultStat) bool {
+	return len(f.Errors) == 0 && len(f.NeverRan) > 0
 }
 
 // crashLandedTooLate reports whether a fault that never fired has only
@@ -833,6 +843,8 @@ func TestFaultsTookEffect(t *testing.T) {
 		{"a crash awaited for long beside a fired kill", []runner.FaultStat{{Kind: "kill", Fired: 1}, {Kind: "crash-consumer", Errors: []string{long}}}, "nemesis[1] crash-consumer never fired"},
 		{"only a late crash", []runner.FaultStat{{Kind: "crash-consumer", Errors: []string{late}}, {Kind: "crash-producer", Errors: []string{late}}}, "no fault fired"},
 		{"a kill that never fired", []runner.FaultStat{{Kind: "kill"}, {Kind: "crash-consumer", Fired: 1}}, "nemesis[0] kill never fired"},
+		{"a delay the schedule never reached beside a fired kill", []runner.FaultStat{{Kind: "kill", Fired: 1}, {Kind: "delay", NeverRan: []string{"due at 1.066s"}}}, ""},
+		{"only faults the schedule never reached", []runner.FaultStat{{Kind: "delay", NeverRan: []string{"due at 1s"}}, {Kind: "kill", NeverRan: []string{"due at 1s"}}}, "no fault fired"},
 		{"no client to act on", []runner.FaultStat{{Kind: "kill", Fired: 1}, {Kind: "crash-consumer", Errors: []string{"client fault did not take effect: no client to act on"}}}, "nemesis[1] crash-consumer never fired"},
 		{"a failed heal", []runner.FaultStat{{Kind: "kill", Fired: 1, Errors: []string{"heal: broker 2 did not come back"}}, {Kind: "pause", Fired: 1}}, "failed to heal"},
 	} {

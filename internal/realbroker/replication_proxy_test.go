@@ -3,6 +3,7 @@ package realbroker
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -94,8 +95,8 @@ func TestReplicationProxies(t *testing.T) {
 	if err := c.HealReplicationToxics(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if d, err := kproxy.Probe(ctx, addrs[1]); err != nil || d >= 150*time.Millisecond {
-		t.Errorf("after heal a probe took %v (%v), want no latency", d, err)
+	if d, err := fastestProbe(ctx, addrs[1]); err != nil || d >= 150*time.Millisecond {
+		t.Errorf("after heal the fastest of 3 probes took %v (%v), want no latency", d, err)
 	}
 	c.Close()
 	if c.ReplicationProxied() {
@@ -127,4 +128,18 @@ func TestCutsRefusedThroughReplicationProxies(t *testing.T) {
 	if err := c.SetCuts(ctx, nil); err != nil {
 		t.Errorf("a heal through replication proxies: %v", err)
 	}
+}
+
+// fastestProbe is the fastest of three probes of addr: a probe on loaded
+// cores can wait for the scheduler, which no toxic left behind explains.
+func fastestProbe(ctx context.Context, addr string) (time.Duration, error) {
+	best := time.Duration(math.MaxInt64)
+	for range 3 {
+		d, err := kproxy.Probe(ctx, addr)
+		if err != nil {
+			return d, err
+		}
+		best = min(best, d)
+	}
+	return best, nil
 }

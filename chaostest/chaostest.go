@@ -185,8 +185,8 @@ func orDur(v, def time.Duration) time.Duration {
 
 // Check runs svc under opts' faults and fails t, with the evidence, when
 // the output breaks want, when the code hung, when it had not consumed
-// all the input in time or the cluster lost input (neither judged), or
-// when the run could not be judged. It returns the verdict for further assertions.
+// all the input in time, the cluster lost input (neither judged) or was
+// not live, or when the run could not be judged. It returns the verdict for further assertions.
 func Check(t testing.TB, want Guarantee, svc Service, opts Options) Verdict {
 	t.Helper()
 	if opts.Name == "" {
@@ -196,7 +196,7 @@ func Check(t testing.TB, want Guarantee, svc Service, opts Options) Verdict {
 	if err != nil {
 		t.Fatalf("chaostest: %v", err)
 	}
-	if !v.Held || len(v.Hangs)+len(v.Unconsumed)+len(v.InputLost)+len(v.NotLive) > 0 {
+	if v.failed() {
 		t.Errorf("chaostest: %v", v)
 	}
 	return v

@@ -44,7 +44,7 @@ func Run(ctx context.Context, want Guarantee, svc Service, opts Options) (v Verd
 	}
 	v.Dir, v.Want = dir, want
 	defer func() {
-		v.Kept = err != nil || !v.Held || len(v.Hangs)+len(v.Unconsumed)+len(v.InputLost) > 0 || opts.Keep
+		v.Kept = err != nil || v.failed() || opts.Keep
 		if !v.Kept {
 			os.RemoveAll(dir)
 			os.Remove(filepath.Dir(dir)) // the test's directory, if now empty

@@ -57,7 +57,7 @@ type Verdict struct {
 	// distinct ones the output holds.
 	Acked, Delivered int
 	// Dir is the run directory (history.jsonl, results.json, index.html);
-	// it is removed when the guarantee held unless Kept.
+	// it is removed when Check would pass the run unless Kept.
 	Dir  string
 	Kept bool
 }
@@ -88,6 +88,13 @@ func (r Record) String() string {
 		s += fmt.Sprintf(" at output offsets %v", r.OutputOffsets)
 	}
 	return s + fmt.Sprintf(" [%s, ops %v]", r.Anomaly, r.Ops)
+}
+
+// failed reports whether Check fails a test for v: the guarantee broke,
+// the code hung or had not consumed its input, the cluster lost input or
+// was not live.
+func (v Verdict) failed() bool {
+	return !v.Held || len(v.Hangs)+len(v.Unconsumed)+len(v.InputLost)+len(v.NotLive) > 0
 }
 
 // String is the verdict with its evidence, as a failing test prints it.

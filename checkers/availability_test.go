@@ -157,6 +157,37 @@ func TestNeverRecoveredIsNotLive(t *testing.T) {
 	}
 }
 
+// A send invoked during the fault that only ended after the heal (flushed
+// unacknowledged when the producer closed) was no attempt on the healed
+// cluster: without a send invoked after the heal, there is no finding.
+func TestOpInvokedBeforeTheHealIsNoRecoveryAttempt(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		during bool // invoked during the fault, else after the heal
+	}{{"invoked during the fault", true}, {"invoked after the heal", false}} {
+		h := &hist{}
+		h.sends(ok, 10, 0, 0, 1000)
+		h.nem(2500, "kill", killStart)
+		invoke := func(at int64) {
+			h.op(0, histories.Invoke, "send", snd(1, 30, histories.NoOffset))
+			h.at(at)
+		}
+		if c.during {
+			invoke(4000)
+		}
+		h.nem(5000, "restart", killStop)
+		if !c.during {
+			invoke(5200)
+		}
+		h.op(0, info, "send", snd(1, 30, histories.NoOffset))
+		h.at(6000)
+		l := liveness(t, h)
+		if s := kind(t, l, "send"); s.NeverRecovered == c.during || l.Live != c.during {
+			t.Errorf("%s: send = %+v, live %v; want never recovered %v", c.name, s, l.Live, !c.during)
+		}
+	}
+}
+
 // A heal after which the cluster stayed unhealthy is not live, even when
 // the workload's own ops recovered (the stuck partition may be none it
 // used); deferred checks, healthy ones and a heal that failed (the

@@ -44,6 +44,16 @@ type backlog struct {
 	worst   *RealtimeLag
 }
 
+// started is when op began: its own time for an invoke, its invoke's for
+// the completion being visited, its own again when the history has no
+// invoke for it.
+func (b *backlog) started(op *histories.Op) int64 {
+	if op.Type != histories.Invoke && b.hasCur {
+		return b.cur.at
+	}
+	return op.Time
+}
+
 // visit notes a workload op: an invoke opens its process's op (and starts
 // the wait of each value it sends), a completion closes it; assignments
 // name the keys the workload reads.

@@ -80,8 +80,10 @@ type KindLiveness struct {
 	// RecoveryNs is the time from the last heal to the first ok op of the
 	// kind completed after it; nil when no op of the kind ran after it.
 	RecoveryNs *int64 `json:"recovery-ns,omitempty"`
-	// NeverRecovered: ops of the kind ran after the last heal and none
-	// succeeded before the history ended.
+	// NeverRecovered: ops of the kind were invoked after the last heal and
+	// none succeeded before the history ended. An op invoked before the
+	// heal that merely ended after it (a send flushed at the close) is no
+	// attempt on the healed cluster.
 	NeverRecovered bool `json:"never-recovered,omitempty"`
 }
 
@@ -136,7 +138,7 @@ func (l *Liveness) NotLiveReasons() []string {
 	}
 	if len(kinds) > 0 {
 		why = append(why, "the cluster never recovered after the last heal: "+
-			strings.Join(kinds, ", ")+" ops ran after it and none succeeded before the history ended")
+			strings.Join(kinds, ", ")+" ops were invoked after it and none succeeded before the history ended")
 	}
 	if len(why) == 0 { // results written before the reasons were kept
 		why = append(why, "the liveness section says the run was not live")
@@ -297,14 +299,14 @@ func some(w Window) *Window {
 }
 
 // recovery is the time from the heal to the kind's first ok op after it;
-// ops of the kind after the heal without one never recovered.
+// ops of the kind invoked after the heal without one never recovered.
 func (t *kindTrack) recovery(kl *KindLiveness, heal int64) {
 	i, _ := slices.BinarySearch(t.ok, heal)
 	switch {
 	case i < len(t.ok):
 		r := t.ok[i] - heal
 		kl.RecoveryNs = &r
-	case t.last > heal:
+	case t.lastStart > heal:
 		kl.NeverRecovered = true
 	}
 }

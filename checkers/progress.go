@@ -30,6 +30,7 @@ func kindIndex(f string) int {
 type kindTrack struct {
 	seen        bool
 	first, last int64   // times of the first and last workload op of the kind, invoke or completion
+	lastStart   int64   // latest invoke of the kind (a completion's own time when the history has none)
 	ok          []int64 // completion times of ok ops that made progress, in history order
 	idle        []int64 // completion times of ok ops that neither sent nor delivered
 }
@@ -116,6 +117,7 @@ func (p *progress) visit(op *histories.Op) {
 		t.seen, t.first = true, op.Time
 	}
 	t.last = max(t.last, op.Time)
+	t.lastStart = max(t.lastStart, p.backlog.started(op))
 	switch {
 	case op.Type != histories.OK:
 	case moved(op):

@@ -85,7 +85,7 @@ func (c *Cluster) AwaitJoined(ctx context.Context, id int32, addr string, exited
 		return nil
 	}
 	if err := WaitListening(ctx, addr, restartListenTimeout, died); err != nil {
-		return fmt.Errorf("%s: new broker %d: %w", c.prefix, id, err)
+		return fmt.Errorf("%s: new broker %d: %w", c.prefix, id, tailed(err, tail))
 	}
 	if err := c.admin.WaitRegistered(ctx, id, registerTimeout, died); err != nil {
 		return fmt.Errorf("%s: new broker %d: %w", c.prefix, id, err)

@@ -87,8 +87,15 @@ func TestWaitListening(t *testing.T) {
 	if err := WaitListening(ctx, "127.0.0.1:1", time.Minute, func() error { return gone }); err != gone {
 		t.Errorf("dead node: %v", err)
 	}
-	if err := WaitListening(ctx, "127.0.0.1:1", 300*time.Millisecond, func() error { return nil }); err == nil ||
-		!strings.Contains(err.Error(), "not listening on 127.0.0.1:1") {
+	err = WaitListening(ctx, "127.0.0.1:1", 300*time.Millisecond, func() error { return nil })
+	if !errors.Is(err, ErrNotListening) || !strings.Contains(err.Error(), "not listening on 127.0.0.1:1") {
 		t.Errorf("closed port: %v", err)
+	}
+	tail := func() string { return "ERROR storage locked" }
+	if got := tailed(err, tail).Error(); !strings.HasSuffix(got, "log tail:\nERROR storage locked") {
+		t.Errorf("timed-out wait without the log tail: %s", got)
+	}
+	if got := tailed(gone, tail); got != gone {
+		t.Errorf("an exit's error (its tail already in it) = %v", got)
 	}
 }

@@ -207,8 +207,10 @@ func (c *Cluster) FenceClient(ctx context.Context, group, clientID string) error
 	return c.wrap(c.admin.FenceClient(ctx, group, clientID))
 }
 
-// restartListenTimeout bounds how long a restarted node may take to listen.
-const restartListenTimeout = 60 * time.Second
+// restartListenTimeout bounds how long a restarted node may take to listen:
+// a JVM started beside other brokers' JVMs and a test build on two cores
+// has taken over a minute.
+const restartListenTimeout = 90 * time.Second
 
 // registerTimeout bounds a restarted broker's return to the cluster
 // metadata after it listens: it replays the metadata log and is unfenced
@@ -239,7 +241,7 @@ func (c *Cluster) AwaitRestart(ctx context.Context, id int32, exited func() stri
 		return nil
 	}
 	if err := WaitListening(ctx, c.seeds[i], restartListenTimeout, died); err != nil {
-		return fmt.Errorf("%s: node %d: %w", c.prefix, id, err)
+		return fmt.Errorf("%s: node %d: %w", c.prefix, id, tailed(err, tail))
 	}
 	if len(CutFrom(c.Cuts(), id)) > 0 {
 		return nil

@@ -106,6 +106,18 @@ func (a *Admin) roundTrip(ctx context.Context, tag string) error {
 	return fmt.Errorf("probe fetch: record at offset %d not read back", rec.Offset)
 }
 
+// ErrNotListening is WaitListening's error when its limit passed.
+var ErrNotListening = errors.New("not listening")
+
+// tailed adds a node's log tail to a wait for its listener that timed out:
+// why a JVM never listened is in its log.
+func tailed(err error, tail func() string) error {
+	if errors.Is(err, ErrNotListening) {
+		return fmt.Errorf("%w; log tail:\n%s", err, tail())
+	}
+	return err
+}
+
 // WaitListening waits until addr accepts a TCP connection, as a restarted
 // broker's listener does long before it serves. exited is asked between
 // attempts; its error (the node died again) ends the wait at once.
@@ -121,7 +133,7 @@ func WaitListening(ctx context.Context, addr string, limit time.Duration, exited
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("not listening on %s after %s: %w", addr, limit, err)
+			return fmt.Errorf("%w on %s after %s: %w", ErrNotListening, addr, limit, err)
 		}
 		select {
 		case <-ctx.Done():

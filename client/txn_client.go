@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -268,6 +269,7 @@ func (t *txnClient) crash(open *histories.Op, mops []histories.Mop) error {
 type txnRun struct {
 	inv             *histories.Op
 	mops            []histories.Mop
+	extra           map[string]json.RawMessage // set on the completion
 	begun           bool
 	commitRequested bool
 }
@@ -318,7 +320,11 @@ func (t *txnClient) conclude(ctx context.Context, run *txnRun, err error, abort 
 // CommitTransaction is info: the EndTxn may have been applied.
 func (t *txnClient) end(ctx context.Context, run *txnRun, err error, rewind func() error) (histories.Type, error) {
 	typ := TxnOutcome(run.commitRequested, err)
-	t.c.completePoll(run.inv, typ, run.mops, err)
+	op := t.c.ops.PollCompletion(run.inv, typ, run.mops, err)
+	for field, v := range run.extra {
+		SetExtra(op, field, v)
+	}
+	t.c.recordPoll(op)
 	switch {
 	case typ == histories.OK:
 		return typ, nil

@@ -3,6 +3,7 @@ package client
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 )
 
 // TxnQueueOptions configures a TxnQueue.
@@ -28,8 +30,13 @@ type TxnQueueOptions struct {
 	// AbortProbability is the chance that a transaction is aborted on
 	// purpose once its sends and polls are done.
 	AbortProbability float64
-	Seed             int64         // of the abort dice
-	CallTimeout      time.Duration // per transactional call; 0 means 10s
+	Seed             int64 // of the abort dice and the pauses
+	// IntraTxnDelay is the longest pause between two steps of a
+	// transaction: half of the transactions pause a random time up to it
+	// before each mop after the first and before their commit or abort,
+	// recorded in the completion's ExtraIntraTxnDelays. 0 means none.
+	IntraTxnDelay time.Duration
+	CallTimeout   time.Duration // per transactional call; 0 means 10s
 	// RetryBudget bounds all attempts of one retried transactional call,
 	// and the wait for a transaction's delivery reports; 0 means 6
 	// CallTimeouts.
@@ -111,6 +118,8 @@ func (o *TxnQueueOptions) validate() error {
 		return errors.New("txn queue: TransactionalID is required")
 	case o.AbortProbability < 0 || o.AbortProbability > 1:
 		return fmt.Errorf("txn queue: AbortProbability = %v, want 0..1", o.AbortProbability)
+	case o.IntraTxnDelay < 0:
+		return fmt.Errorf("txn queue: IntraTxnDelay = %v, want >= 0", o.IntraTxnDelay)
 	}
 	defaultTimeouts(&o.CallTimeout, &o.RetryBudget)
 	return nil
@@ -141,11 +150,50 @@ func (q *TxnQueue) Step(ctx context.Context, plan []histories.Mop, pollMax int, 
 	first := map[histories.Key]int64{} // the first offset this transaction read, per key
 	rewind := func() error { return q.seekBack(first) }
 	abort := q.rng.Float64() < q.opts.AbortProbability
+	pauses := IntraTxnPauses(q.rng, len(plan), q.opts.IntraTxnDelay)
+	if len(pauses) > 0 {
+		run.extra = map[string]json.RawMessage{ExtraIntraTxnDelays: PausesJSON(pauses)}
+	}
 	if err := q.beginTxn(ctx, run); err != nil {
 		return q.end(ctx, run, err, rewind)
 	}
-	err := q.perform(ctx, run.mops, first, pollMax, pollWait)
+	err := q.perform(ctx, run.mops, first, pollMax, pollWait, pauses)
+	if err == nil && len(pauses) > 0 && !ctxsleep.For(ctx, pauses[len(pauses)-1]) {
+		err = ctx.Err()
+	}
 	return q.conclude(ctx, run, err, abort, rewind)
+}
+
+// ExtraIntraTxnDelays is the Extra field of a txn op whose transaction
+// paused between its steps (TxnQueueOptions.IntraTxnDelay): the pauses in
+// milliseconds, before each mop after the first and, last, before the
+// commit or abort.
+const ExtraIntraTxnDelays = "intra-txn-delays"
+
+// IntraTxnPauses draws a transaction's pauses: for half of the
+// transactions, one of up to most before each of its steps after the
+// first (a transaction of n mops has n: n-1 between them and one before
+// its end); none for the others, or when most is 0.
+func IntraTxnPauses(rng *rand.Rand, n int, most time.Duration) []time.Duration {
+	if most <= 0 || rng.Intn(2) == 0 {
+		return nil
+	}
+	pauses := make([]time.Duration, n)
+	for i := range pauses {
+		pauses[i] = time.Duration(rng.Int63n(int64(most) + 1))
+	}
+	return pauses
+}
+
+// PausesJSON is pauses as the JSON list of whole milliseconds the op
+// records.
+func PausesJSON(pauses []time.Duration) json.RawMessage {
+	ms := make([]int64, len(pauses))
+	for i, p := range pauses {
+		ms[i] = p.Milliseconds()
+	}
+	b, _ := json.Marshal(ms)
+	return b
 }
 
 // checkPlan refuses a plan Step cannot run.
@@ -167,16 +215,21 @@ func (q *TxnQueue) checkPlan(plan []histories.Mop) error {
 	return nil
 }
 
-// perform makes the transaction's sends and polls in order, filling in
+// perform makes the transaction's sends and polls in order, pausing
+// before each after the first as pauses say (none when empty), filling in
 // each poll's records and, from the delivery reports, each send's offset;
 // it stops at the first error. Sends are not awaited before the polls
 // after them: a transaction never sees its own records, so the order that
 // matters is the order the client issued them in.
-func (q *TxnQueue) perform(ctx context.Context, mops []histories.Mop, first map[histories.Key]int64, pollMax int, pollWait time.Duration) error {
+func (q *TxnQueue) perform(ctx context.Context, mops []histories.Mop, first map[histories.Key]int64, pollMax int, pollWait time.Duration, pauses []time.Duration) error {
 	reports := make(chan kafka.Event, len(mops))
 	sent := 0
 	var err error
 	for i := range mops {
+		if i > 0 && len(pauses) > 0 && !ctxsleep.For(ctx, pauses[i-1]) {
+			err = ctx.Err()
+			break
+		}
 		m := &mops[i]
 		if m.F == histories.MSend {
 			tp, _ := q.opts.Keys.TP(m.Key)

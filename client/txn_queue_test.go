@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand"
 	"strings"
@@ -239,5 +240,85 @@ func TestTxnQueueRefusesABadPlan(t *testing.T) {
 	}
 	if n := len(r.rec.Ops()); n != before {
 		t.Fatalf("refused plans recorded %d ops", n-before)
+	}
+}
+
+// Half of the transactions pause before each step after the first and
+// before their end, up to the most; the rest, and every transaction when
+// the most is 0, never pause. The same seed draws the same pauses.
+func TestIntraTxnPausesHalfTheTransactions(t *testing.T) {
+	const most = 40 * time.Millisecond
+	rng := rand.New(rand.NewSource(9))
+	paused := 0
+	for range 400 {
+		p := IntraTxnPauses(rng, 3, most)
+		if len(p) == 0 {
+			continue
+		}
+		paused++
+		if len(p) != 3 {
+			t.Fatalf("a 3-mop transaction got %d pauses, want 3", len(p))
+		}
+		for _, d := range p {
+			if d < 0 || d > most {
+				t.Fatalf("pause %v outside [0, %v]", d, most)
+			}
+		}
+	}
+	if paused < 150 || paused > 250 {
+		t.Errorf("%d of 400 transactions paused, want about half", paused)
+	}
+	if p := IntraTxnPauses(rand.New(rand.NewSource(9)), 3, 0); p != nil {
+		t.Errorf("no delay asked, got pauses %v", p)
+	}
+	a, b := IntraTxnPauses(rand.New(rand.NewSource(5)), 4, most), IntraTxnPauses(rand.New(rand.NewSource(5)), 4, most)
+	if string(PausesJSON(a)) != string(PausesJSON(b)) {
+		t.Errorf("same seed, pauses %v and %v", a, b)
+	}
+}
+
+// A queue with an intra-transaction delay records its pauses on the txn
+// ops that made them, and such a transaction lasts at least their sum;
+// the others record none.
+func TestTxnQueueRecordsItsPauses(t *testing.T) {
+	t.Parallel()
+	r := newCopyRig(t)
+	q := r.txnQueue("qp", func(o *TxnQueueOptions) { o.IntraTxnDelay = 60 * time.Millisecond })
+	p := &planner{rng: rand.New(rand.NewSource(2))}
+	for i := range 16 {
+		if _, err := q.Step(context.Background(), p.plan(), 20, queuePollWait); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	invoked := map[int64]int64{} // process -> invoke time of its open txn
+	withPauses, without := 0, 0
+	for _, o := range r.rec.Ops() {
+		if o.F != histories.FTxn {
+			continue
+		}
+		if o.Type == histories.Invoke {
+			invoked[o.Process] = o.Time
+			continue
+		}
+		raw, ok := o.Extra[ExtraIntraTxnDelays]
+		if !ok {
+			without++
+			continue
+		}
+		withPauses++
+		var ms []int64
+		if err := json.Unmarshal(raw, &ms); err != nil || len(ms) != len(o.Mops) {
+			t.Fatalf("op %d: pauses %s for %d mops", o.Index, raw, len(o.Mops))
+		}
+		var sum int64
+		for _, m := range ms {
+			sum += m
+		}
+		if took := (o.Time - invoked[o.Process]) / 1e6; took < sum {
+			t.Errorf("op %d took %d ms, less than its pauses' %d ms", o.Index, took, sum)
+		}
+	}
+	if withPauses == 0 || without == 0 {
+		t.Errorf("%d transactions paused, %d did not: want both", withPauses, without)
 	}
 }

@@ -138,6 +138,13 @@ type Workload struct {
 	// transactions: each transaction mixes sends to the input keys with
 	// read_committed polls of them, committed or aborted as a unit.
 	TxnQueues int `json:"txn-queues,omitempty"`
+	// IntraTxnDelay is the longest pause between two steps of a txn-queue
+	// transaction, Jepsen's --intra-txn-delay: half of the transactions
+	// (by the queue's seed) pause a random time up to it before each send
+	// or poll after the first and before their commit or abort, so that
+	// one transaction's requests stay open while time passes; the op
+	// records the pauses. 0 means none.
+	IntraTxnDelay Duration `json:"intra-txn-delay,omitempty"`
 	// CopierMode is how copiers make their consume and produce hops one:
 	// CopyTransactional ("" too) or CopyAtLeastOnce.
 	CopierMode string `json:"copier-mode,omitempty"`

@@ -26,6 +26,11 @@ func TestValidateTxnQueues(t *testing.T) {
 		{"no transactional.id", func(s *Scenario) { s.Producer.TransactionalID = "" }, "workload.txn-queues: txn queues need a producer transactional.id"},
 		{"no txn-size", func(s *Scenario) { s.Workload.TxnSize = 0 }, "workload.txn-size: 0, want >= 1 with txn queues"},
 		{"in client processes", func(s *Scenario) { s.Workload.ClientProcesses = true }, ""},
+		{"intra-txn delay", func(s *Scenario) { s.Workload.IntraTxnDelay = Duration(200e6) }, ""},
+		{"negative intra-txn delay", func(s *Scenario) { s.Workload.IntraTxnDelay = -1 }, "workload.intra-txn-delay: -1ns, want >= 0"},
+		{"intra-txn delay without queues", func(s *Scenario) {
+			s.Workload.TxnQueues, s.Workload.TxnSize, s.Workload.IntraTxnDelay = 0, 0, Duration(200e6)
+		}, "workload.intra-txn-delay: 200ms without txn queues"},
 	})
 }
 

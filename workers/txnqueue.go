@@ -76,8 +76,9 @@ func (s *TxnQueueSlot) options() client.TxnQueueOptions {
 		TransactionalID:  sc.QueueTxnID(s.index),
 		Producer:         w.txnProducerConfig(),
 		AbortProbability: sc.Workload.AbortRatio, Seed: sc.Seed + txnQueueSeed + int64(s.index),
-		CallTimeout: copierCallTimeout,
-		Recorder:    w.opts.Recorder, Process: w.procs.Next(), Logs: w.opts.Logs,
+		IntraTxnDelay: sc.Workload.IntraTxnDelay.D(),
+		CallTimeout:   copierCallTimeout,
+		Recorder:      w.opts.Recorder, Process: w.procs.Next(), Logs: w.opts.Logs,
 	}
 }
 

@@ -169,11 +169,11 @@ func TestOutputSavesAndLoads(t *testing.T) {
 func TestLoadOutputNamesFileLineAndField(t *testing.T) {
 	dir := t.TempDir()
 	for text, want := range map[string]string{
-		"{\n  \"space\": \"weak\",\n  \"seed\": \"x\"\n}": "line 3: field seed",
-		"{\n  \"space\": \"weak\",\n  \"shards\": [\"0/4\"]\n}": `shard "0/4"`,
-		"{\n  \"space\": \"strong\",\n  \"shards\": [\"1/1\"]\n}": "field space",
+		"{\n  \"space\": \"weak\",\n  \"seed\": \"x\"\n}":                                       "line 3: field seed",
+		"{\n  \"space\": \"weak\",\n  \"shards\": [\"0/4\"]\n}":                                 `shard "0/4"`,
+		"{\n  \"space\": \"strong\",\n  \"shards\": [\"1/1\"]\n}":                               "field space",
 		"{\n  \"space\": \"weak\",\n  \"shards\": [\"1/2\"],\n  \"draws\": [{\"index\": 1}]\n}": "draw 1 is of none of shards",
-		"{\n  \"space\": \"weak\",\n  \"extra\": 1\n}": "unknown field",
+		"{\n  \"space\": \"weak\",\n  \"extra\": 1\n}":                                          "unknown field",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, OutputFile), []byte(text), 0o644); err != nil {
 			t.Fatal(err)

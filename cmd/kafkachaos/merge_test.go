@@ -44,6 +44,7 @@ func simShard(t *testing.T, bin, out string, shard explore.Shard) string {
 // and of its shards differ).
 func findings(report string) string {
 	table := regexp.MustCompile(`(?s)configuration .*?\nvisited [^\n]*\n`).FindString(report)
+	afterTime := regexp.MustCompile(` after [0-9hms.]+:`)
 	var lines []string
 	for _, l := range strings.Split(report, "\n") {
 		if strings.HasPrefix(l, "VIOLATED") || strings.HasPrefix(l, "NOT LIVE") {
@@ -52,8 +53,6 @@ func findings(report string) string {
 	}
 	return table + strings.Join(lines, "\n")
 }
-
-var afterTime = regexp.MustCompile(` after [0-9hms.]+:`)
 
 // Four shards of a campaign on the simulation, merged, give the coverage
 // table, violations and draws not live of the unsharded campaign of the

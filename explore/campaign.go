@@ -13,13 +13,21 @@ import (
 )
 
 // Campaign is one exploration: draws from Gen within Space, from Seed,
-// judged by Judge, for Duration or until a violation.
+// judged by Judge, for Duration or until a violation, or Draws of them.
 type Campaign struct {
 	Gen      generators.Space
 	Space    Space
 	Seed     int64
 	Duration time.Duration
-	Judge    Judge
+	// Draws, when positive, bounds the campaign by count instead: every
+	// draw below Draws that Shard owns is judged, past violations, so that
+	// the shards of a campaign together judge exactly its draws whatever
+	// each found or how long each took. Duration is then unused.
+	Draws int
+	// Shard is the stream of draws this campaign makes; the zero value is
+	// all of them.
+	Shard Shard
+	Judge Judge
 	// K is the runs per shrink candidate; 0 means DefaultK. Shrink false
 	// stops at the violation as found.
 	K      int
@@ -45,14 +53,39 @@ type Found struct {
 	After time.Duration
 }
 
+// Drawn is one draw a campaign made: its place in the campaign, the
+// generators' seed it was drawn from, what coverage counts of it and how
+// it ended (held, violated, not-live or harness-error).
+type Drawn struct {
+	Index   int      `json:"index"`
+	Seed    int64    `json:"seed"`
+	Name    string   `json:"name"`
+	Config  string   `json:"configuration"`
+	Kinds   []string `json:"kinds"`
+	Outcome string   `json:"outcome"`
+}
+
+// Outcomes of a draw.
+const (
+	OutcomeHeld     = "held"
+	OutcomeViolated = "violated"
+	OutcomeNotLive  = "not-live"
+	OutcomeError    = "harness-error"
+)
+
 // Report is what a campaign did.
 type Report struct {
 	Draws, Errors int
 	FaultsFired   int64
 	Elapsed       time.Duration
 	Coverage      *Coverage
-	// Found is the first violation (nil: none), Shrunk its shrink.
-	Found *Found
+	// Drawn are the draws made, in the order made.
+	Drawn []Drawn
+	// Found is the first violation (nil: none), Shrunk its shrink;
+	// Violations are all of them (more than one only when bounded by
+	// Campaign.Draws).
+	Found      *Found
+	Violations []Found
 	// NotLive are the draws that held or violated nothing but were not
 	// live (Verdict.NotLive), their run directories kept.
 	NotLive []Found
@@ -99,37 +132,19 @@ func (s Summary) String() string {
 }
 
 // Run draws and judges until the duration ends, the context ends or a draw
-// violates its claim; then shrinks that draw when asked.
+// violates its claim (with Draws: until its draws are judged or the
+// context ends); then shrinks the first violation when asked.
 func (c Campaign) Run(ctx context.Context) (Report, error) {
-	if c.Judge == nil || c.Duration <= 0 {
-		return Report{}, errors.New("campaign: needs a judge and a positive duration")
+	if c.Judge == nil || (c.Duration <= 0 && c.Draws <= 0) {
+		return Report{}, errors.New("campaign: needs a judge and a positive duration or draws")
 	}
 	r := Report{Coverage: NewCoverage(c.Gen.Kinds)}
 	began := time.Now()
-	dctx, cancel := context.WithDeadline(ctx, began.Add(c.Duration))
+	dctx, cancel := c.bounded(ctx, began)
 	defer cancel()
-	for i := 0; dctx.Err() == nil && r.Found == nil; i++ {
-		s, err := Draw(c.Gen, c.Space, c.Seed, i)
-		if err != nil {
+	for k := 0; c.more(dctx, r, c.Shard.Index(k)); k++ {
+		if err := c.draw(ctx, &r, c.Shard.Index(k), began); err != nil {
 			return r, err
-		}
-		// a draw runs to its end even past the deadline: a cut run has no verdict
-		v, err := c.Judge(ctx, s)
-		r.Draws++
-		r.Coverage.Add(s)
-		if err != nil {
-			r.Errors, r.LastError = r.Errors+1, fmt.Errorf("draw %d (%s): %w", i, s.Name, err)
-		} else {
-			r.FaultsFired += v.FaultsFired
-			found := Found{Draw: i, Scenario: s, Verdict: v, After: time.Since(began)}
-			if v.Violated {
-				r.Found = &found
-			} else if v.NotLive != "" {
-				r.NotLive = append(r.NotLive, found)
-			}
-		}
-		if c.Clusters != nil {
-			r.Clusters = c.Clusters()
 		}
 		c.progress(r, began)
 	}
@@ -145,17 +160,72 @@ func (c Campaign) Run(ctx context.Context) (Report, error) {
 	return r, nil
 }
 
+// bounded is the context the draws start under: ctx until Duration, or
+// ctx itself when the campaign is bounded by Draws.
+func (c Campaign) bounded(ctx context.Context, began time.Time) (context.Context, context.CancelFunc) {
+	if c.Draws > 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, began.Add(c.Duration))
+}
+
+// more reports whether draw i is to be made.
+func (c Campaign) more(ctx context.Context, r Report, i int) bool {
+	if c.Draws > 0 {
+		return ctx.Err() == nil && i < c.Draws
+	}
+	return ctx.Err() == nil && r.Found == nil
+}
+
+// draw makes and judges draw i, counting it in r; an error is one of the
+// draw itself (the space admits nothing), not of its run.
+func (c Campaign) draw(ctx context.Context, r *Report, i int, began time.Time) error {
+	s, err := Draw(c.Gen, c.Space, c.Seed, i)
+	if err != nil {
+		return err
+	}
+	// a draw runs to its end even past the deadline: a cut run has no verdict
+	v, err := c.Judge(ctx, s)
+	r.Draws++
+	r.Coverage.Add(s)
+	d := Drawn{Index: i, Seed: s.Seed, Name: s.Name, Config: ConfigOf(s), Kinds: KindsOf(s), Outcome: OutcomeHeld}
+	found := Found{Draw: i, Scenario: s, Verdict: v, After: time.Since(began)}
+	switch {
+	case err != nil:
+		r.Errors, r.LastError = r.Errors+1, fmt.Errorf("draw %d (%s): %w", i, s.Name, err)
+		d.Outcome = OutcomeError
+	case v.Violated:
+		r.Violations = append(r.Violations, found)
+		if r.Found == nil {
+			first := found
+			r.Found = &first
+		}
+		d.Outcome = OutcomeViolated
+	case v.NotLive != "":
+		r.NotLive = append(r.NotLive, found)
+		d.Outcome = OutcomeNotLive
+	}
+	if err == nil {
+		r.FaultsFired += v.FaultsFired
+	}
+	r.Drawn = append(r.Drawn, d)
+	if c.Clusters != nil {
+		r.Clusters = c.Clusters()
+	}
+	return nil
+}
+
 func (c Campaign) progress(r Report, began time.Time) {
 	if c.Progress == nil {
 		return
 	}
 	el := time.Since(began)
-	violations := 0
-	if r.Found != nil {
-		violations = 1
+	bound := c.Duration.String()
+	if c.Draws > 0 {
+		bound = fmt.Sprintf("%d draws", c.Draws)
 	}
 	line := fmt.Sprintf("explore: %s/%s  draws %d  faults fired %d  violations %d  not live %d  errors %d  runs/hour %.0f",
-		el.Truncate(time.Second), c.Duration, r.Draws, r.FaultsFired, violations, len(r.NotLive), r.Errors, float64(r.Draws)/el.Hours())
+		el.Truncate(time.Second), bound, r.Draws, r.FaultsFired, len(r.Violations), len(r.NotLive), r.Errors, float64(r.Draws)/el.Hours())
 	if r.Clusters > 0 {
 		line += fmt.Sprintf("  clusters %d", r.Clusters)
 	}

@@ -47,21 +47,30 @@ func retriesText(n int) string {
 
 // Add counts s under its configuration and each kind it schedules (once a
 // kind per draw).
-func (c *Coverage) Add(s generators.Scenario) {
-	row := ConfigOf(s)
-	if c.cells[row] == nil {
-		c.cells[row] = map[string]int{}
+func (c *Coverage) Add(s generators.Scenario) { c.count(ConfigOf(s), KindsOf(s)) }
+
+// count counts a draw of config that schedules kinds (each once).
+func (c *Coverage) count(config string, kinds []string) {
+	if c.cells[config] == nil {
+		c.cells[config] = map[string]int{}
 	}
-	seen := map[string]bool{}
+	for _, k := range kinds {
+		c.cells[config][k]++
+		if !slices.Contains(c.kinds, k) {
+			c.kinds = append(c.kinds, k)
+		}
+	}
+}
+
+// KindsOf is the fault kinds s schedules, each once, in schedule order.
+func KindsOf(s generators.Scenario) []string {
+	var kinds []string
 	for _, f := range s.Nemesis {
-		if !seen[f.Kind] {
-			seen[f.Kind] = true
-			c.cells[row][f.Kind]++
-		}
-		if !slices.Contains(c.kinds, f.Kind) {
-			c.kinds = append(c.kinds, f.Kind)
+		if !slices.Contains(kinds, f.Kind) {
+			kinds = append(kinds, f.Kind)
 		}
 	}
+	return kinds
 }
 
 // Visited is how many cells have a draw, of rows x columns seen.

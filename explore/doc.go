@@ -30,6 +30,18 @@
 // summary names them and the draws per cluster: a campaign that restarts
 // its cluster every few draws spends its time starting clusters.
 //
+// Shards. A campaign's draws are numbered from 0 under its seed; shard I
+// of N makes those numbered I-1 modulo N, so shards on N machines never
+// make one draw twice. Bounded by a count of draws (Campaign.Draws), a
+// campaign judges every draw below it, past violations: the shards of one
+// count together make exactly the unsharded campaign's draws, and their
+// merged Output (Merge) has its coverage and findings. Bounded by time,
+// each shard makes a prefix of its stream and stops at its first
+// violation; Output.Made says which draws a merge then holds. An Output
+// is a campaign's record on disk, what merging needs and no more: the
+// draws (index, generators' seed, configuration, kinds, outcome), the
+// findings with their run directories, the shrinks and the summary.
+//
 // This package must not know how a run is made (clusters, clients,
 // checkers): it drives generators' and runner's public APIs, and its
 // shrinker and coverage see scenarios and verdicts only. It never edits a

@@ -21,11 +21,11 @@ import (
 
 // exploreFlags are `kafkachaos explore`'s flags.
 type exploreFlags struct {
-	cluster, space, save, runs, regressions, plant string
-	duration                                       time.Duration
-	seed                                           int64
-	k                                              int
-	noShrink, quiet, fresh                         bool
+	cluster, space, save, runs, regressions, plant, shard, out string
+	duration                                                   time.Duration
+	seed                                                       int64
+	k, draws                                                   int
+	noShrink, quiet, fresh                                     bool
 }
 
 func (f *exploreFlags) register(fs *flag.FlagSet) {
@@ -40,6 +40,9 @@ func (f *exploreFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noShrink, "no-shrink", false, "stop at the violation as drawn")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fs.StringVar(&f.plant, "plant", "", "run every draw with a known defect ("+string(explore.PlantNonIdempotentRetries)+") while judging it by the model's expectation of the draw as drawn: how quickly a space that should hold shows a planted bug (safe or all spaces; not with --save)")
+	fs.StringVar(&f.shard, "shard", "1/1", "make shard I/N of the campaign's draws: draws I-1, I-1+N, I-1+2N, ... of its seed, so that N shards (on N machines) never make the same draw; `kafkachaos merge` joins their outputs")
+	fs.IntVar(&f.draws, "draws", 0, "bound the campaign by draws instead of --duration: judge draws 0..N-1 (those of --shard), past violations; N shards of --draws N make exactly the draws of the unsharded campaign")
+	fs.StringVar(&f.out, "out", "", "campaign output directory: "+explore.OutputFile+", "+explore.ReportFile+", a shrink's minimal.json and shrink.log (default RUNS/explore/seedS[-shardIofN]-TIME)")
 	fs.BoolVar(&f.fresh, "fresh", false, "start a cluster for every draw; by default draws on local and docker share one running cluster (topics of their own, health checked between draws, replaced when a draw left it unhealthy or asks for other brokers)")
 }
 
@@ -53,7 +56,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	var ef exploreFlags
 	ef.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkachaos explore --cluster embedded|local|docker|sim --duration D [--seed S] [--space safe|weak|all] [--save NAME]")
+		fmt.Fprintln(stderr, "usage: kafkachaos explore --cluster embedded|local|docker|sim --duration D|--draws N [--seed S] [--space safe|weak|all] [--shard I/N] [--out DIR] [--save NAME]")
 		fmt.Fprintln(stderr, "exit status: 0 no violation, 1 a draw violated its claim, 2 bad flags or only harness errors")
 		fs.PrintDefaults()
 	}
@@ -72,7 +75,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	if reuse != nil {
 		err = errors.Join(err, reuse.Close(context.Background()))
 	}
-	printExplore(stdout, c, rep)
+	err = errors.Join(err, writeExplore(stdout, c, rep))
 	if err != nil {
 		fmt.Fprintln(stderr, "kafkachaos explore:", err)
 		return exitError
@@ -119,6 +122,10 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 	case ef.save != "" && ef.noShrink:
 		return explore.Campaign{}, fmt.Errorf("--save pins a shrunk violation; it cannot go with --no-shrink")
 	}
+	shard, err := ef.bounds(fs)
+	if err != nil {
+		return explore.Campaign{}, err
+	}
 	runs := runner.RunsRoot(ef.runs)
 	var c explore.Campaign
 	if ef.cluster == simCluster {
@@ -138,7 +145,7 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 			c.Clusters = reuse.Started
 		}
 	}
-	c.OutDir = filepath.Join(runs, "explore", fmt.Sprintf("shrink-seed%d-%s", ef.seed, time.Now().UTC().Format("20060102T150405")))
+	c.Shard, c.Draws, c.OutDir = shard, ef.draws, ef.outDir(runs, shard)
 	if !ef.quiet {
 		c.Progress, c.TTY = stderr, isTerminal(stderr)
 	}
@@ -162,28 +169,45 @@ func (ef exploreFlags) judge(sp explore.Space, opts runner.Options) (explore.Jud
 	return explore.PlantedJudge(plant, opts), nil
 }
 
-func printExplore(w io.Writer, c explore.Campaign, rep explore.Report) {
-	fmt.Fprintf(w, "explore: space %s (claim %s), seed %d: %s\n", c.Space, c.Space.Claim(), c.Seed, rep.Summary())
-	rep.Coverage.Write(w)
-	for _, f := range rep.NotLive {
-		fmt.Fprintf(w, "NOT LIVE: draw %d (%s) after %s: %s; run dir %s\n",
-			f.Draw, f.Scenario.Name, f.After.Round(time.Second), f.Verdict.NotLive, f.Verdict.Dir)
+// bounds checks --shard and --draws, which bounds the campaign in place
+// of --duration.
+func (ef exploreFlags) bounds(fs *flag.FlagSet) (explore.Shard, error) {
+	shard, err := explore.ParseShard(ef.shard)
+	if err != nil {
+		return shard, fmt.Errorf("--shard: %w", err)
 	}
-	if rep.Found == nil {
-		fmt.Fprintln(w, "no draw violated its claim")
-		return
+	durationSet := false
+	fs.Visit(func(f *flag.Flag) { durationSet = durationSet || f.Name == "duration" })
+	switch {
+	case ef.draws < 0:
+		return shard, fmt.Errorf("--draws %d: want a positive count", ef.draws)
+	case ef.draws > 0 && durationSet:
+		return shard, errors.New("--draws and --duration: a campaign is bounded by one of them")
 	}
-	f := rep.Found
-	fmt.Fprintf(w, "VIOLATED: draw %d (%s) after %s: expected %s, observed %s, anomalies %v, run dir %s\n",
-		f.Draw, f.Scenario.Name, f.After.Round(time.Second), f.Verdict.Expected, f.Verdict.Observed, f.Verdict.Anomalies, f.Verdict.Dir)
-	for _, b := range f.Verdict.Breaks {
-		fmt.Fprintln(w, "  broke:", b)
+	return shard, nil
+}
+
+// outDir is --out, or a directory of its own under runs.
+func (ef exploreFlags) outDir(runs string, shard explore.Shard) string {
+	if ef.out != "" {
+		return ef.out
 	}
-	if sh := rep.Shrunk; sh != nil {
-		fmt.Fprintf(w, "shrunk in %s (%d runs, %d candidates) from %s to %s\nminimal run dir: %s\nminimal scenario and shrink log: %s\n",
-			sh.Elapsed.Round(time.Second), sh.Runs, len(sh.Log), explore.SizeOf(f.Scenario), explore.SizeOf(sh.Scenario),
-			sh.Verdict.Dir, c.OutDir)
+	name := fmt.Sprintf("seed%d", ef.seed)
+	if shard.N > 1 {
+		name += fmt.Sprintf("-shard%dof%d", shard.I, shard.N)
 	}
+	return filepath.Join(runs, "explore", name+"-"+time.Now().UTC().Format("20060102T150405"))
+}
+
+// writeExplore prints the campaign's report and saves its output.
+func writeExplore(w io.Writer, c explore.Campaign, rep explore.Report) error {
+	o := explore.NewOutput(c, rep)
+	o.Write(w)
+	if err := o.Save(c.OutDir); err != nil {
+		return fmt.Errorf("campaign output: %w", err)
+	}
+	fmt.Fprintln(w, "campaign output:", c.OutDir)
+	return nil
 }
 
 func saveFound(stdout, stderr io.Writer, ef exploreFlags, c explore.Campaign, rep explore.Report) int {

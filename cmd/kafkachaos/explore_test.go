@@ -24,6 +24,11 @@ func TestExploreRefusesBadFlags(t *testing.T) {
 		{[]string{"--plant", "slow-disk"}, `--plant: plant "slow-disk"`},
 		{[]string{"--plant", "non-idempotent-retries", "--space", "weak"}, "use safe or all"},
 		{[]string{"--plant", "non-idempotent-retries", "--save", "x"}, "cannot go with --save"},
+		{[]string{"--shard", "0/4"}, `--shard: shard "0/4": want 1 <= I <= N`},
+		{[]string{"--shard", "5/4"}, `--shard: shard "5/4": want 1 <= I <= N`},
+		{[]string{"--shard", "x"}, `--shard: shard "x": want I/N`},
+		{[]string{"--draws", "-1"}, "--draws -1: want a positive count"},
+		{[]string{"--draws", "3", "--duration", "1m"}, "bounded by one of them"},
 	} {
 		var out, errb strings.Builder
 		code := dispatch(append([]string{"explore"}, tc.args...), &out, &errb)

@@ -34,6 +34,7 @@ func commands() []command {
 		{"matrix", "run every configuration under every fault kind; write MATRIX.md and matrix.html", matrixCmd},
 		{"clients", "the same scenarios through each client; write CLIENTS.md and clients.html", clientsCmd},
 		{"explore", "draw scenarios until one violates its claim; shrink it, save it as a regression", exploreCmd},
+		{"merge", "merge the outputs of an explore campaign's shards (explore --shard) into one", mergeCmd},
 		{"versions", "run a fixed set of scenarios on each Kafka release; write VERSIONS.md", versionsCmd},
 		{"import", "convert a Jepsen EDN history to JSONL", importCmd},
 		{"clean", "remove what crashed runs left behind (brokers, namespaces, rules)", cleanCmd},

@@ -40,8 +40,8 @@ func workflows(t *testing.T) []string {
 	for _, f := range files {
 		names = append(names, filepath.Base(f))
 	}
-	if strings.Join(names, " ") != "nightly.yml pr.yml" {
-		t.Fatalf("workflows in %s = %v, want nightly.yml and pr.yml", workflowDir, names)
+	if strings.Join(names, " ") != "explore.yml nightly.yml pr.yml" {
+		t.Fatalf("workflows in %s = %v, want explore.yml, nightly.yml and pr.yml", workflowDir, names)
 	}
 	return files
 }

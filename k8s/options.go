@@ -100,7 +100,7 @@ func BrokerLabels(bootstrap string) (map[string]string, error) {
 	service, _, _ := strings.Cut(host, ".")
 	name, ok := strings.CutSuffix(service, strimziBootstrap)
 	if !ok || name == "" {
-		return nil, fmt.Errorf("bootstrap %q: not a Strimzi bootstrap service (NAME%s); name the broker pods' labels", bootstrap, strimziBootstrap)
+		return nil, fmt.Errorf("bootstrap %q: not a Strimzi bootstrap service (NAME%s), whose name gives the broker pods' labels", bootstrap, strimziBootstrap)
 	}
 	return map[string]string{LabelCluster: name, LabelKind: "Kafka", LabelBroker: "true"}, nil
 }

@@ -3,6 +3,9 @@ package k8s
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/kafkachaos/kafkachaos/generators"
 	batchv1 "k8s.io/api/batch/v1"
@@ -19,10 +22,12 @@ const (
 )
 
 // harnessScenario is the scenario the harness runs: on the external
-// cluster, with only the faults it plays on its own clients (Chaos Mesh
-// plays the others).
+// cluster, which has none of the features the harness gives the brokers
+// it starts (proxies, lazyfs disks, clocks, a dynamic quorum, broker
+// configs: see clusterNotes), with only the faults it plays on its own
+// clients (Chaos Mesh plays the others).
 func harnessScenario(s generators.Scenario) generators.Scenario {
-	s.Cluster.Provider = "external"
+	s.Cluster = generators.Cluster{Provider: "external", Brokers: s.Cluster.Brokers}
 	s.Replay = ""
 	var own []generators.Fault
 	for _, f := range s.Nemesis {
@@ -32,6 +37,22 @@ func harnessScenario(s generators.Scenario) generators.Scenario {
 	}
 	s.Nemesis = own
 	return s
+}
+
+// clusterNotes say what of the scenario's cluster the harness cannot give
+// a cluster it did not start: its broker configs belong in the Kafka
+// resource.
+func clusterNotes(c generators.Cluster) []string {
+	if len(c.BrokerConfigs) == 0 {
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(c.BrokerConfigs))
+	pairs := make([]string, len(keys))
+	for i, k := range keys {
+		pairs[i] = k + "=" + c.BrokerConfigs[k]
+	}
+	return []string{"the scenario's broker configs are not applied: set them in the Kafka resource's spec.kafka.config: " +
+		strings.Join(pairs, ", ")}
 }
 
 // configMap holds the harness's scenario and the inventory that names the
@@ -57,15 +78,14 @@ func configMap(name string, o Options, labels map[string]string, s generators.Sc
 // JOB_COMPLETION_INDEX). A failed pod is not retried: its exit status is
 // the verdict.
 func job(name string, o Options, labels map[string]string, seed int64) batchv1.Job {
-	target := []string{"--cluster", "external", "--inventory", InventoryFile}
+	cluster := []string{"--cluster", "external", "--inventory", InventoryFile}
 	c := corev1.Container{Name: "kafkachaos", Image: o.Image,
-		Command:      append([]string{"kafkachaos", "run", "--scenario", ScenarioFile}, target...),
+		Command:      append([]string{"kafkachaos", "run", "--scenario", ScenarioFile}, cluster...),
 		VolumeMounts: []corev1.VolumeMount{{Name: configVolume, MountPath: configDir, ReadOnly: true}}}
 	spec := batchv1.JobSpec{BackoffLimit: new(int32(0))}
 	if o.Shards > 0 {
-		c.Command = []string{"sh", "-c", fmt.Sprintf(
-			"exec kafkachaos explore --shard $((JOB_COMPLETION_INDEX+1))/%d --seed %d --cluster external --inventory %s",
-			o.Shards, seed, InventoryFile)}
+		c.Command = []string{"sh", "-c", fmt.Sprintf("exec kafkachaos explore --shard $((JOB_COMPLETION_INDEX+1))/%d --seed %d %s",
+			o.Shards, seed, strings.Join(cluster, " "))}
 		mode := batchv1.IndexedCompletion
 		spec.CompletionMode, spec.Completions, spec.Parallelism = &mode, new(int32(o.Shards)), new(int32(o.Shards))
 	}

@@ -22,6 +22,8 @@ type Rendered struct {
 	Chaos []byte
 	// Notes say what became of each fault of the schedule, in its order.
 	Notes []Note
+	// Cluster says what of the scenario's cluster must be set by hand.
+	Cluster []string
 }
 
 // How a fault was rendered.
@@ -55,7 +57,7 @@ func Render(s generators.Scenario, o Options) (Rendered, error) {
 	name := objectName(s.Name)
 	harness := labels(name, "harness")
 	e := env{o: o, brokers: max(s.Cluster.Brokers, 1), harness: harness}
-	var out Rendered
+	out := Rendered{Cluster: clusterNotes(s.Cluster)}
 	var steps []step
 	for i, f := range s.Nemesis {
 		n, st, ok := renderFault(i, f, e)
@@ -182,6 +184,9 @@ func (r Rendered) NotesText() string {
 	fmt.Fprintf(&b, "Apply %s and, when present, %s together: the Workflow's offsets count from the moment it is applied, "+
 		"the harness's from the start of its workload, which comes after it has connected and created its topics. "+
 		"Chaos Mesh (chaos-mesh.org/v1alpha1) must be installed in the cluster.\n\n", HarnessFile, ChaosFile)
+	for _, c := range r.Cluster {
+		fmt.Fprintf(&b, "Cluster: %s.\n\n", c)
+	}
 	if len(r.Notes) == 0 {
 		b.WriteString("The scenario schedules no faults.\n")
 		return b.String()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -577,5 +578,26 @@ func TestWebhookRulesRefuseBadWorkflows(t *testing.T) {
 		if !strings.Contains(errs, want) {
 			t.Errorf("no error saying %q in:\n%s", want, errs)
 		}
+	}
+}
+
+// The harness's scenario asks nothing of the cluster the harness cannot
+// give one it did not start: the features it gives its own brokers are
+// dropped, and the broker configs are named for the Kafka resource.
+func TestHarnessScenarioAsksNothingOfTheExternalCluster(t *testing.T) {
+	s := fixture(t)
+	s.Cluster.LazyDisks, s.Cluster.Clocks, s.Cluster.ClientProxies, s.Cluster.DynamicQuorum = true, true, true, true
+	s.Cluster.BrokerConfigs = map[string]string{"unclean.leader.election.enable": "true", "log.flush.interval.messages": "1"}
+	r := render(t, s, Options{})
+	got, err := generators.Parse([]byte(configMapOf(t, r).Data["scenario.json"]))
+	if err != nil {
+		t.Fatalf("the harness's scenario: %v", err)
+	}
+	if !reflect.DeepEqual(got.Cluster, generators.Cluster{Provider: "external", Brokers: 3}) {
+		t.Errorf("harness cluster %+v, want the external provider's 3 brokers alone", got.Cluster)
+	}
+	want := "spec.kafka.config: log.flush.interval.messages=1, unclean.leader.election.enable=true"
+	if !strings.Contains(r.NotesText(), want) {
+		t.Errorf("NOTES.md does not say %q:\n%s", want, r.NotesText())
 	}
 }

@@ -63,6 +63,20 @@ type ControllerFinder interface {
 	ActiveController(ctx context.Context) (int32, error)
 }
 
+// CoordinatorFinder names the broker that coordinates a transactional id
+// or a consumer group now (FindCoordinator), for faults aimed at a role.
+type CoordinatorFinder interface {
+	Coordinator(ctx context.Context, kind CoordinatorKind, key string) (int32, error)
+}
+
+// CoordinatorKind is FindCoordinator's key type.
+type CoordinatorKind int8
+
+const (
+	CoordinatorGroup CoordinatorKind = 0 // a consumer group's
+	CoordinatorTxn   CoordinatorKind = 1 // a transactional id's
+)
+
 // NetworkHealer removes every network fault of the run (cuts, loss, slow
 // links) and resumes paused nodes; killed nodes stay down.
 type NetworkHealer interface {

@@ -18,6 +18,10 @@ func FaultReference() string {
 	b.WriteString("A scenario's `nemesis` list schedules faults of these kinds; `kafkachaos run --nemesis kind,...` ")
 	b.WriteString("runs each over the middle 80% of the run with its defaults. A window kind records a ")
 	b.WriteString("`<kind>-start` and a `<kind>-stop` event, an instantaneous kind one `<kind>` event per step.\n\n")
+	fmt.Fprintf(&b, "`params.target` names brokers when the fault starts, unless a kind lists its own: %s. ", strings.Join(realTargets(), ", "))
+	fmt.Fprintf(&b, "A role names one broker: `%s` coordinates the run's first transactional id (its first txn queue's, else its first ", TargetTxnCoordinator)
+	fmt.Fprintf(&b, "transactional copier's), `%s` its consumers' group (else the copiers'); a scenario without that role is refused. ", TargetGroupCoordinator)
+	b.WriteString("Random draws never pick a role.\n\n")
 	b.WriteString("| kind | capability | drawn on | events |\n| --- | --- | --- | --- |\n")
 	for _, k := range Registry() {
 		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s |\n", k.Name, k.Name, orDash(string(k.Capability)), orDash(strings.Join(drawnOn(k), ", ")), eventNames(k))

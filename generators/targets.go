@@ -4,7 +4,14 @@ import "slices"
 
 // Fault targets (Params.Target), as nemesis.Target spells them: which
 // brokers a real-broker fault acts on.
-const TargetReplicas = "replicas" // every replica of key 0's partition (power-loss)
+const (
+	TargetReplicas = "replicas" // every replica of key 0's partition (power-loss)
+	// TargetTxnCoordinator and TargetGroupCoordinator name the broker that
+	// coordinates the run's first transactional id and its consumer group
+	// (Scenario.Coordinated), as found when the fault starts.
+	TargetTxnCoordinator   = "txn-coordinator"
+	TargetGroupCoordinator = "group-coordinator"
+)
 
 // realTargets are the targets a kind takes unless it names its own
 // (Kind.targets).
@@ -12,16 +19,21 @@ func realTargets() []string {
 	return []string{"one", "leader", "controller", "minority", "majority", "all"}
 }
 
-// checkTarget checks Params.Target against the targets f's kind takes, and
-// that it is not given with Params.Nodes.
-func checkTarget(k Kind, f Fault, field string) error {
+// roleTargets are the targets by role the kinds that take realTargets take
+// too, never drawn: a workload has them only sometimes.
+func roleTargets() []string { return []string{TargetTxnCoordinator, TargetGroupCoordinator} }
+
+// checkTarget checks Params.Target against the targets f's kind takes,
+// that it is not given with Params.Nodes, and that s has what a role
+// target names.
+func checkTarget(k Kind, f Fault, field string, s *Scenario) error {
 	t := f.Params.Target
 	if t == "" {
 		return nil
 	}
 	allowed := k.targets
 	if allowed == nil {
-		allowed = realTargets()
+		allowed = append(realTargets(), roleTargets()...)
 	}
 	if !slices.Contains(allowed, t) {
 		if t == TargetReplicas {
@@ -31,6 +43,13 @@ func checkTarget(k Kind, f Fault, field string) error {
 	}
 	if len(f.Params.Nodes) > 0 {
 		return bad(field+".params", "target %q and nodes %v: give one or the other", t, f.Params.Nodes)
+	}
+	txnID, group := s.Coordinated()
+	switch {
+	case t == TargetTxnCoordinator && txnID == "":
+		return bad(field+".params.target", "%s: the workload has no transactional producer (txn-queues or transactional copiers)", t)
+	case t == TargetGroupCoordinator && group == "":
+		return bad(field+".params.target", "%s: the workload has no consumer group (group consumers or copiers)", t)
 	}
 	return nil
 }

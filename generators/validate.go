@@ -259,7 +259,7 @@ func (f Fault) validate(field string, s *Scenario) error {
 	if err := checkOwned(k, f, field); err != nil {
 		return err
 	}
-	return checkTarget(k, f, field)
+	return checkTarget(k, f, field, s)
 }
 
 // checkOwned refuses a parameter that other kinds alone read (Kind.Owns).

@@ -85,6 +85,17 @@ func (f *fakeBrokers) Leader(context.Context, string, int32) (int32, error) {
 
 func (f *fakeBrokers) ActiveController(context.Context) (int32, error) { return f.controller, nil }
 
+// Coordinator: node 1 coordinates transactional ids, node 3 groups.
+func (f *fakeBrokers) Coordinator(_ context.Context, kind cluster.CoordinatorKind, key string) (int32, error) {
+	if key == "" {
+		return -1, errors.New("asked for the coordinator of no key")
+	}
+	if kind == cluster.CoordinatorTxn {
+		return 1, nil
+	}
+	return 3, nil
+}
+
 func (f *fakeBrokers) Kill(_ context.Context, n int32) error {
 	err := f.log("kill %d", n)
 	if err == nil {
@@ -136,7 +147,7 @@ func (f *fakeBrokers) Verified(e cluster.Effect) string { return "fake " + strin
 func seq(int) int { return 0 }
 
 func targeting(f *fakeBrokers) Targeting {
-	return Targeting{Provider: f, Topic: "t", Partition: 0, IntN: seq}
+	return Targeting{Provider: f, Topic: "t", Partition: 0, TxnID: "tx-queue-0", Group: "g", IntN: seq}
 }
 
 func realFault(t *testing.T, f *fakeBrokers, spec RealSpec) Fault {
@@ -154,6 +165,7 @@ func TestTargetsPickTheRightNodes(t *testing.T) {
 	for target, want := range map[Target][]int32{
 		TargetLeader: {2}, TargetController: {3}, TargetOne: {1},
 		TargetMinority: {1}, TargetMajority: {1, 2}, TargetAll: {1, 2, 3},
+		TargetTxnCoordinator: {1}, TargetGroupCoordinator: {3},
 	} {
 		got, err := targeting(f).Pick(target)(ctx)
 		if err != nil || !reflect.DeepEqual(got, want) {
@@ -351,5 +363,23 @@ func TestImpossibleRealFaultsFailLoudly(t *testing.T) {
 	}
 	if _, err := plain.Pick(TargetController)(context.Background()); err == nil || !strings.Contains(err.Error(), "controller") {
 		t.Errorf("embedded cluster asked for a controller it cannot know: %v", err)
+	}
+	noTxn := targeting(f)
+	noTxn.TxnID = ""
+	if _, err := noTxn.Pick(TargetTxnCoordinator)(context.Background()); err == nil || !strings.Contains(err.Error(), "no transactional id") {
+		t.Errorf("txn-coordinator of a run without transactions: %v", err)
+	}
+	plain.Group = "g"
+	if _, err := plain.Pick(TargetGroupCoordinator)(context.Background()); err == nil || !strings.Contains(err.Error(), "coordinator of consumer group") {
+		t.Errorf("embedded cluster asked for a coordinator it cannot name: %v", err)
+	}
+}
+
+// A fault's op names the coordinators of the run's transactional id and
+// group beside the leader and the controller.
+func TestSnapshotNamesTheCoordinators(t *testing.T) {
+	d := targeting(newFakeBrokers()).snapshot(context.Background())
+	if d["txn-coordinator"] != int32(1) || d["group-coordinator"] != int32(3) || d["leader"] != int32(2) {
+		t.Errorf("snapshot %v: want txn-coordinator 1, group-coordinator 3, leader 2", d)
 	}
 }

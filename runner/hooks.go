@@ -28,12 +28,15 @@ func hook[T any](p cluster.Provider, kind string) (T, error) {
 }
 
 // keyTargeting aims faults at key 0's partition (its leader is
-// "leader"), or at no partition when the scenario has no key 0.
+// "leader"), or at no partition when the scenario has no key 0, and at
+// the coordinators of the run's transactional id and group
+// (Scenario.Coordinated).
 func (c ClusterFaults) keyTargeting() nemesis.Targeting {
 	tg := nemesis.Targeting{Provider: c.Provider, IntN: c.IntN}
 	if tp, ok := c.Scenario.Keys.Map["0"]; ok {
 		tg.Topic, tg.Partition = tp.Topic, tp.Partition
 	}
+	tg.TxnID, tg.Group = c.Scenario.Coordinated()
 	return tg
 }
 

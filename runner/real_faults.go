@@ -23,12 +23,10 @@ func (c ClusterFaults) real(f generators.Fault) (nemesis.Fault, error) {
 func (c ClusterFaults) realAs(f generators.Fault, kind string) (nemesis.Fault, error) {
 	spec := nemesis.RealSpec{Kind: kind, Target: nemesis.Target(f.Params.Target), Percent: f.Params.Percent,
 		BitsPerSecond: f.Params.BitsPerSecond, Settle: f.Params.Delay.D()}
-	tp, ok := c.Scenario.Keys.Map["0"]
-	if !ok {
+	if _, ok := c.Scenario.Keys.Map["0"]; !ok {
 		return nil, fmt.Errorf("%s: the scenario has no key 0 whose leader a target could name", f.Kind)
 	}
-	tg := nemesis.Targeting{Provider: c.Provider, Topic: tp.Topic, Partition: tp.Partition, IntN: c.IntN}
-	return nemesis.Real(tg, spec)
+	return nemesis.Real(c.keyTargeting(), spec)
 }
 
 // latency puts a toxic on the clients' proxies (cluster.Proxier), or on

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -132,7 +131,7 @@ func makeCopiers(e *env) []*copier {
 	cps := make([]*copier, e.s.Workload.Copiers)
 	for i := range cps {
 		cps[i] = &copier{e: e, rebalances: rebalances{e: e}, period: txn, r: e.rng(uint64(0x5000 + i)), pid: e.pid(),
-			txnID: e.s.Producer.TransactionalID + "-" + strconv.Itoa(i), group: e.s.Workload.Group + "-copiers"}
+			txnID: e.s.CopierTxnID(i), group: e.s.CopierGroup()}
 	}
 	return cps
 }

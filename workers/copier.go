@@ -3,7 +3,6 @@ package workers
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
@@ -50,7 +49,7 @@ func (s *CopierSlot) options() client.CopierOptions {
 	}
 	opts := client.CopierOptions{
 		Bootstrap: w.opts.Bootstrap, Keys: w.all, Pairs: pairs,
-		Group: sc.Workload.Group + "-copiers", Subscribe: !sc.Workload.CopierAssign, Mode: copyMode(sc.Workload),
+		Group: sc.CopierGroup(), Subscribe: !sc.Workload.CopierAssign, Mode: copyMode(sc.Workload),
 		Producer:         w.txnProducerConfig(),
 		Consumer:         client.ConsumerConfig{SessionTimeout: sc.Consumer.SessionTimeout.D()},
 		AbortProbability: sc.Workload.AbortRatio, Seed: sc.Seed + int64(s.index),
@@ -58,7 +57,7 @@ func (s *CopierSlot) options() client.CopierOptions {
 		Recorder:    w.opts.Recorder, Process: w.procs.Next(), Fencer: w.opts.Fencer, Logs: w.opts.Logs,
 	}
 	if opts.Mode == client.CopyTransactional {
-		opts.TransactionalID = sc.Producer.TransactionalID + "-" + strconv.Itoa(s.index)
+		opts.TransactionalID = sc.CopierTxnID(s.index)
 	}
 	return opts
 }

@@ -3,7 +3,6 @@ package workers
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
@@ -74,7 +73,7 @@ func (s *TxnQueueSlot) options() client.TxnQueueOptions {
 	w, sc := s.w, s.w.s
 	return client.TxnQueueOptions{
 		Bootstrap: w.opts.Bootstrap, Keys: w.input,
-		TransactionalID:  sc.Producer.TransactionalID + "-queue-" + strconv.Itoa(s.index),
+		TransactionalID:  sc.QueueTxnID(s.index),
 		Producer:         w.txnProducerConfig(),
 		AbortProbability: sc.Workload.AbortRatio, Seed: sc.Seed + txnQueueSeed + int64(s.index),
 		CallTimeout: copierCallTimeout,

@@ -56,20 +56,21 @@ type Provider struct {
 
 // The hooks of cluster/ this provider honours, and how.
 var (
-	_ cluster.Provider         = (*Provider)(nil) // containers via testcontainers-go
-	_ cluster.NodeKiller       = (*Provider)(nil) // engine kill; container start again
-	_ cluster.NodePauser       = (*Provider)(nil) // docker pause: the cgroup freezer
-	_ cluster.NodeStopper      = (*Provider)(nil) // docker stop: SIGTERM, a minute's grace
-	_ cluster.Partitioner      = (*Provider)(nil) // nft table rewritten in each netns
-	_ cluster.LinkCutter       = (*Provider)(nil) // the same table, link by link
-	_ cluster.PacketLoser      = (*Provider)(nil) // nft numgen, kept across restarts
-	_ cluster.LinkSlower       = (*Provider)(nil) // tbf on both ends of the veth
-	_ cluster.NetworkHealer    = (*Provider)(nil) // all of the above undone, unpause
-	_ cluster.EffectVerifier   = (*Provider)(nil) // the engine's state, nft read back
-	_ cluster.HealthChecker    = (*Provider)(nil) // realbroker's admin requests
-	_ cluster.ControllerFinder = (*Provider)(nil) // the same, DescribeQuorum
-	_ cluster.ClockSkewer      = (*Provider)(nil) // libfaketime in the image, control file bind-mounted
-	_ cluster.DiskFaulter      = (*Provider)(nil) // lazyfs on the host, bind-mounted as the data directory
+	_ cluster.Provider          = (*Provider)(nil) // containers via testcontainers-go
+	_ cluster.NodeKiller        = (*Provider)(nil) // engine kill; container start again
+	_ cluster.NodePauser        = (*Provider)(nil) // docker pause: the cgroup freezer
+	_ cluster.NodeStopper       = (*Provider)(nil) // docker stop: SIGTERM, a minute's grace
+	_ cluster.Partitioner       = (*Provider)(nil) // nft table rewritten in each netns
+	_ cluster.LinkCutter        = (*Provider)(nil) // the same table, link by link
+	_ cluster.PacketLoser       = (*Provider)(nil) // nft numgen, kept across restarts
+	_ cluster.LinkSlower        = (*Provider)(nil) // tbf on both ends of the veth
+	_ cluster.NetworkHealer     = (*Provider)(nil) // all of the above undone, unpause
+	_ cluster.EffectVerifier    = (*Provider)(nil) // the engine's state, nft read back
+	_ cluster.HealthChecker     = (*Provider)(nil) // realbroker's admin requests
+	_ cluster.ControllerFinder  = (*Provider)(nil) // the same, DescribeQuorum
+	_ cluster.CoordinatorFinder = (*Provider)(nil) // the same, FindCoordinator
+	_ cluster.ClockSkewer       = (*Provider)(nil) // libfaketime in the image, control file bind-mounted
+	_ cluster.DiskFaulter       = (*Provider)(nil) // lazyfs on the host, bind-mounted as the data directory
 )
 
 // New returns a provider; nothing happens until Start.

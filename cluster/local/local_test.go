@@ -130,6 +130,19 @@ func TestLocalClusterFaults(t *testing.T) {
 	if ctl, err := p.ActiveController(ctx); err != nil || ctl < 1 || ctl > 3 {
 		t.Errorf("ActiveController = %d, %v", ctl, err)
 	}
+	for _, kind := range []cluster.CoordinatorKind{cluster.CoordinatorGroup, cluster.CoordinatorTxn} {
+		// The first ask of a transactional id's coordinator creates the
+		// transaction log; the picker's patience covers that, and so does this.
+		deadline := time.Now().Add(30 * time.Second)
+		c, err := p.Coordinator(ctx, kind, "kafkachaos-tx-0")
+		for err != nil && time.Now().Before(deadline) {
+			time.Sleep(300 * time.Millisecond)
+			c, err = p.Coordinator(ctx, kind, "kafkachaos-tx-0")
+		}
+		if err != nil || c < 1 || c > 3 {
+			t.Errorf("Coordinator(kind %d) = %d, %v; want one of the nodes 1..3", kind, c, err)
+		}
+	}
 
 	t.Run("kill and restart the leader", func(t *testing.T) {
 		if err := p.Kill(ctx, leader); err != nil {

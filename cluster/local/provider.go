@@ -75,6 +75,7 @@ var (
 	_ cluster.EffectVerifier    = (*Provider)(nil) // /proc and nft read back
 	_ cluster.HealthChecker     = (*Provider)(nil) // realbroker's admin requests
 	_ cluster.ControllerFinder  = (*Provider)(nil) // the same, DescribeQuorum
+	_ cluster.CoordinatorFinder = (*Provider)(nil) // the same, FindCoordinator
 )
 
 // tempDirPrefix names the scratch directory of a run given no RunDir.

@@ -176,6 +176,30 @@ func (a *Admin) Leader(ctx context.Context, topic string, partition int32) (int3
 	return -1, fmt.Errorf("%s/%d does not exist", topic, partition)
 }
 
+// Coordinator asks any broker which one coordinates key (a group or a
+// transactional id): FindCoordinator, whose versions 4 and later take a
+// list of keys and earlier ones a single key (both are filled; the client
+// sends what the version it speaks has). A coordinator not yet known, as
+// before the internal topic exists, is an error to retry.
+func (a *Admin) Coordinator(ctx context.Context, kind cluster.CoordinatorKind, key string) (int32, error) {
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.CoordinatorType, req.CoordinatorKey, req.CoordinatorKeys = int8(kind), key, []string{key}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := req.RequestWith(rctx, a.cl)
+	if err != nil {
+		return -1, err
+	}
+	node, code := resp.NodeID, resp.ErrorCode
+	if len(resp.Coordinators) > 0 {
+		node, code = resp.Coordinators[0].NodeID, resp.Coordinators[0].ErrorCode
+	}
+	if err := kerr.ErrorForCode(code); err != nil {
+		return -1, fmt.Errorf("coordinator of %q: %w", key, err)
+	}
+	return node, nil
+}
+
 // ActiveController returns the node leading the KRaft metadata quorum
 // (metadata's ControllerID is a random broker under KRaft, so it is asked
 // with DescribeQuorum instead).

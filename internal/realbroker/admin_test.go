@@ -99,3 +99,15 @@ func TestWaitListening(t *testing.T) {
 		t.Errorf("an exit's error (its tail already in it) = %v", got)
 	}
 }
+
+// The coordinator of a group and of a transactional id is a broker of the
+// cluster; kfake answers FindCoordinator at every version the client speaks.
+func TestCoordinatorNamesABroker(t *testing.T) {
+	a := fake(t)
+	for _, kind := range []cluster.CoordinatorKind{cluster.CoordinatorGroup, cluster.CoordinatorTxn} {
+		id, err := a.Coordinator(t.Context(), kind, "kafkachaos-queue-0")
+		if err != nil || id < 0 || id > 2 {
+			t.Errorf("coordinator kind %d: node %d, %v; want one of kfake's nodes 0..2", kind, id, err)
+		}
+	}
+}

@@ -184,6 +184,15 @@ func (c *Cluster) ActiveController(ctx context.Context) (int32, error) {
 	return id, c.wrap(err)
 }
 
+// Coordinator implements cluster.CoordinatorFinder (Admin.Coordinator).
+func (c *Cluster) Coordinator(ctx context.Context, kind cluster.CoordinatorKind, key string) (int32, error) {
+	if err := c.started(); err != nil {
+		return -1, err
+	}
+	id, err := c.admin.Coordinator(ctx, kind, key)
+	return id, c.wrap(err)
+}
+
 // Healthy implements cluster.HealthChecker (Admin.Healthy).
 func (c *Cluster) Healthy(ctx context.Context) error {
 	if err := c.started(); err != nil {

@@ -512,6 +512,8 @@ func TestTargetsBecomeSelectorModes(t *testing.T) {
 		{generators.FaultParams{Target: "all"}, ModeAll, "", LabelBroker, ""},
 		{generators.FaultParams{Target: "leader"}, ModeOne, "", LabelBroker, "not knowable"},
 		{generators.FaultParams{Target: "controller"}, ModeOne, "", LabelController, "not knowable"},
+		{generators.FaultParams{Target: generators.TargetTxnCoordinator}, ModeOne, "", LabelBroker, "(txn-coordinator) is not knowable"},
+		{generators.FaultParams{Target: generators.TargetGroupCoordinator}, ModeOne, "", LabelBroker, "(group-coordinator) is not knowable"},
 		{generators.FaultParams{Nodes: []int32{0, 4}}, ModeFixed, "2", LabelBroker, "are not pods"},
 		{generators.FaultParams{}, ModeOne, "", LabelBroker, ""},
 	} {

@@ -99,8 +99,8 @@ func (e env) aim(f generators.Fault, def string) (PodSelector, []string) {
 		target = def
 	}
 	switch target {
-	case "leader":
-		return sel(e.o.Brokers, ModeOne, 1), []string{"the leader of key 0 is not knowable before the run: one broker chosen by Chaos Mesh"}
+	case "one":
+		return sel(e.o.Brokers, ModeOne, 1), nil
 	case "controller":
 		return sel(controllerLabels(e.o.Brokers), ModeOne, 1), []string{
 			"the active controller is not knowable before the run: one controller-role pod chosen by Chaos Mesh"}
@@ -111,7 +111,20 @@ func (e env) aim(f generators.Fault, def string) (PodSelector, []string) {
 	case "all":
 		return sel(e.o.Brokers, ModeAll, 0), nil
 	}
-	return sel(e.o.Brokers, ModeOne, 1), nil
+	return sel(e.o.Brokers, ModeOne, 1), []string{dynamicTarget(target) + " is not knowable before the run: one broker chosen by Chaos Mesh"}
+}
+
+// dynamicTarget names a target the harness resolves when the fault starts.
+func dynamicTarget(target string) string {
+	switch target {
+	case "leader":
+		return "the leader of key 0"
+	case generators.TargetTxnCoordinator:
+		return "the coordinator of the run's first transactional id (txn-coordinator)"
+	case generators.TargetGroupCoordinator:
+		return "the coordinator of the run's consumer group (group-coordinator)"
+	}
+	return "target " + target
 }
 
 // countNote says what a minority or majority was counted from.

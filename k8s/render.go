@@ -127,7 +127,8 @@ func objectName(scenario string) string {
 	if n == "" {
 		return "kafkachaos"
 	}
-	return strings.TrimRight(("kafkachaos-" + n)[:min(len("kafkachaos-"+n), 52)], "-")
+	full := "kafkachaos-" + n
+	return strings.TrimRight(full[:min(len(full), 52)], "-")
 }
 
 // documents is objs as one YAML stream.

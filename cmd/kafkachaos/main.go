@@ -36,6 +36,7 @@ func commands() []command {
 		{"explore", "draw scenarios until one violates its claim; shrink it, save it as a regression", exploreCmd},
 		{"merge", "merge the outputs of an explore campaign's shards (explore --shard) into one", mergeCmd},
 		{"versions", "run a fixed set of scenarios on each Kafka release; write VERSIONS.md", versionsCmd},
+		{"k8s", "render a scenario as Kubernetes objects: the harness's Job and a Chaos Mesh Workflow of its faults", k8sCmd},
 		{"import", "convert a Jepsen EDN history to JSONL", importCmd},
 		{"clean", "remove what crashed runs left behind (brokers, namespaces, rules)", cleanCmd},
 		{"export", "convert a JSONL history to Jepsen EDN", exportCmd},

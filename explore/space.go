@@ -2,6 +2,9 @@ package explore
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -15,15 +18,20 @@ const (
 	SpaceSafe Space = "safe" // draws with an idempotent acks=all producer, judged by the model
 	SpaceWeak Space = "weak" // draws the model calls weak, judged against exactly-once
 	SpaceAll  Space = "all"  // every draw, judged by the model
+	// SpaceTxn is Jepsen's recipe for transactions whose requests outlive
+	// their turn (KAFKA-17754): draws with txn queues, half of whose
+	// transactions pause between their steps (TxnRecipe), faults aimed at
+	// the transaction coordinator and the leader; judged by the model.
+	SpaceTxn Space = "txn"
 )
 
 // ParseSpace reads a --space value.
 func ParseSpace(s string) (Space, error) {
 	switch Space(s) {
-	case SpaceSafe, SpaceWeak, SpaceAll:
+	case SpaceSafe, SpaceWeak, SpaceAll, SpaceTxn:
 		return Space(s), nil
 	}
-	return "", fmt.Errorf("space %q: want safe, weak or all", s)
+	return "", fmt.Errorf("space %q: want safe, weak, all or txn", s)
 }
 
 // Claim is the guarantee a draw is judged against: ClaimModel is the
@@ -49,6 +57,8 @@ func (sp Space) admits(s generators.Scenario) bool {
 	case SpaceWeak:
 		c := s.Consumer.CommitStrategy
 		return !safeProducer || c == model.CommitBeforeProcessing || c == model.CommitAuto
+	case SpaceTxn:
+		return s.Workload.TxnQueues > 0
 	}
 	return true
 }
@@ -73,9 +83,39 @@ func Draw(gs generators.Space, sp Space, seed int64, i int) (generators.Scenario
 	base := (seed*1_000_003 + int64(i)) * maxRejects
 	for j := range int64(maxRejects) {
 		s := generators.RandomIn(gs, base+j)
-		if sp.admits(s) {
-			return s, nil
+		if !sp.admits(s) {
+			continue
 		}
+		if sp == SpaceTxn {
+			s = TxnRecipe(s, rand.New(rand.NewPCG(uint64(base+j), 17)))
+		}
+		return s, s.Validate()
 	}
 	return generators.Scenario{}, fmt.Errorf("space %s: no admitted draw in %d tries from seed %d", sp, maxRejects, base)
+}
+
+// intraTxnDelays are the pauses TxnRecipe draws from: none (the control
+// within the space), and from a few milliseconds to longer than a
+// request's round trip under a fault.
+func intraTxnDelays() []time.Duration {
+	return []time.Duration{0, 10 * time.Millisecond, 50 * time.Millisecond, 200 * time.Millisecond, time.Second}
+}
+
+// TxnRecipe is s in Jepsen's recipe for KAFKA-17754: an intra-transaction
+// delay, and on real brokers each kill or pause aimed at the transaction
+// coordinator, the leader of key 0 or one broker, drawn from rng.
+func TxnRecipe(s generators.Scenario, rng *rand.Rand) generators.Scenario {
+	delays := intraTxnDelays()
+	s.Workload.IntraTxnDelay = generators.Duration(delays[rng.IntN(len(delays))])
+	if p := s.Cluster.Provider; p != "local" && p != "docker" {
+		return s // the embedded cluster names no coordinator
+	}
+	targets := []string{generators.TargetTxnCoordinator, "leader", "one"}
+	s.Nemesis = slices.Clone(s.Nemesis)
+	for i, f := range s.Nemesis {
+		if (f.Kind == generators.KindKill || f.Kind == generators.KindPause) && len(f.Params.Nodes) == 0 {
+			s.Nemesis[i].Params.Target = targets[rng.IntN(len(targets))]
+		}
+	}
+	return s
 }

@@ -32,7 +32,7 @@ func (f *exploreFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cluster, "cluster", "embedded", "cluster provider every draw runs on: embedded, local or docker; sim plays each draw in virtual time (kfake and franz-go in a synctest bubble; needs the Go toolchain, run from the module)")
 	fs.DurationVar(&f.duration, "duration", 5*time.Minute, "draw until this much time has passed or a draw violates its claim")
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the draws (the same seed draws the same scenarios)")
-	fs.StringVar(&f.space, "space", "safe", "safe (idempotent acks=all producers, judged by the model), weak (configurations the model calls weak, judged against exactly-once) or all (judged by the model)")
+	fs.StringVar(&f.space, "space", "safe", "safe (idempotent acks=all producers, judged by the model), weak (configurations the model calls weak, judged against exactly-once) all (judged by the model) or txn (txn queues in Jepsen's recipe: intra-transaction delays, faults on the transaction coordinator; judged by the model)")
 	fs.StringVar(&f.save, "save", "", "save the shrunk violation as REGRESSIONS/NAME.json, replayed by TestChaosRegressions")
 	fs.StringVar(&f.regressions, "regressions", filepath.Join("testdata", "regressions"), "directory --save writes to")
 	fs.StringVar(&f.runs, "runs", "", "runs root (default $KAFKACHAOS_RUNS, else runs/ in the module root)")
@@ -56,7 +56,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	var ef exploreFlags
 	ef.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkachaos explore --cluster embedded|local|docker|sim --duration D|--draws N [--seed S] [--space safe|weak|all] [--shard I/N] [--out DIR] [--save NAME]")
+		fmt.Fprintln(stderr, "usage: kafkachaos explore --cluster embedded|local|docker|sim --duration D|--draws N [--seed S] [--space safe|weak|all|txn] [--shard I/N] [--out DIR] [--save NAME]")
 		fmt.Fprintln(stderr, "exit status: 0 no violation, 1 a draw violated its claim, 2 bad flags or only harness errors")
 		fs.PrintDefaults()
 	}

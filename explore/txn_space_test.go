@@ -1,0 +1,46 @@
+package explore
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/generators"
+)
+
+// Every draw of the txn space runs txn queues, is valid, and on real
+// brokers aims its kills and pauses at the coordinator, the leader or one
+// broker; over many draws each delay and the coordinator target appear.
+func TestTxnSpaceDrawsJepsensRecipe(t *testing.T) {
+	gs := GenSpace("local")
+	delays, coordinator := map[time.Duration]bool{}, 0
+	for i := range 60 {
+		s, err := Draw(gs, SpaceTxn, 7, i)
+		if err != nil {
+			t.Fatalf("draw %d: %v", i, err)
+		}
+		if s.Workload.TxnQueues == 0 {
+			t.Fatalf("draw %d has no txn queue", i)
+		}
+		delays[s.Workload.IntraTxnDelay.D()] = true
+		for _, f := range s.Nemesis {
+			if f.Kind != generators.KindKill && f.Kind != generators.KindPause || len(f.Params.Nodes) > 0 {
+				continue
+			}
+			switch f.Params.Target {
+			case generators.TargetTxnCoordinator:
+				coordinator++
+			case "leader", "one":
+			default:
+				t.Errorf("draw %d: %s aimed at %q", i, f.Kind, f.Params.Target)
+			}
+		}
+	}
+	if len(delays) != len(intraTxnDelays()) || coordinator == 0 {
+		t.Errorf("60 draws: delays %v, %d faults on the coordinator; want every delay and some", delays, coordinator)
+	}
+	again, _ := Draw(gs, SpaceTxn, 7, 3)
+	first, _ := Draw(gs, SpaceTxn, 7, 3)
+	if again.Workload.IntraTxnDelay != first.Workload.IntraTxnDelay || len(again.Nemesis) != len(first.Nemesis) {
+		t.Error("the same seed and index drew two scenarios")
+	}
+}

@@ -315,6 +315,7 @@ func (p *Provider) launch(ctx context.Context, spec cluster.Spec) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	p.disks.Writeback()
 	for _, n := range p.nodes {
 		if err := n.start(p.jvm); err != nil {
 			return err

@@ -50,6 +50,13 @@ func (t *files) get(ino uint64, size func() (int64, error)) (*file, error) {
 	return f, nil
 }
 
+// forget drops every file's state: each is durable as it stands.
+func (t *files) forget() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	clear(t.by)
+}
+
 // created starts a new file's state: nothing of it is durable yet.
 func (t *files) created(ino uint64) {
 	t.mu.Lock()

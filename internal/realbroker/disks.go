@@ -54,6 +54,18 @@ func (d *Disks) Unmount() error {
 	return errors.Join(errs...)
 }
 
+// Writeback makes what every mount holds durable (lazyfs.FS.Writeback):
+// the providers call it once the nodes' storage is formatted, before the
+// brokers start, so that a power loss judges what a broker syncs, not
+// what the format step left to the kernel.
+func (d *Disks) Writeback() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, m := range d.by {
+		m.Writeback()
+	}
+}
+
 // Disk is node id's mount, or an error saying the run has none.
 func (d *Disks) Disk(id int32) (*lazyfs.FS, error) {
 	d.mu.Lock()

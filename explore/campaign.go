@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
@@ -27,7 +28,11 @@ type Campaign struct {
 	// Shard is the stream of draws this campaign makes; the zero value is
 	// all of them.
 	Shard Shard
-	Judge Judge
+	// Client, when set, is the client under test of every draw
+	// (generators.UseClient: NAME or NAME@VERSION; the roles it cannot
+	// run stay librdkafka); "" keeps the draws' own, librdkafka.
+	Client string
+	Judge  Judge
 	// K is the runs per shrink candidate; 0 means DefaultK. Shrink false
 	// stops at the violation as found.
 	K      int
@@ -138,6 +143,9 @@ func (c Campaign) Run(ctx context.Context) (Report, error) {
 	if c.Judge == nil || (c.Duration <= 0 && c.Draws <= 0) {
 		return Report{}, errors.New("campaign: needs a judge and a positive duration or draws")
 	}
+	if err := CheckClient(c.Client); err != nil {
+		return Report{}, fmt.Errorf("campaign: %w", err)
+	}
 	r := Report{Coverage: NewCoverage(c.Gen.Kinds)}
 	began := time.Now()
 	dctx, cancel := c.bounded(ctx, began)
@@ -183,6 +191,10 @@ func (c Campaign) draw(ctx context.Context, r *Report, i int, began time.Time) e
 	s, err := Draw(c.Gen, c.Space, c.Seed, i)
 	if err != nil {
 		return err
+	}
+	if c.Client != "" {
+		name, version, _ := generators.ParseClient(c.Client) // checked by Run
+		generators.UseClient(&s, name, version)
 	}
 	// a draw runs to its end even past the deadline: a cut run has no verdict
 	v, err := c.Judge(ctx, s)
@@ -266,4 +278,17 @@ func (c Campaign) shrink(ctx context.Context, f Found) (Shrunk, error) {
 		return sh, nil
 	}
 	return sh, generators.Save(filepath.Join(c.OutDir, "minimal.json"), sh.Scenario)
+}
+
+// CheckClient refuses a Campaign.Client that names no client ("" is the
+// draws' own).
+func CheckClient(client string) error {
+	if client == "" {
+		return nil
+	}
+	name, _, err := generators.ParseClient(client)
+	if err == nil && !slices.Contains(generators.ClientNames(), name) {
+		err = fmt.Errorf("unknown client %q, want one of %v", name, generators.ClientNames())
+	}
+	return err
 }

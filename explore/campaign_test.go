@@ -165,3 +165,39 @@ func TestCampaignListsDrawsNotLiveAndGoesOn(t *testing.T) {
 		t.Errorf("summary line %q: want the draw not live counted", line)
 	}
 }
+
+// A campaign's client runs every draw's roles it has; the roles it does
+// not run stay librdkafka, named in the scenario.
+func TestCampaignClientIsEveryDrawsClient(t *testing.T) {
+	var seen []generators.Scenario
+	judge := func(_ context.Context, s generators.Scenario) (Verdict, error) {
+		seen = append(seen, s)
+		return Verdict{}, nil
+	}
+	c := Campaign{Gen: GenSpace("embedded"), Space: SpaceAll, Seed: 3, Draws: 12, Client: "franz-go", Judge: judge}
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 12 {
+		t.Fatalf("%d draws judged, want 12", len(seen))
+	}
+	kept := 0
+	for _, s := range seen {
+		if s.Client != generators.ClientFranzGo {
+			t.Fatalf("draw %s runs client %q, want franz-go", s.Name, s.Client)
+		}
+		for role, client := range s.Clients {
+			if client != generators.ClientLibrdkafka || role == generators.RoleProducer {
+				t.Errorf("draw %s: role %s runs %s", s.Name, role, client)
+			}
+			kept++
+		}
+	}
+	if kept == 0 {
+		t.Error("no draw kept a role on librdkafka: the draws never had a role franz-go does not run")
+	}
+	c.Client = "kafka-streams"
+	if _, err := c.Run(context.Background()); err == nil {
+		t.Error("a campaign of an unknown client ran")
+	}
+}

@@ -59,6 +59,8 @@ func sameCampaign(first, o Output) error {
 		return fmt.Errorf("space %s (claim %s), want %s (claim %s)", o.Space, o.Claim, first.Space, first.Claim)
 	case o.Seed != first.Seed:
 		return fmt.Errorf("seed %d, want %d", o.Seed, first.Seed)
+	case o.Client != first.Client:
+		return fmt.Errorf("client %q, want %q", o.Client, first.Client)
 	case o.Draws != first.Draws:
 		return fmt.Errorf("draws bound %d, want %d", o.Draws, first.Draws)
 	case o.Shards[0].whole().N != first.Shards[0].whole().N:

@@ -33,6 +33,9 @@ type Output struct {
 	Claim string           `json:"claim"`
 	Gen   generators.Space `json:"generator-space"`
 	Seed  int64            `json:"seed"`
+	// Client is the campaign's client under test (Campaign.Client); ""
+	// for the draws' own.
+	Client string `json:"client,omitempty"`
 	// Shards are the shards the output holds: one for a campaign's own
 	// (1/1 unsharded), those merged for a merge.
 	Shards []Shard `json:"shards"`
@@ -78,7 +81,7 @@ type ShrinkRecord struct {
 
 // NewOutput is c's output after it ran rep.
 func NewOutput(c Campaign, rep Report) Output {
-	o := Output{Space: c.Space, Claim: c.Space.Claim(), Gen: c.Gen, Seed: c.Seed, Shards: []Shard{c.Shard.whole()},
+	o := Output{Space: c.Space, Claim: c.Space.Claim(), Gen: c.Gen, Seed: c.Seed, Client: c.Client, Shards: []Shard{c.Shard.whole()},
 		Draws: c.Draws, Drawn: rep.Drawn, Summary: rep.Summary()}
 	if c.Draws == 0 {
 		o.DurationNs = int64(c.Duration)

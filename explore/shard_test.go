@@ -123,6 +123,7 @@ func TestMergeRefusesOutputsOfAnotherCampaign(t *testing.T) {
 	}{
 		{"space", "space safe (claim model), want weak (claim exactly-once)", func(_, b *Output) { b.Space, b.Claim = SpaceSafe, ClaimModel }},
 		{"seed", "seed 6, want 5", func(_, b *Output) { b.Seed = 6 }},
+		{"client", `client "java@3.8.0", want ""`, func(_, b *Output) { b.Client = "java@3.8.0" }},
 		{"generators", "generator-space field Provider is \"docker\", want \"embedded\"", func(_, b *Output) { b.Gen.Provider = "docker" }},
 		{"bound", "draws bound 9, want 8", func(_, b *Output) { b.Draws = 9 }},
 		{"shard count", "shards of 3, want of 2", func(_, b *Output) { b.Shards = []Shard{{I: 2, N: 3}} }},

@@ -21,11 +21,11 @@ import (
 
 // exploreFlags are `kafkachaos explore`'s flags.
 type exploreFlags struct {
-	cluster, space, save, runs, regressions, plant, shard, out string
-	duration                                                   time.Duration
-	seed                                                       int64
-	k, draws                                                   int
-	noShrink, quiet, fresh                                     bool
+	cluster, space, save, runs, regressions, plant, shard, out, client string
+	duration                                                           time.Duration
+	seed                                                               int64
+	k, draws                                                           int
+	noShrink, quiet, fresh                                             bool
 }
 
 func (f *exploreFlags) register(fs *flag.FlagSet) {
@@ -33,6 +33,7 @@ func (f *exploreFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", 5*time.Minute, "draw until this much time has passed or a draw violates its claim")
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the draws (the same seed draws the same scenarios)")
 	fs.StringVar(&f.space, "space", "safe", "safe (idempotent acks=all producers, judged by the model), weak (configurations the model calls weak, judged against exactly-once) all (judged by the model) or txn (txn queues in Jepsen's recipe: intra-transaction delays, faults on the transaction coordinator; judged by the model)")
+	fs.StringVar(&f.client, "client", "", "client under test of every draw, NAME[@VERSION] as run's --client (the roles it does not run stay librdkafka); the draws' own, librdkafka, by default; not with --cluster sim")
 	fs.StringVar(&f.save, "save", "", "save the shrunk violation as REGRESSIONS/NAME.json, replayed by TestChaosRegressions")
 	fs.StringVar(&f.regressions, "regressions", filepath.Join("testdata", "regressions"), "directory --save writes to")
 	fs.StringVar(&f.runs, "runs", "", "runs root (default $KAFKACHAOS_RUNS, else runs/ in the module root)")
@@ -121,6 +122,11 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 		return explore.Campaign{}, fmt.Errorf("--duration %v, --k %d: want a positive duration and k >= 1", ef.duration, ef.k)
 	case ef.save != "" && ef.noShrink:
 		return explore.Campaign{}, fmt.Errorf("--save pins a shrunk violation; it cannot go with --no-shrink")
+	case ef.client != "" && ef.cluster == simCluster:
+		return explore.Campaign{}, fmt.Errorf("--client %q: the simulation runs franz-go only", ef.client)
+	}
+	if err := explore.CheckClient(ef.client); err != nil {
+		return explore.Campaign{}, fmt.Errorf("--client: %w", err)
 	}
 	shard, err := ef.bounds(fs)
 	if err != nil {
@@ -145,7 +151,7 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 			c.Clusters = reuse.Started
 		}
 	}
-	c.Shard, c.Draws, c.OutDir = shard, ef.draws, ef.outDir(runs, shard)
+	c.Shard, c.Draws, c.OutDir, c.Client = shard, ef.draws, ef.outDir(runs, shard), ef.client
 	if !ef.quiet {
 		c.Progress, c.TTY = stderr, isTerminal(stderr)
 	}

@@ -29,6 +29,8 @@ func TestExploreRefusesBadFlags(t *testing.T) {
 		{[]string{"--shard", "x"}, `--shard: shard "x": want I/N`},
 		{[]string{"--draws", "-1"}, "--draws -1: want a positive count"},
 		{[]string{"--draws", "3", "--duration", "1m"}, "bounded by one of them"},
+		{[]string{"--client", "kafka-streams"}, "--client: "},
+		{[]string{"--client", "java", "--cluster", "sim"}, "the simulation runs franz-go only"},
 	} {
 		var out, errb strings.Builder
 		code := dispatch(append([]string{"explore"}, tc.args...), &out, &errb)

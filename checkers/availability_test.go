@@ -145,13 +145,17 @@ func TestNeverRecoveredIsNotLive(t *testing.T) {
 	h := &hist{}
 	killRun(h)
 	h.ops = h.ops[:len(h.ops)-3] // drop the sends and the poll after the heal
-	h.sends(info, 30, 0, 5500, 6000)
+	h.sends(info, 30, 0, 5500, 14500)
+	if kind(t, liveness(t, h), "send").NeverRecovered {
+		t.Fatal("never recovered after trying for 9.5 s of the 10 s it takes")
+	}
+	h.sends(info, 40, 0, 15001)
 	l := liveness(t, h)
 	s := kind(t, l, "send")
 	if !s.NeverRecovered || s.RecoveryNs != nil || l.Live {
 		t.Fatalf("send = %+v, live %v: want never recovered, not live", s, l.Live)
 	}
-	expectWindow(t, "send after heal", s.AfterHeal, 5000, 6000, false)
+	expectWindow(t, "send after heal", s.AfterHeal, 5000, 15001, false)
 	if p := kind(t, l, "poll"); p.NeverRecovered || p.RecoveryNs != nil {
 		t.Fatalf("poll, never run after the heal, = %+v", p)
 	}
@@ -177,10 +181,10 @@ func TestOpInvokedBeforeTheHealIsNoRecoveryAttempt(t *testing.T) {
 		}
 		h.nem(5000, "restart", killStop)
 		if !c.during {
-			invoke(5200)
+			invoke(15200)
 		}
 		h.op(0, info, "send", snd(1, 30, histories.NoOffset))
-		h.at(6000)
+		h.at(16000)
 		l := liveness(t, h)
 		if s := kind(t, l, "send"); s.NeverRecovered == c.during || l.Live != c.during {
 			t.Errorf("%s: send = %+v, live %v; want never recovered %v", c.name, s, l.Live, !c.during)
@@ -474,17 +478,17 @@ func TestEmptyPollsWhileRecordsWaitAreNoProgress(t *testing.T) {
 	h.nem(1000, "kill", killStart)
 	h.nem(2000, "restart", killStop)
 	h.sends(ok, 20, 2, 2100, 2200)
-	h.groupPolls(nil, 2300, 2800, 3300, 3800, 4300, 4800, 5300)
+	h.groupPolls(nil, 2300, 2800, 3300, 3800, 4300, 4800, 5300, 8300, 12300)
 	h.finalAssign(50, 1)
-	h.at(5400)
+	h.at(12400)
 	h.finalPoll(50, pl(1, 0, 10, 1, 11, 2, 20, 3, 21))
-	h.at(5500)
+	h.at(12500)
 	l := liveness(t, h)
 	p := kind(t, l, "poll")
 	if l.Live || !p.NeverRecovered || p.RecoveryNs != nil || p.OK != 1 {
 		t.Fatalf("poll = %+v, live %v: want 1 ok poll (the one that delivered), never recovered, not live", p, l.Live)
 	}
-	expectWindow(t, "poll after heal", p.AfterHeal, 2000, 5300, false)
+	expectWindow(t, "poll after heal", p.AfterHeal, 2000, 12300, false)
 }
 
 // With nothing waiting, an empty poll is a consumer caught up: progress.

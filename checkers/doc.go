@@ -148,8 +148,10 @@
 //     fault window overlapped it, the longest that did, and the longest part
 //     after the last heal (the end of the last fault window).
 //   - Recovery, per kind: from the last heal to the kind's first ok op after
-//     it. Ops of the kind after the heal and no ok one is never-recovered, and
-//     Liveness.Live is false. Not measured while a fault never healed.
+//     it. Ops of the kind invoked for RecoveryWindowNs (10 s) after the heal
+//     and no ok one is never-recovered, and Liveness.Live is false; a run
+//     that stopped trying sooner leaves it unmeasured. Not measured while a
+//     fault never healed.
 //   - Not recovered: a heal op whose health check after it gave up
 //     (histories.NotRecoveredOf: the fault was undone, and the cluster
 //     stayed short of replicas or brokers for as long as the harness

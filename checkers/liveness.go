@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/histories"
 )
@@ -49,6 +50,12 @@ type Liveness struct {
 	WorstRealtimeLag *RealtimeLag `json:"worst-realtime-lag,omitempty"`
 }
 
+// RecoveryWindowNs is how long after the last heal the workload must keep
+// trying a kind, without success, for the kind to count as never
+// recovered: clients may need seconds to learn a new leader or rejoin a
+// group, and a run ending in that time says nothing of recovery.
+const RecoveryWindowNs int64 = 10e9
+
 // StallMinNs is the shortest fault window judged for stalls: in a shorter
 // one, no ok op may be mere chance.
 const StallMinNs int64 = 1e9
@@ -80,10 +87,12 @@ type KindLiveness struct {
 	// RecoveryNs is the time from the last heal to the first ok op of the
 	// kind completed after it; nil when no op of the kind ran after it.
 	RecoveryNs *int64 `json:"recovery-ns,omitempty"`
-	// NeverRecovered: ops of the kind were invoked after the last heal and
-	// none succeeded before the history ended. An op invoked before the
-	// heal that merely ended after it (a send flushed at the close) is no
-	// attempt on the healed cluster.
+	// NeverRecovered: the workload kept invoking ops of the kind for at
+	// least RecoveryWindowNs after the last heal and none succeeded before
+	// the history ended. An op invoked before the heal that merely ended
+	// after it (a send flushed at the close) is no attempt on the healed
+	// cluster, and a run that stopped trying sooner (it ended) has its
+	// recovery unmeasured, not failed.
 	NeverRecovered bool `json:"never-recovered,omitempty"`
 }
 
@@ -138,7 +147,8 @@ func (l *Liveness) NotLiveReasons() []string {
 	}
 	if len(kinds) > 0 {
 		why = append(why, "the cluster never recovered after the last heal: "+
-			strings.Join(kinds, ", ")+" ops were invoked after it and none succeeded before the history ended")
+			fmt.Sprintf("%s ops were invoked for %v or more after it and none succeeded before the history ended",
+				strings.Join(kinds, ", "), time.Duration(RecoveryWindowNs)))
 	}
 	if len(why) == 0 { // results written before the reasons were kept
 		why = append(why, "the liveness section says the run was not live")
@@ -299,14 +309,15 @@ func some(w Window) *Window {
 }
 
 // recovery is the time from the heal to the kind's first ok op after it;
-// ops of the kind invoked after the heal without one never recovered.
+// ops of the kind invoked for RecoveryWindowNs after the heal without one
+// never recovered.
 func (t *kindTrack) recovery(kl *KindLiveness, heal int64) {
 	i, _ := slices.BinarySearch(t.ok, heal)
 	switch {
 	case i < len(t.ok):
 		r := t.ok[i] - heal
 		kl.RecoveryNs = &r
-	case t.lastStart > heal:
+	case t.lastStart-heal >= RecoveryWindowNs:
 		kl.NeverRecovered = true
 	}
 }

@@ -26,7 +26,7 @@ func killedHistory(after histories.Type) []histories.Op {
 	if after != histories.OK {
 		o = histories.NoOffset
 	}
-	return []histories.Op{send(0, 0, histories.OK, 0), nem(1, 1e9, "kill", "before"), nem(2, 2e9, "restart", "after"), send(3, 3e9, after, o)}
+	return []histories.Op{send(0, 0, histories.OK, 0), nem(1, 1e9, "kill", "before"), nem(2, 2e9, "restart", "after"), send(3, 12e9, after, o)}
 }
 
 func TestResultsLiveIsFalseOnlyWhenNeverRecovered(t *testing.T) {

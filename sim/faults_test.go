@@ -55,21 +55,25 @@ func TestLivenessSeesSimulatedFaultWindows(t *testing.T) {
 	}
 }
 
-// A run that ends before its workload recovered from the heal is not live:
-// the consumer's empty polls after the heal, while the records sent to the
-// killed node's partition wait, are no progress.
-func TestSimulatedRunEndedBeforeRecoveryIsNotLive(t *testing.T) {
+// A run that ends 1.5 s after the heal, before its workload recovered,
+// has its recovery unmeasured, not failed: the consumer's empty polls
+// while the records sent to the killed node's partition wait are no
+// progress, so the poll has no recovery time, and the 1.5 s the workload
+// kept trying is short of checkers.RecoveryWindowNs, so it is not called
+// never recovered either.
+func TestSimulatedRunEndedBeforeRecoveryIsNotJudged(t *testing.T) {
 	_, v := spawn(t, faulted())
 	l := v.Result.Liveness
 	if l == nil {
 		t.Fatal("no liveness result")
 	}
-	if l.Live {
-		t.Errorf("live, though no record reached the workload after the heal: %+v", l.Kinds)
+	if !l.Live {
+		t.Errorf("not live, though the run ended 1.5 s after the heal: %+v", l.Kinds)
 	}
 	for _, k := range l.Kinds {
-		if k.Kind == "poll" && !k.NeverRecovered {
-			t.Errorf("poll recovered at %v, though every poll after the heal was empty while records waited", k.RecoveryNs)
+		if k.Kind == "poll" && (k.NeverRecovered || k.RecoveryNs != nil) {
+			t.Errorf("poll: never recovered %v, recovery %v; want neither, every poll after the heal was empty while records waited",
+				k.NeverRecovered, k.RecoveryNs)
 		}
 	}
 }

@@ -105,7 +105,7 @@ func copiesName(t *testing.T, ops []histories.Op, pairs map[histories.Key]histor
 				var attempt int64
 				off, attempt, _ = histories.PoisonOf(m.Value)
 				v = read[keyOffset{m.Key, off}]
-				if o.Error != errAbortedOnPurpose.Error() || attempt != invoked[o.Process] {
+				if o.Error != ErrAbortedOnPurpose.Error() || attempt != invoked[o.Process] {
 					t.Errorf("op %d (%s, %q) sent poisoned value %d of attempt %d; its invoke is op %d", o.Index, o.Type, o.Error, m.Value, attempt, invoked[o.Process])
 				}
 			}

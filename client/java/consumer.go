@@ -205,12 +205,18 @@ func (c *Consumer) keyOffset(raw []json.RawMessage) (histories.Key, int64, bool)
 
 // key is the key of a topic and partition as the JVM writes them.
 func (c *Consumer) key(topic, partition json.RawMessage) (histories.Key, bool) {
+	return keyOf(c.opts.Keys, topic, partition)
+}
+
+// keyOf is the key of keys of a topic and partition as the JVM writes
+// them.
+func keyOf(keys *client.KeyMap, topic, partition json.RawMessage) (histories.Key, bool) {
 	var t string
 	var p int32
 	if json.Unmarshal(topic, &t) != nil || json.Unmarshal(partition, &p) != nil {
 		return 0, false
 	}
-	return c.opts.Keys.Key(kafka.TopicPartition{Topic: &t, Partition: p})
+	return keys.Key(kafka.TopicPartition{Topic: &t, Partition: p})
 }
 
 // request sends req and waits for its answer. Its error ends the process
@@ -301,11 +307,17 @@ func (c *Consumer) partitions(keys []histories.Key) (string, error) {
 
 // offsetsArg writes per-key offsets as "topic:partition:offset,...".
 func (c *Consumer) offsetsArg(offs map[histories.Key]int64) (string, error) {
+	return offsetsArg(c.opts.Keys, offs)
+}
+
+// offsetsArg writes per-key offsets of keys as
+// "topic:partition:offset,...".
+func offsetsArg(keys *client.KeyMap, offs map[histories.Key]int64) (string, error) {
 	var b strings.Builder
 	for k, off := range offs {
-		tp, ok := c.opts.Keys.TP(k)
+		tp, ok := keys.TP(k)
 		if !ok {
-			return "", fmt.Errorf("java consumer: key %d is not in the key map", k)
+			return "", fmt.Errorf("java: key %d is not in the key map", k)
 		}
 		if b.Len() > 0 {
 			b.WriteByte(',')

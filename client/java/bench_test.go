@@ -9,6 +9,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/client/franz"
+	"github.com/kafkachaos/kafkachaos/client/java/javatest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -17,7 +18,7 @@ import (
 // one embedded cluster, with the same lanes and config, and reports each
 // one's sends/s and the JVM's start.
 func BenchmarkSendJavaBesideLibrdkafka(b *testing.B) {
-	needJDK(b)
+	javatest.NeedJDK(b)
 	e := startCluster(b)
 	const lanes, n = 16, 20000
 	cfg := client.ProducerConfig{Acks: "all", Idempotence: true}
@@ -70,7 +71,7 @@ func (r *countingRecorder) Record(op *histories.Op) *histories.Op {
 // Java consumer and the librdkafka one (assign mode, 500 records a poll at
 // most), on one embedded cluster, and reports each one's records/s.
 func BenchmarkPollJavaBesideLibrdkafka(b *testing.B) {
-	needJDK(b)
+	javatest.NeedJDK(b)
 	e := startCluster(b)
 	const n = 20000
 	keys := client.SequentialKeys("t", 2)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/client/clienttest"
+	"github.com/kafkachaos/kafkachaos/client/java/javatest"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
@@ -31,7 +32,7 @@ type txnRig struct {
 
 func newTxnRig(t *testing.T) *txnRig {
 	t.Helper()
-	needJDK(t)
+	javatest.NeedJDK(t)
 	e := embeddedtest.Start(t, cluster.Spec{Topics: []cluster.TopicSpec{{Name: "t", Partitions: 4}}})
 	return &txnRig{t: t, e: e, keys: client.SequentialKeys("t", 4), rec: client.NewMemRecorder()}
 }

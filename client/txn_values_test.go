@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -139,7 +140,7 @@ func TestCopierStopsOnARecordOutsideTheScheme(t *testing.T) {
 	if !errors.Is(err, ErrCopierStopped) {
 		t.Fatalf("step after %v: %v; want the copier stopped", took, err)
 	}
-	ops := opsOf(r.rec.Ops(), cp.Process())
+	ops := clienttest.OpsOf(r.rec.Ops(), cp.Process())
 	last := ops[len(ops)-1]
 	if last.F != histories.FTxn || last.Type != histories.Fail || len(last.Mops) != 1 || !strings.Contains(last.Error, "outside") {
 		t.Fatalf("last op %+v: want a failed txn that only polled, naming the value outside the scheme", last)

@@ -101,7 +101,7 @@ func (a consumerAnswer) exception() *Exception {
 
 // errJVMGone is the error of an op the JVM never answered because it
 // exited unasked.
-var errJVMGone = errors.New("java: the consumer's JVM exited by itself")
+var errJVMGone = errors.New("java: the JVM exited by itself before answering")
 
 // NewConsumer builds the worker for opts.Version if needed (Ensure) and
 // starts its JVM; the consumer does nothing until Assign or Subscribe.
@@ -225,25 +225,10 @@ func keyOf(keys *client.KeyMap, topic, partition json.RawMessage) (histories.Key
 func (c *Consumer) request(req consumerRequest, bound time.Duration) (consumerAnswer, error) {
 	c.lastID++
 	req.ID = c.lastID
-	// A write the JVM's death cuts short is seen as its exit below.
-	c.jvm.write(req)
-	grace := client.HangGrace(bound)
-	t := time.NewTimer(bound + grace)
-	defer t.Stop()
-	began := time.Now()
-	for {
-		select {
-		case a := <-c.replies:
-			if a.ID == req.ID {
-				return a, nil
-			}
-		case <-c.exited:
-			return consumerAnswer{}, fmt.Errorf("%w (%v)", errJVMGone, c.exit)
-		case <-t.C:
-			return consumerAnswer{}, &client.HangError{Call: req.Op, Timeout: bound, Grace: grace, Blocked: time.Since(began)}
-		}
-	}
+	return ask(c.jvm, req, req.ID, req.Op, bound, c.replies, c.exited, &c.exit)
 }
+
+func (a consumerAnswer) answerID() int64 { return a.ID }
 
 // begin takes the op lock, refusing once the consumer has ended.
 func (c *Consumer) begin() error {

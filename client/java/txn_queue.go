@@ -247,25 +247,10 @@ func (q *TxnQueue) answers() {
 func (q *TxnQueue) request(req txnRequest, bound time.Duration) (txnAnswer, error) {
 	q.lastID++
 	req.ID = q.lastID
-	// A write the JVM's death cuts short is seen as its exit below.
-	q.jvm.write(req)
-	grace := client.HangGrace(bound)
-	t := time.NewTimer(bound + grace)
-	defer t.Stop()
-	began := time.Now()
-	for {
-		select {
-		case a := <-q.replies:
-			if a.ID == req.ID {
-				return a, nil
-			}
-		case <-q.exited:
-			return txnAnswer{}, fmt.Errorf("%w (%v)", errJVMGone, q.exit)
-		case <-t.C:
-			return txnAnswer{}, &client.HangError{Call: req.Op, Timeout: bound, Grace: grace, Blocked: time.Since(began)}
-		}
-	}
+	return ask(q.jvm, req, req.ID, req.Op, bound, q.replies, q.exited, &q.exit)
 }
+
+func (a txnAnswer) answerID() int64 { return a.ID }
 
 // txnRun is one transaction in progress.
 type txnRun struct {

@@ -84,53 +84,6 @@ func (r *txnRig) finish() map[int64]bool {
 	return out
 }
 
-// txnPlanner draws transactions as Jepsen's queue workload does: one to
-// four mops, each a poll or a send of a fresh value to a key no other send
-// of the transaction writes.
-type txnPlanner struct {
-	rng  *rand.Rand
-	next int64
-}
-
-func (p *txnPlanner) plan() []histories.Mop {
-	keys := p.rng.Perm(4)
-	var plan []histories.Mop
-	for range 1 + p.rng.Intn(4) {
-		if p.rng.Intn(2) == 0 || len(keys) == 0 {
-			plan = append(plan, histories.Mop{F: histories.MPoll})
-			continue
-		}
-		p.next++
-		plan = append(plan, histories.Send(histories.Key(keys[0]), p.next))
-		keys = keys[1:]
-	}
-	return plan
-}
-
-// txnValues returns the values sent by txn ops of type typ, and the values
-// ok txn ops read.
-func txnValues(ops []histories.Op, typ histories.Type) (sent, readOK map[int64]bool) {
-	sent, readOK = map[int64]bool{}, map[int64]bool{}
-	for _, o := range ops {
-		if o.F != histories.FTxn {
-			continue
-		}
-		for _, m := range o.Mops {
-			if m.F == histories.MSend && o.Type == typ {
-				sent[m.Value] = true
-			}
-			for _, recs := range m.Records {
-				for _, rec := range recs {
-					if o.Type == histories.OK {
-						readOK[rec.Value] = true
-					}
-				}
-			}
-		}
-	}
-	return sent, readOK
-}
-
 func countTxns(ops []histories.Op, typ histories.Type) int {
 	n := 0
 	for _, o := range ops {
@@ -152,15 +105,15 @@ func TestJavaTxnQueueReadsOnlyCommitted(t *testing.T) {
 		r.queue("qa", func(o *client.TxnQueueOptions) { o.AbortProbability = 0.3 }),
 		r.queue("qb", func(o *client.TxnQueueOptions) { o.AbortProbability, o.Seed = 0.3, 4 }),
 	}
-	p := &txnPlanner{rng: rand.New(rand.NewSource(1))}
+	p := clienttest.NewPlanner(1)
 	for i := range 40 {
-		if _, err := queues[i%2].Step(t.Context(), p.plan(), 20, txnPollWait); err != nil {
+		if _, err := queues[i%2].Step(t.Context(), p.Plan(), 20, txnPollWait); err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
 	}
 	ops := r.rec.Ops()
-	committed, readOK := txnValues(ops, histories.OK)
-	aborted, _ := txnValues(ops, histories.Fail)
+	committed, readOK := clienttest.TxnValues(ops, histories.OK)
+	aborted, _ := clienttest.TxnValues(ops, histories.Fail)
 	if len(committed) == 0 || len(aborted) == 0 || countTxns(ops, histories.Info) != 0 {
 		t.Fatalf("%d values committed, %d aborted, %d info txns: want both outcomes and no unknown one",
 			len(committed), len(aborted), countTxns(ops, histories.Info))
@@ -202,9 +155,9 @@ func TestJavaTxnQueueReadsOnlyCommitted(t *testing.T) {
 func TestJavaTxnQueueCrashTakeover(t *testing.T) {
 	r := newTxnRig(t)
 	a := r.queue("q", func(*client.TxnQueueOptions) {})
-	p := &txnPlanner{rng: rand.New(rand.NewSource(2))}
+	p := clienttest.NewPlanner(2)
 	for range 5 {
-		if _, err := a.Step(t.Context(), p.plan(), 20, txnPollWait); err != nil {
+		if _, err := a.Step(t.Context(), p.Plan(), 20, txnPollWait); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -216,7 +169,7 @@ func TestJavaTxnQueueCrashTakeover(t *testing.T) {
 	if !a.Ended() || !a.NeedsFencing() {
 		t.Fatal("the crashed queue has not ended, or does not ask to be fenced")
 	}
-	aOps := opsOf(r.rec.Ops(), a.Process())
+	aOps := clienttest.OpsOf(r.rec.Ops(), a.Process())
 	last, txn := aOps[len(aOps)-1], aOps[len(aOps)-2]
 	if last.F != histories.FCrash || txn.F != histories.FTxn || txn.Type != histories.Info {
 		t.Fatalf("crashed queue ended with %+v then %+v; want an info txn, then its crash op", txn, last)
@@ -228,7 +181,7 @@ func TestJavaTxnQueueCrashTakeover(t *testing.T) {
 	}
 	b := r.queue("q", func(*client.TxnQueueOptions) {})
 	for range 5 {
-		if typ, err := b.Step(t.Context(), p.plan(), 20, txnPollWait); err != nil || typ != histories.OK {
+		if typ, err := b.Step(t.Context(), p.Plan(), 20, txnPollWait); err != nil || typ != histories.OK {
 			t.Fatalf("successor step: %s %v", typ, err)
 		}
 	}
@@ -238,17 +191,6 @@ func TestJavaTxnQueueCrashTakeover(t *testing.T) {
 	}
 }
 
-// opsOf returns the ops of process p.
-func opsOf(ops []histories.Op, p int64) []histories.Op {
-	var out []histories.Op
-	for _, o := range ops {
-		if o.Process == p {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
 // A Java queue with an intra-transaction delay records on each txn op the
 // pauses client.TxnQueue would draw with the same seed (abort dice first,
 // then the pauses), and such a transaction lasts at least their sum.
@@ -256,11 +198,11 @@ func TestJavaTxnQueueRecordsItsPauses(t *testing.T) {
 	const delay = 60 * time.Millisecond
 	r := newTxnRig(t)
 	q := r.queue("qp", func(o *client.TxnQueueOptions) { o.IntraTxnDelay, o.AbortProbability, o.Seed = delay, 0.2, 7 })
-	p := &txnPlanner{rng: rand.New(rand.NewSource(2))}
+	p := clienttest.NewPlanner(2)
 	dice := rand.New(rand.NewSource(7))
 	var want []string
 	for i := range 12 {
-		plan := p.plan()
+		plan := p.Plan()
 		dice.Float64()
 		if pauses := client.IntraTxnPauses(dice, len(plan), delay); len(pauses) > 0 {
 			want = append(want, string(client.PausesJSON(pauses)))

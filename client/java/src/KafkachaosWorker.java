@@ -167,6 +167,22 @@ public final class KafkachaosWorker {
         }
     }
 
+    // serveUntilClose says ready, then serves each request line until a
+    // close (or the end of stdin), and returns the close's timeout in ms.
+    private static long serveUntilClose(java.util.function.Consumer<Map<String, String>> serve) throws Exception {
+        emit("{\"ready\":true}");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            Map<String, String> req = Json.object(line);
+            if ("close".equals(req.get("op"))) {
+                return Long.parseLong(req.getOrDefault("timeout-ms", "0"));
+            }
+            serve.accept(req);
+        }
+        return 0;
+    }
+
     private static void fatal(Throwable t) {
         Throwable c = t.getCause() != null ? t.getCause() : t;
         emit("{\"fatal\":" + str(c.getClass().getName()) + ",\"message\":" + str(t.getMessage() + ": " + c.getMessage()) + "}");
@@ -200,18 +216,7 @@ public final class KafkachaosWorker {
                 fatal(t);
                 return;
             }
-            emit("{\"ready\":true}");
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            String line;
-            long closeMs = 0;
-            while ((line = in.readLine()) != null) {
-                Map<String, String> req = Json.object(line);
-                if ("close".equals(req.get("op"))) {
-                    closeMs = Long.parseLong(req.getOrDefault("timeout-ms", "0"));
-                    break;
-                }
-                c.serve(req);
-            }
+            long closeMs = serveUntilClose(c::serve);
             c.consumer.close(Duration.ofMillis(closeMs));
             emit("{\"closed\":true}");
             System.exit(0);
@@ -364,18 +369,7 @@ public final class KafkachaosWorker {
                 fatal(t);
                 return;
             }
-            emit("{\"ready\":true}");
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            String line;
-            long closeMs = 0;
-            while ((line = in.readLine()) != null) {
-                Map<String, String> req = Json.object(line);
-                if ("close".equals(req.get("op"))) {
-                    closeMs = Long.parseLong(req.getOrDefault("timeout-ms", "0"));
-                    break;
-                }
-                q.serve(req);
-            }
+            long closeMs = serveUntilClose(q::serve);
             q.reader.consumer.close(Duration.ofMillis(closeMs));
             q.producer.close(Duration.ofMillis(closeMs));
             emit("{\"closed\":true}");

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand"
+	"syscall"
 	"testing"
 	"time"
 
@@ -246,5 +247,30 @@ func TestJavaTxnQueueRecordsItsPauses(t *testing.T) {
 	}
 	if n != 12 || paused == 0 || paused == n {
 		t.Fatalf("%d txn ops, %d with pauses: want 12, some paused and some not", n, paused)
+	}
+}
+
+// A Java queue whose JVM stops answering (SIGSTOP) mid-transaction does
+// not hang the step: past the request's bound and grace the JVM is
+// killed, the txn op completes fail (commitTransaction was never called,
+// and never will be), a client-hang op follows, and the queue stops and
+// asks to be fenced.
+func TestJavaTxnQueueHangIsAFinding(t *testing.T) {
+	r := newTxnRig(t)
+	q := r.queue("qh", func(o *client.TxnQueueOptions) { o.CallTimeout, o.RetryBudget = time.Second, 2*time.Second })
+	if err := q.jvm.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	typ, err := q.Step(t.Context(), []histories.Mop{histories.Send(1, 1)}, 20, txnPollWait)
+	if !errors.Is(err, client.ErrClientHang) || !errors.Is(err, client.ErrTxnQueueStopped) || typ != histories.Fail {
+		t.Fatalf("step: %s %v; want a fail txn and a hang that stops the queue", typ, err)
+	}
+	ops := clienttest.OpsOf(r.rec.Ops(), q.Process())
+	last, txn := ops[len(ops)-1], ops[len(ops)-2]
+	if last.F != histories.FClientHang || txn.F != histories.FTxn || txn.Type != histories.Fail {
+		t.Fatalf("hung queue ended with %+v then %+v; want a fail txn, then its client-hang op", txn, last)
+	}
+	if _, err := q.Step(t.Context(), []histories.Mop{{F: histories.MPoll}}, 20, 0); !errors.Is(err, client.ErrTxnQueueStopped) || !q.NeedsFencing() {
+		t.Fatalf("a hung queue stepped again (%v) or does not ask to be fenced", err)
 	}
 }

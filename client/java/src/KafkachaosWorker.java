@@ -52,10 +52,11 @@
 //   {"op":"close","timeout-ms":MS}                          close, then {"closed":true} and exit 0
 //
 // A txn begins a transaction and makes its mops in order: s sends value V
-// to partition P of topic T, p polls up to M records waiting at most W ms;
-// before each mop after the first, and before answering, it sleeps the
-// next of pauses (none when empty). It waits for its sends' results, at
-// most B ms. Its items are ["sent",I,OFFSET] for mop I's send, and
+// to partition P of topic T, p polls up to M records waiting at most W ms
+// (what the consumer has, or the first to arrive, as KafkaConsumer.poll
+// does); before each mop after the first, and before answering, it sleeps
+// the next of pauses (none when empty). It waits for its sends' results,
+// at most B ms. Its items are ["sent",I,OFFSET] for mop I's send, and
 // ["poll",I] followed by mop I's records ["rec",T,P,OFFSET,VALUE]. It stops
 // at the first exception, answered with the items it has. The calls that
 // block (init, commit, abort) are retried after a TimeoutException while B
@@ -246,7 +247,7 @@ public final class KafkachaosWorker {
                     consumer.seekToBeginning(tps);
                     return "";
                 case "poll":
-                    poll(Integer.parseInt(req.get("max")), Long.parseLong(req.get("wait-ms")));
+                    poll(Integer.parseInt(req.get("max")), Long.parseLong(req.get("wait-ms")), false);
                     return takeItems();
                 case "commit":
                     Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
@@ -263,11 +264,13 @@ public final class KafkachaosWorker {
             }
         }
 
-        // poll hands out up to max records within wait ms.
-        private void poll(int max, long waitMs) {
+        // poll hands out up to max records within wait ms; with firstOnly,
+        // as KafkaConsumer.poll does, the first that arrive, not waiting
+        // for more once it has some.
+        private void poll(int max, long waitMs, boolean firstOnly) {
             long deadline = System.nanoTime() + waitMs * 1_000_000L;
             int n = 0;
-            while (n < max) {
+            while (n < max && !(firstOnly && n > 0)) {
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
                 if (left <= 0) {
                     break;
@@ -438,7 +441,7 @@ public final class KafkachaosWorker {
                 }
                 items.add("[\"poll\"," + i + "]");
                 try {
-                    reader.poll(max, waitMs);
+                    reader.poll(max, waitMs, true);
                 } finally {
                     // the records handed out before an exception, too
                     for (String it : reader.items) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -272,5 +273,24 @@ func TestJavaTxnQueueHangIsAFinding(t *testing.T) {
 	}
 	if _, err := q.Step(t.Context(), []histories.Mop{{F: histories.MPoll}}, 20, 0); !errors.Is(err, client.ErrTxnQueueStopped) || !q.NeedsFencing() {
 		t.Fatalf("a hung queue stepped again (%v) or does not ask to be fenced", err)
+	}
+}
+
+// Options no queue can run with are refused as client.TxnQueue refuses
+// them, before any JVM starts.
+func TestJavaTxnQueueRefusesBadOptions(t *testing.T) {
+	keys := client.SequentialKeys("t", 2)
+	for _, c := range []struct {
+		opts client.TxnQueueOptions
+		want string
+	}{
+		{client.TxnQueueOptions{Keys: keys, Recorder: client.NewMemRecorder()}, "TransactionalID is required"},
+		{client.TxnQueueOptions{TransactionalID: "q"}, "Keys and Recorder are required"},
+		{client.TxnQueueOptions{Keys: keys, Recorder: client.NewMemRecorder(), TransactionalID: "q", AbortProbability: 2}, "AbortProbability = 2"},
+		{client.TxnQueueOptions{Keys: keys, Recorder: client.NewMemRecorder(), TransactionalID: "q", IntraTxnDelay: -time.Second}, "IntraTxnDelay = -1s"},
+	} {
+		if _, err := NewTxnQueue(t.Context(), TxnQueueOptions{TxnQueueOptions: c.opts}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error naming %q", c.opts, err, c.want)
+		}
 	}
 }

@@ -104,8 +104,12 @@
 //	commitTransaction raised or hung                        -> info
 //	the JVM was killed (crash) or exited unasked            -> info
 //
-// An abort that fails stops the queue (its JVM is killed, and a successor
-// fences what is open), as a hung call does (with a client-hang op).
+// Every transaction that did not commit is aborted, even one whose
+// beginTransaction failed: a producer in an error state (fenced, or its
+// transaction aborted by the coordinator past transaction.timeout.ms)
+// refuses the abort, and an abort that fails stops the queue (its JVM is
+// killed, and a successor fences what is open), as a hung call does (with
+// a client-hang op).
 //
 // It must not know checkers, models or cluster providers: like package
 // client it records ops and talks to a bootstrap address.

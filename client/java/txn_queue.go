@@ -75,7 +75,6 @@ type txnRequest struct {
 // txnAnswer is one line of the queue's JVM.
 type txnAnswer struct {
 	ID      int64               `json:"id"`
-	Begun   bool                `json:"begun"`
 	Error   string              `json:"error"`
 	Message string              `json:"message"`
 	Items   [][]json.RawMessage `json:"items"`

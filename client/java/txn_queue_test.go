@@ -294,3 +294,28 @@ func TestJavaTxnQueueRefusesBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// A live Java queue fenced by a successor with its transactional.id ends
+// its next transaction before the commit (fail) and stops: its producer
+// refuses the abort, so it never steps again, and the successor's
+// transactions commit.
+func TestJavaTxnQueueFencedBySuccessorStops(t *testing.T) {
+	r := newTxnRig(t)
+	a := r.queue("qf", func(*client.TxnQueueOptions) {})
+	if typ, err := a.Step(t.Context(), []histories.Mop{histories.Send(0, 1)}, 20, txnPollWait); typ != histories.OK {
+		t.Fatalf("step: %s %v", typ, err)
+	}
+	b := r.queue("qf", func(*client.TxnQueueOptions) {})
+	typ, err := a.Step(t.Context(), []histories.Mop{histories.Send(1, 2), {F: histories.MPoll}}, 20, txnPollWait)
+	if typ != histories.Fail || !errors.Is(err, client.ErrTxnQueueStopped) || !a.Ended() {
+		t.Fatalf("fenced step: %s %v (ended %v); want a fail txn that stops the queue", typ, err, a.Ended())
+	}
+	t.Logf("fenced: %v", err)
+	if typ, err := b.Step(t.Context(), []histories.Mop{histories.Send(2, 3)}, 20, txnPollWait); typ != histories.OK {
+		t.Fatalf("successor step: %s %v", typ, err)
+	}
+	b.Close()
+	if final := r.finish(); final[2] || !final[1] || !final[3] {
+		t.Fatalf("final reads hold %v: want 1 and 3 (committed), not 2 (fenced)", final)
+	}
+}

@@ -46,9 +46,9 @@
 //   {"op":"init","id":N,"budget-ms":B}                      initTransactions
 //   {"op":"assign","id":N,"partitions":"t:0,t:1"}          assign, from the beginning
 //   {"op":"txn","id":N,"plan":"s:T:P:V,p,...","max":M,"wait-ms":W,"pauses":"MS,...","budget-ms":B}
-//        -> {"id":N,"begun":B,"items":[...]}
+//        -> {"id":N,"items":[...]}
 //   {"op":"commit","id":N,"budget-ms":B}                    commitTransaction
-//   {"op":"abort","id":N,"budget-ms":B}                     abortTransaction if one is open, then seek back
+//   {"op":"abort","id":N,"budget-ms":B}                     abortTransaction if one may be open, then seek back
 //   {"op":"close","timeout-ms":MS}                          close, then {"closed":true} and exit 0
 //
 // A txn begins a transaction and makes its mops in order: s sends value V
@@ -412,9 +412,9 @@ public final class KafkachaosWorker {
                     default:
                         throw new IllegalArgumentException("unknown op " + req.get("op"));
                 }
-                emit("{\"id\":" + id + ",\"begun\":" + open + ",\"items\":[" + String.join(",", items) + "]}");
+                emit("{\"id\":" + id + ",\"items\":[" + String.join(",", items) + "]}");
             } catch (Throwable e) {
-                emit("{\"id\":" + id + ",\"begun\":" + open + ",\"error\":" + str(e.getClass().getName()) + ",\"message\":"
+                emit("{\"id\":" + id + ",\"error\":" + str(e.getClass().getName()) + ",\"message\":"
                         + str(String.valueOf(e.getMessage())) + ",\"items\":[" + String.join(",", items) + "]}");
             }
         }
@@ -427,8 +427,11 @@ public final class KafkachaosWorker {
             int max = Integer.parseInt(req.get("max"));
             long waitMs = Long.parseLong(req.get("wait-ms"));
             first.clear();
-            producer.beginTransaction();
+            // Open from here on for the abort that follows a failure: a
+            // producer in an error state refuses beginTransaction, and its
+            // abortTransaction then says whether it can go on.
             open = true;
+            producer.beginTransaction();
             Map<Integer, Future<RecordMetadata>> sent = new LinkedHashMap<>();
             for (int i = 0; i < plan.length; i++) {
                 if (i > 0 && pauses.length > 0) {

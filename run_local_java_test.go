@@ -121,3 +121,44 @@ func javaConsumers(s generators.Scenario) generators.Scenario {
 	s.Clients[generators.RoleConsumer] = generators.ClientJava
 	return s
 }
+
+// Java txn queues (kafka-clients 3.9.1; Jepsen's queue workload with
+// transactions: several sends and read_committed polls across keys, a
+// fifth aborted, half of them pausing up to 100 ms between their steps)
+// while the broker coordinating their transactions is paused (SIGSTOP):
+// no committed transaction reads an aborted value (G1a), loses a write or
+// is torn.
+func TestChaosLocalJavaTxnQueueCoordinatorPauseHolds(t *testing.T) {
+	p := requireFull(t, "local", "full profile only (make chaos-local): the short profile has a safe and a weak claim per client")
+	s := realScenario("local-java-txn-queue-coordinator-pause", p)
+	s.Keys = generators.SequentialKeys(4, "in", "")
+	s.Producer.TransactionalID = "queue"
+	s.Clients, s.ClientVersion = map[string]string{generators.RoleTxnQueue: generators.ClientJava}, "3.9.1"
+	w := &s.Workload
+	w.TxnQueues, w.TxnSize, w.AbortRatio, w.Mix.Txn, w.IntraTxnDelay = 2, 4, 0.2, 2, d(100*time.Millisecond)
+	s.Nemesis = []generators.Fault{faultAt(s, generators.KindPause, generators.TargetTxnCoordinator, 0.3, 0.5)}
+	claim := "java txn queues with intra-transaction pauses, txn coordinator paused: no G1a, lost-write or torn transaction"
+	for i := range max(1, p.attempts-1) {
+		a := runReal(t, s, i)
+		if why := worked(a, 0); why != "" {
+			t.Errorf("attempt %d proves nothing: %s; %s", i+1, why, a)
+			continue
+		}
+		ops := a.out.Stats.OpsByType
+		if ops["txn ok"] == 0 || ops["txn fail"] == 0 {
+			t.Errorf("attempt %d: want committed and aborted transactions, got %v", i+1, ops)
+		}
+		for _, an := range []checkers.Anomaly{checkers.G1a, checkers.LostWrite, checkers.TornTransaction} {
+			if c := a.out.Result.Counts[an]; c > 0 {
+				t.Errorf("CLAIM BROKEN (%s) on attempt %d: %d %s; %s", claim, i+1, c, an, a)
+			}
+		}
+		if !a.out.Held {
+			t.Errorf("attempt %d: observed %s is weaker than expected %s: %s", i+1, a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+		}
+		t.Logf("attempt %d: txn ops %d ok, %d fail, %d info", i+1, ops["txn ok"], ops["txn fail"], ops["txn info"])
+	}
+	if !t.Failed() {
+		t.Logf("CLAIM HELD (%s)", claim)
+	}
+}

@@ -122,7 +122,7 @@ func refuseCommits(t *testing.T, e *embedded.Provider, partitions ...int32) *kfa
 // commitOps returns the completed commit ops of process p.
 func commitOps(ops []histories.Op, p int64) []histories.Op {
 	var out []histories.Op
-	for _, o := range opsOf(ops, p) {
+	for _, o := range clienttest.OpsOf(ops, p) {
 		if o.F == histories.FCommit && o.Type != histories.Invoke {
 			out = append(out, o)
 		}
@@ -229,7 +229,7 @@ func TestCommitBeforeProcessingPartialCommit(t *testing.T) {
 		t.Fatalf("key 1 processed %v although its commit was refused", got)
 	}
 	var partial *histories.Op
-	for _, o := range opsOf(rec.Ops(), c.Process()) {
+	for _, o := range clienttest.OpsOf(rec.Ops(), c.Process()) {
 		if o.F == histories.FPoll && o.Extra[ExtraUncommitted] != nil {
 			partial = &o
 		}
@@ -287,7 +287,7 @@ func crashedPollCommitted(t *testing.T, attempt int) bool {
 	if err := c.Poll(context.Background(), 100, 5*time.Second); !errors.Is(err, ErrCrashed) {
 		t.Fatalf("poll during the crash: %v, want ErrCrashed", err)
 	}
-	ops := opsOf(rec.Ops(), c.Process())
+	ops := clienttest.OpsOf(rec.Ops(), c.Process())
 	clienttest.CheckPaired(t, rec.Ops())
 	n := len(ops)
 	if ops[n-1].F != histories.FCrash || ops[n-2].F != histories.FCommit || ops[n-2].Type != histories.OK ||

@@ -88,8 +88,8 @@ func TestAssignAndFinalReads(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("final reads read %v, want %v", got, want)
 	}
-	if opsOf(ops, p)[0].F != histories.FAssign {
-		t.Fatalf("final reads did not start with an assign op: %+v", opsOf(ops, p)[0])
+	if clienttest.OpsOf(ops, p)[0].F != histories.FAssign {
+		t.Fatalf("final reads did not start with an assign op: %+v", clienttest.OpsOf(ops, p)[0])
 	}
 	for _, o := range ops {
 		if final := string(o.Extra[FinalExtra]) == "true"; final != (o.Process == p) {
@@ -140,9 +140,9 @@ func TestCommitBeforeProcessingCrashLosesRecords(t *testing.T) {
 	// The poll that crashed is ok with its proven commit and nothing
 	// processed; what it fetched is in Extra "unprocessed".
 	var crashed *histories.Op
-	for i, o := range opsOf(ops, a.Process()) {
+	for i, o := range clienttest.OpsOf(ops, a.Process()) {
 		if o.F == histories.FPoll && o.Extra[ExtraUnprocessed] != nil {
-			crashed = &opsOf(ops, a.Process())[i]
+			crashed = &clienttest.OpsOf(ops, a.Process())[i]
 		}
 	}
 	if crashed == nil || crashed.Type != histories.OK || len(crashed.Mops) != 2 || crashed.Mops[0].F != histories.MCommit ||
@@ -348,7 +348,7 @@ func TestConsumerHangIsAFinding(t *testing.T) {
 			if limit := 200*time.Millisecond + tc.timeout + HangGrace(tc.timeout) + 2*time.Second; took > limit {
 				t.Fatalf("gave up after %v, want within %v", took, limit)
 			}
-			ops := opsOf(rec.Ops(), a.Process())
+			ops := clienttest.OpsOf(rec.Ops(), a.Process())
 			done := expectConsumerHang(t, ops, tc.f, tc.call, tc.timeout)
 			if tc.close && (ops[len(ops)-2].F != histories.FCommit || len(done.Mops[0].Offsets) == 0) {
 				t.Fatalf("ops %+v: want the close's commit of the stored offsets, info, before the client-hang", ops)
@@ -403,7 +403,7 @@ func TestConsumerCrashDoesNotWaitForItsClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
-	ops := opsOf(rec.Ops(), a.Process())
+	ops := clienttest.OpsOf(rec.Ops(), a.Process())
 	clienttest.CheckPaired(t, rec.Ops())
 	if ops[len(ops)-1].F != histories.FCrash {
 		t.Fatalf("last op %+v, want the crash", ops[len(ops)-1])
@@ -437,7 +437,7 @@ func TestCrashWhoseDrainHangsEndsInTheHang(t *testing.T) {
 	if took, limit := time.Since(start), 5*time.Second+HangGrace(0)+2*time.Second; took > limit {
 		t.Fatalf("crash took %v, want within %v", took, limit)
 	}
-	ops := opsOf(rec.Ops(), a.Process())
+	ops := clienttest.OpsOf(rec.Ops(), a.Process())
 	clienttest.CheckPaired(t, rec.Ops())
 	if last := ops[len(ops)-1]; last.F != histories.FClientHang || !strings.Contains(string(last.Value), `"call":"Poll"`) {
 		t.Fatalf("last op %+v %s, want the client-hang of Poll", last, last.Value)
@@ -482,7 +482,7 @@ func TestFinalReadsHangIsAnError(t *testing.T) {
 			if limit := tc.timeout + HangGrace(tc.timeout) + 5*time.Second; took > limit {
 				t.Fatalf("final reads returned after %v, want within %v", took, limit)
 			}
-			ops := opsOf(rec.Ops(), 9)
+			ops := clienttest.OpsOf(rec.Ops(), 9)
 			clienttest.CheckPaired(t, rec.Ops())
 			last := ops[len(ops)-1]
 			v, err := last.ClientHang()
@@ -521,7 +521,7 @@ func TestFinalReadsCloseWithinCtx(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("final reads: %v, want the deadline", err)
 	}
-	ops := opsOf(rec.Ops(), 9)
+	ops := clienttest.OpsOf(rec.Ops(), 9)
 	if last := ops[len(ops)-1]; last.F != histories.FClientHang || !strings.Contains(string(last.Value), `"call":"Close"`) {
 		t.Fatalf("last op %+v %s, want the client-hang of Close", last, last.Value)
 	}
@@ -571,7 +571,7 @@ func TestFinalReadsReadPastALaterWatermark(t *testing.T) {
 		t.Fatalf("final reads read %v: the value appended after the first measure is missing", got)
 	}
 	rounds := map[string]bool{}
-	for _, o := range opsOf(ops, final) {
+	for _, o := range clienttest.OpsOf(ops, final) {
 		if r, ok := o.Extra["hwm-round"]; ok {
 			rounds[string(r)] = true
 		}

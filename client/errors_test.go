@@ -142,7 +142,7 @@ func TestTxnActionTable(t *testing.T) {
 
 func TestTxnOutcomeTable(t *testing.T) {
 	errs := []error{flagged{retriable: true}, flagged{abort: true}, flagged{fatal: true},
-		kafka.NewError(kafka.ErrProducerFenced, "", true), errAbortedOnPurpose, context.DeadlineExceeded}
+		kafka.NewError(kafka.ErrProducerFenced, "", true), ErrAbortedOnPurpose, context.DeadlineExceeded}
 	for _, err := range errs {
 		// Before CommitTransaction nothing can be visible: definite.
 		if got := TxnOutcome(false, err); got != histories.Fail {

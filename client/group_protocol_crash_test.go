@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -55,7 +56,7 @@ func TestGroupProtocolConsumerCrashIsFenced(t *testing.T) {
 				t.Fatal("the crashed consumer's close did not return in 30s")
 			}
 			var v crashValue
-			for _, o := range opsOf(rec.Ops(), a.Process()) {
+			for _, o := range clienttest.OpsOf(rec.Ops(), a.Process()) {
 				if o.F == histories.FCrash {
 					if err := json.Unmarshal(o.Value, &v); err != nil {
 						t.Fatal(err)

@@ -3,6 +3,7 @@ package client
 import (
 	"testing"
 
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
@@ -14,21 +15,10 @@ func startCluster(t testing.TB, partitions int32) *embedded.Provider {
 	return embeddedtest.Start(t, cluster.Spec{Topics: []cluster.TopicSpec{{Name: "t", Partitions: partitions}}})
 }
 
-// opsOf returns the ops of process p.
-func opsOf(ops []histories.Op, p int64) []histories.Op {
-	var out []histories.Op
-	for _, o := range ops {
-		if o.Process == p {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
 // polled returns the values of key k read by ok polls of process p.
 func polled(ops []histories.Op, p int64, k histories.Key) []int64 {
 	var out []int64
-	for _, o := range opsOf(ops, p) {
+	for _, o := range clienttest.OpsOf(ops, p) {
 		if o.F != histories.FPoll || o.Type != histories.OK {
 			continue
 		}

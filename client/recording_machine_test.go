@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -149,7 +150,7 @@ func (m *recordingMachine) poll() {
 // the current consumer has read by ok polls.
 func (m *recordingMachine) commitRead() {
 	next := map[histories.Key]int64{}
-	for _, op := range opsOf(m.rec.Ops(), m.c.Process()) {
+	for _, op := range clienttest.OpsOf(m.rec.Ops(), m.c.Process()) {
 		if op.F != histories.FPoll || op.Type != histories.OK {
 			continue
 		}

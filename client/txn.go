@@ -88,9 +88,9 @@ type Copier struct {
 	rng     *rand.Rand
 }
 
-// errAbortedOnPurpose is the error of a transaction the copier aborted by
-// design (AbortProbability).
-var errAbortedOnPurpose = errors.New("transaction aborted on purpose")
+// ErrAbortedOnPurpose is the error of a transaction a transactional
+// worker aborted by design (AbortProbability).
+var ErrAbortedOnPurpose = errors.New("transaction aborted on purpose")
 
 // NewCopier creates the consumer and producer, initialises transactions
 // (fencing any earlier copier with the same transactional.id) and records

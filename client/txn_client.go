@@ -291,7 +291,7 @@ func (t *txnClient) conclude(ctx context.Context, run *txnRun, err error, abort 
 		return histories.Info, t.crash(run.inv, run.mops)
 	}
 	if err == nil && abort {
-		err = errAbortedOnPurpose
+		err = ErrAbortedOnPurpose
 	}
 	if err == nil {
 		// A step whose ctx ended asks for no commit: without one the

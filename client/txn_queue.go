@@ -84,7 +84,7 @@ var ErrTxnQueueStopped = errors.New("client: txn queue stopped (a fatal error or
 // initialises transactions (fencing any earlier queue with the same
 // transactional.id) and records the assign op of every key.
 func NewTxnQueue(ctx context.Context, opts TxnQueueOptions) (*TxnQueue, error) {
-	if err := opts.validate(); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	cc := opts.Consumer
@@ -110,7 +110,9 @@ func NewTxnQueue(ctx context.Context, opts TxnQueueOptions) (*TxnQueue, error) {
 	return q, nil
 }
 
-func (o *TxnQueueOptions) validate() error {
+// Validate refuses options no queue can run with, and fills in the
+// default timeouts.
+func (o *TxnQueueOptions) Validate() error {
 	switch {
 	case o.Keys == nil || o.Recorder == nil:
 		return errors.New("txn queue: Keys and Recorder are required")
@@ -136,7 +138,7 @@ func (o TxnQueueOptions) worker() string { return "txn queue " + processList([]i
 // (ErrRetriesExhausted). A plan it cannot run (an empty one, a key outside
 // Keys, another kind of mop) is refused before anything is recorded.
 func (q *TxnQueue) Step(ctx context.Context, plan []histories.Mop, pollMax int, pollWait time.Duration) (histories.Type, error) {
-	if err := q.checkPlan(plan); err != nil {
+	if err := q.opts.CheckPlan(plan); err != nil {
 		return "", err
 	}
 	if err := q.c.begin(); err != nil {
@@ -196,8 +198,9 @@ func PausesJSON(pauses []time.Duration) json.RawMessage {
 	return b
 }
 
-// checkPlan refuses a plan Step cannot run.
-func (q *TxnQueue) checkPlan(plan []histories.Mop) error {
+// CheckPlan refuses a plan Step cannot run: an empty one, a key outside
+// Keys, a mop that is neither an unsent send nor an empty poll.
+func (o TxnQueueOptions) CheckPlan(plan []histories.Mop) error {
 	if len(plan) == 0 {
 		return errors.New("txn queue: empty plan")
 	}
@@ -205,7 +208,7 @@ func (q *TxnQueue) checkPlan(plan []histories.Mop) error {
 		switch {
 		case m.F == histories.MPoll && m.Records == nil:
 		case m.F == histories.MSend && m.Offset == histories.NoOffset:
-			if _, ok := q.opts.Keys.TP(m.Key); !ok {
+			if _, ok := o.Keys.TP(m.Key); !ok {
 				return fmt.Errorf("txn queue: plan[%d]: key %d is not in the key map", i, m.Key)
 			}
 		default:

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -30,53 +31,6 @@ func (r *copyRig) txnQueue(id string, edit func(*TxnQueueOptions)) *TxnQueue {
 	}
 	r.t.Cleanup(q.Close)
 	return q
-}
-
-// planner draws transactions as Jepsen's queue workload does: one to four
-// mops, each a poll or a send of a fresh value to a key no other send of
-// the transaction writes.
-type planner struct {
-	rng  *rand.Rand
-	next int64
-}
-
-func (p *planner) plan() []histories.Mop {
-	keys := p.rng.Perm(4)
-	var plan []histories.Mop
-	for range 1 + p.rng.Intn(4) {
-		if p.rng.Intn(2) == 0 || len(keys) == 0 {
-			plan = append(plan, histories.Mop{F: histories.MPoll})
-			continue
-		}
-		p.next++
-		plan = append(plan, histories.Send(histories.Key(keys[0]), p.next))
-		keys = keys[1:]
-	}
-	return plan
-}
-
-// txnValues returns the values sent by txn ops of type typ, and the values
-// ok txn ops read.
-func txnValues(ops []histories.Op, typ histories.Type) (sent, readOK map[int64]bool) {
-	sent, readOK = map[int64]bool{}, map[int64]bool{}
-	for _, o := range ops {
-		if o.F != histories.FTxn {
-			continue
-		}
-		for _, m := range o.Mops {
-			if m.F == histories.MSend && o.Type == typ {
-				sent[m.Value] = true
-			}
-			for _, recs := range m.Records {
-				for _, rec := range recs {
-					if o.Type == histories.OK {
-						readOK[rec.Value] = true
-					}
-				}
-			}
-		}
-	}
-	return sent, readOK
 }
 
 // finalValues returns every value the final reads returned.
@@ -109,15 +63,15 @@ func TestTxnQueueReadsOnlyCommitted(t *testing.T) {
 		r.txnQueue("qa", func(o *TxnQueueOptions) { o.AbortProbability = 0.3 }),
 		r.txnQueue("qb", func(o *TxnQueueOptions) { o.AbortProbability, o.Seed = 0.3, 4 }),
 	}
-	p := &planner{rng: rand.New(rand.NewSource(1))}
+	p := clienttest.NewPlanner(1)
 	for i := range 60 {
-		if _, err := queues[i%2].Step(context.Background(), p.plan(), 20, queuePollWait); err != nil {
+		if _, err := queues[i%2].Step(context.Background(), p.Plan(), 20, queuePollWait); err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
 	}
 	ops := r.rec.Ops()
-	committed, readOK := txnValues(ops, histories.OK)
-	aborted, _ := txnValues(ops, histories.Fail)
+	committed, readOK := clienttest.TxnValues(ops, histories.OK)
+	aborted, _ := clienttest.TxnValues(ops, histories.Fail)
 	if len(committed) == 0 || len(aborted) == 0 || countOps(ops, histories.FTxn, histories.Info) != 0 {
 		t.Fatalf("%d values committed, %d aborted, %d info txns: want both outcomes and no unknown one",
 			len(committed), len(aborted), countOps(ops, histories.FTxn, histories.Info))
@@ -159,9 +113,9 @@ func TestTxnQueueCrashTakeover(t *testing.T) {
 	t.Parallel()
 	r := newCopyRig(t)
 	a := r.txnQueue("q", func(*TxnQueueOptions) {})
-	p := &planner{rng: rand.New(rand.NewSource(2))}
+	p := clienttest.NewPlanner(2)
 	for range 5 {
-		if _, err := a.Step(context.Background(), p.plan(), 20, queuePollWait); err != nil {
+		if _, err := a.Step(context.Background(), p.Plan(), 20, queuePollWait); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -170,7 +124,7 @@ func TestTxnQueueCrashTakeover(t *testing.T) {
 	if typ, err := a.Step(context.Background(), crashed, 20, queuePollWait); !errors.Is(err, ErrCrashed) || typ != histories.Info || !a.Crashed() {
 		t.Fatalf("step: %s %v; want an info txn and a crash", typ, err)
 	}
-	aOps := opsOf(r.rec.Ops(), a.Process())
+	aOps := clienttest.OpsOf(r.rec.Ops(), a.Process())
 	last, txn := aOps[len(aOps)-1], aOps[len(aOps)-2]
 	if last.F != histories.FCrash || txn.F != histories.FTxn || txn.Type != histories.Info {
 		t.Fatalf("crashed queue ended with %+v then %+v; want an info txn, then its crash op", txn, last)
@@ -182,7 +136,7 @@ func TestTxnQueueCrashTakeover(t *testing.T) {
 	}
 	b := r.txnQueue("q", func(*TxnQueueOptions) {})
 	for range 5 {
-		if typ, err := b.Step(context.Background(), p.plan(), 20, queuePollWait); err != nil || typ != histories.OK {
+		if typ, err := b.Step(context.Background(), p.Plan(), 20, queuePollWait); err != nil || typ != histories.OK {
 			t.Fatalf("successor step: %s %v", typ, err)
 		}
 	}
@@ -212,7 +166,7 @@ func TestTxnQueueHangIsAFinding(t *testing.T) {
 	if limit := callTimeout + HangGrace(callTimeout) + 2*time.Second; took > limit {
 		t.Fatalf("the hung step took %v, want at most %v", took, limit)
 	}
-	expectHangRecorded(t, opsOf(r.rec.Ops(), q.Process()), "CommitTransaction", histories.Info, callTimeout)
+	expectHangRecorded(t, clienttest.OpsOf(r.rec.Ops(), q.Process()), "CommitTransaction", histories.Info, callTimeout)
 	if _, err := q.Step(context.Background(), []histories.Mop{{F: histories.MPoll}}, 20, 0); !errors.Is(err, ErrTxnQueueStopped) || !q.NeedsFencing() {
 		t.Fatalf("a hung queue stepped again (%v) or does not ask to be fenced", err)
 	}
@@ -284,9 +238,9 @@ func TestTxnQueueRecordsItsPauses(t *testing.T) {
 	t.Parallel()
 	r := newCopyRig(t)
 	q := r.txnQueue("qp", func(o *TxnQueueOptions) { o.IntraTxnDelay = 60 * time.Millisecond })
-	p := &planner{rng: rand.New(rand.NewSource(2))}
+	p := clienttest.NewPlanner(2)
 	for i := range 16 {
-		if _, err := q.Step(context.Background(), p.plan(), 20, queuePollWait); err != nil {
+		if _, err := q.Step(context.Background(), p.Plan(), 20, queuePollWait); err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
 	}

@@ -289,12 +289,12 @@ func TestCopierCrashTakeover(t *testing.T) {
 		t.Fatal(err)
 	}
 	ops := r.rec.Ops()
-	if countOps(opsOf(ops, a.Process()), histories.FTxn, histories.Info) != 1 || countOps(ops, histories.FCrash, histories.Info) != 1 {
+	if countOps(clienttest.OpsOf(ops, a.Process()), histories.FTxn, histories.Info) != 1 || countOps(ops, histories.FCrash, histories.Info) != 1 {
 		t.Fatal("want one info txn and one crash op of the crashed copier")
 	}
 	// The crash left records in the output log, uncommitted: the final
 	// reads below must not see them.
-	for _, o := range opsOf(ops, a.Process()) {
+	for _, o := range clienttest.OpsOf(ops, a.Process()) {
 		if o.F == histories.FTxn && o.Type == histories.Info && !slices.ContainsFunc(o.Mops, func(m histories.Mop) bool {
 			return m.F == histories.MSend && m.Offset >= 0
 		}) {
@@ -442,7 +442,7 @@ func TestCopierHangIsAFinding(t *testing.T) {
 			if limit := stepWait + callTimeout + HangGrace(callTimeout) + 2*time.Second; took > limit {
 				t.Fatalf("the hung step took %v, want at most %v", took, limit)
 			}
-			expectHangRecorded(t, opsOf(r.rec.Ops(), a.Process()), c.call, c.want, callTimeout)
+			expectHangRecorded(t, clienttest.OpsOf(r.rec.Ops(), a.Process()), c.call, c.want, callTimeout)
 			if !a.NeedsFencing() {
 				t.Fatal("a hung copier does not ask to be fenced")
 			}
@@ -453,7 +453,7 @@ func TestCopierHangIsAFinding(t *testing.T) {
 			if err := r.run(b, n, nil); err != nil {
 				t.Fatal(err)
 			}
-			if got := opsOf(r.rec.Ops(), a.Process()); got[len(got)-1].F != histories.FClientHang {
+			if got := clienttest.OpsOf(r.rec.Ops(), a.Process()); got[len(got)-1].F != histories.FClientHang {
 				t.Fatalf("process %d recorded %+v after its client-hang", a.Process(), got[len(got)-1])
 			}
 			res, out := r.finish()

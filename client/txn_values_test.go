@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
+	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -105,7 +106,7 @@ func copiesName(t *testing.T, ops []histories.Op, pairs map[histories.Key]histor
 				var attempt int64
 				off, attempt, _ = histories.PoisonOf(m.Value)
 				v = read[keyOffset{m.Key, off}]
-				if o.Error != errAbortedOnPurpose.Error() || attempt != invoked[o.Process] {
+				if o.Error != ErrAbortedOnPurpose.Error() || attempt != invoked[o.Process] {
 					t.Errorf("op %d (%s, %q) sent poisoned value %d of attempt %d; its invoke is op %d", o.Index, o.Type, o.Error, m.Value, attempt, invoked[o.Process])
 				}
 			}
@@ -139,7 +140,7 @@ func TestCopierStopsOnARecordOutsideTheScheme(t *testing.T) {
 	if !errors.Is(err, ErrCopierStopped) {
 		t.Fatalf("step after %v: %v; want the copier stopped", took, err)
 	}
-	ops := opsOf(r.rec.Ops(), cp.Process())
+	ops := clienttest.OpsOf(r.rec.Ops(), cp.Process())
 	last := ops[len(ops)-1]
 	if last.F != histories.FTxn || last.Type != histories.Fail || len(last.Mops) != 1 || !strings.Contains(last.Error, "outside") {
 		t.Fatalf("last op %+v: want a failed txn that only polled, naming the value outside the scheme", last)

@@ -25,7 +25,7 @@ const (
 func builtRoles() map[string][]string {
 	return map[string][]string{
 		ClientLibrdkafka: {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
-		ClientJava:       {RoleProducer, RoleConsumer},
+		ClientJava:       {RoleProducer, RoleConsumer, RoleTxnQueue},
 		ClientFranzGo:    {RoleProducer},
 	}
 }

@@ -60,7 +60,7 @@ func TestValidateClients(t *testing.T) {
 			s.Workload.Copiers, s.Keys = 1, SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
 			s.Producer.TransactionalID = "t"
 			s.Clients = map[string]string{RoleCopier: ClientJava}
-		}, "clients.copier: the java client runs producer, consumer workers only so far"},
+		}, "clients.copier: the java client runs producer, consumer, txn-queue workers only so far"},
 		{"version without java", func(s *Scenario) { s.ClientVersion = "3.9.1" }, "client-version: \"3.9.1\": only the java client has versions"},
 		{"bad version", func(s *Scenario) { s.Clients, s.ClientVersion = map[string]string{RoleProducer: ClientJava}, "3.9" },
 			"client-version: \"3.9\", want a kafka-clients release"},
@@ -122,6 +122,21 @@ func TestUseClientNamesEveryRole(t *testing.T) {
 	UseClient(&s, ClientLibrdkafka, "")
 	if s.Clients != nil || s.ClientVersion != "" {
 		t.Fatalf("librdkafka kept %v %q", s.Clients, s.ClientVersion)
+	}
+}
+
+// The java client runs txn queues: --client java names it for them, and a
+// scenario asking for it validates.
+func TestJavaRunsTxnQueues(t *testing.T) {
+	s := clientBase()
+	s.Producer.TransactionalID, s.Producer.Acks = "queue", model.AcksAll
+	s.Workload.TxnQueues, s.Workload.TxnSize, s.Workload.Mix.Txn = 1, 3, 1
+	UseClient(&s, ClientJava, "3.9.1")
+	if got := s.ClientOf(RoleTxnQueue); got != ClientJava {
+		t.Fatalf("txn queues run %s (clients %v), want java", got, s.Clients)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
 	}
 }
 

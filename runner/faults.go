@@ -284,7 +284,7 @@ func (sc *schedule) crashProducer(ctx context.Context) (any, error) {
 		}
 	}
 	crash = append(crash, txnCrashes[*client.Copier](ctx, sc, sc.copiers, "copier")...)
-	crash = append(crash, txnCrashes[*client.TxnQueue](ctx, sc, sc.txnQueues, "txn-queue")...)
+	crash = append(crash, txnCrashes[workers.TxnQueueClient](ctx, sc, sc.txnQueues, "txn-queue")...)
 	if len(crash) == 0 {
 		return nil, workers.ErrNothingToCrash
 	}

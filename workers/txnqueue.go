@@ -6,17 +6,32 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/client/java"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
+// TxnQueueClient is a process of Jepsen's queue workload with
+// transactions, as the scenario names the client for its txn-queue role:
+// client.TxnQueue (librdkafka) or java.TxnQueue (the Java client in a JVM
+// of its own). Both record each Step as one txn op, the same way.
+type TxnQueueClient interface {
+	Step(ctx context.Context, plan []histories.Mop, pollMax int, pollWait time.Duration) (histories.Type, error)
+	Process() int64
+	Ended() bool
+	Crashed() bool
+	NeedsFencing() bool
+	Crash()
+	Close()
+}
+
 // TxnQueueSlot is one position of Jepsen's queue workload with
-// transactions: a client.TxnQueue runs in it, each of its transactions
+// transactions: a TxnQueueClient runs in it, each of its transactions
 // mixing sends of fresh values to the input keys with read_committed polls
 // of them, until it crashes or stops; a successor with the same
 // transactional.id (and a new process id) then takes over, fencing it.
 type TxnQueueSlot struct {
-	Slot[*client.TxnQueue]
+	Slot[TxnQueueClient]
 	w     *Workload
 	index int
 	done  chan struct{} // closed when the slot's worker returned
@@ -52,7 +67,7 @@ func (w *Workload) startTxnQueues(ctx context.Context) {
 	every := w.interval(max(wl.Mix.Txn, 1), wl.Copiers+wl.TxnQueues)
 	for _, q := range w.txnQueues {
 		q.done = w.spawn(fmt.Sprintf("txn queue %d", q.index), func() {
-			keepRunning(ctx, w, q.open, func(tq *client.TxnQueue) { q.step(ctx, tq, every) })
+			keepRunning(ctx, w, q.open, func(tq TxnQueueClient) { q.step(ctx, tq, every) })
 		})
 	}
 }
@@ -82,8 +97,8 @@ func (s *TxnQueueSlot) options() client.TxnQueueOptions {
 	}
 }
 
-func (s *TxnQueueSlot) open(ctx context.Context) (*client.TxnQueue, error) {
-	q, err := client.NewTxnQueue(ctx, s.options())
+func (s *TxnQueueSlot) open(ctx context.Context) (TxnQueueClient, error) {
+	q, err := s.newQueue(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("workload: txn queue %d: %w", s.index, err)
 	}
@@ -91,8 +106,16 @@ func (s *TxnQueueSlot) open(ctx context.Context) (*client.TxnQueue, error) {
 	return q, nil
 }
 
+// newQueue opens a queue of the scenario's txn-queue client.
+func (s *TxnQueueSlot) newQueue(ctx context.Context) (TxnQueueClient, error) {
+	if s.w.s.ClientOf(generators.RoleTxnQueue) == generators.ClientJava {
+		return java.NewTxnQueue(ctx, java.TxnQueueOptions{TxnQueueOptions: s.options(), Version: s.w.s.JavaVersion()})
+	}
+	return client.NewTxnQueue(ctx, s.options())
+}
+
 // step runs q's transactions until ctx ends or q can step no more.
-func (s *TxnQueueSlot) step(ctx context.Context, q *client.TxnQueue, every time.Duration) {
+func (s *TxnQueueSlot) step(ctx context.Context, q TxnQueueClient, every time.Duration) {
 	stepUntilEnd(ctx, s.w, every, fmt.Sprintf("txn queue %d", s.index), client.ErrTxnQueueStopped, func() error {
 		_, err := q.Step(ctx, s.plan(), s.w.s.Workload.PollBatch, txnQueuePollWait)
 		return err
@@ -134,6 +157,6 @@ func (s *TxnQueueSlot) plan() []histories.Mop {
 
 // Crash asks the queue to crash at its next transaction's worst moment,
 // after its sends and polls and before its commit, and returns it, so the
-// caller can tell when it has (TxnQueue.Crashed); ErrNothingToCrash when
-// there is none to ask.
-func (s *TxnQueueSlot) Crash() (*client.TxnQueue, error) { return requestCrash(s.Current()) }
+// caller can tell when it has (Crashed); ErrNothingToCrash when there is
+// none to ask.
+func (s *TxnQueueSlot) Crash() (TxnQueueClient, error) { return requestCrash(s.Current()) }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/client/java"
+	"github.com/kafkachaos/kafkachaos/client/java/javatest"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -62,10 +64,29 @@ func TestTxnQueuePlans(t *testing.T) {
 
 // A queue crashed at the run's end leaves its transaction open; Stop
 // fences it with a successor of the same transactional.id, so that
-// read_committed final reads are not held back until it times out.
+// read_committed final reads are not held back until it times out. The
+// slot runs the client the scenario names for its txn-queue role.
 func TestStopFencesACrashedQueue(t *testing.T) {
-	s := queueScenario()
-	s.Workload.TxnQueues, s.Workload.AbortRatio = 1, 0
+	for _, c := range []struct {
+		client string
+		is     func(TxnQueueClient) bool
+	}{
+		{generators.ClientLibrdkafka, func(q TxnQueueClient) bool { _, ok := q.(*client.TxnQueue); return ok }},
+		{generators.ClientJava, func(q TxnQueueClient) bool { _, ok := q.(*java.TxnQueue); return ok }},
+	} {
+		t.Run(c.client, func(t *testing.T) {
+			s := queueScenario()
+			s.Workload.TxnQueues, s.Workload.AbortRatio = 1, 0
+			if c.client == generators.ClientJava {
+				javatest.NeedJDK(t)
+				s.Clients = map[string]string{generators.RoleTxnQueue: generators.ClientJava}
+			}
+			stopFencesACrashedQueue(t, s, c.is)
+		})
+	}
+}
+
+func stopFencesACrashedQueue(t *testing.T, s generators.Scenario, is func(TxnQueueClient) bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e := embeddedtest.StartScenario(t, s)
@@ -80,6 +101,9 @@ func TestStopFencesACrashedQueue(t *testing.T) {
 	q, err := slot.open(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !is(q) {
+		t.Fatalf("the slot opened a %T, not the scenario's client %s", q, s.ClientOf(generators.RoleTxnQueue))
 	}
 	if typ, err := q.Step(ctx, []histories.Mop{histories.Send(0, 1)}, 10, 0); typ != histories.OK {
 		t.Fatalf("step: %s %v", typ, err)

@@ -10,8 +10,8 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 )
 
-// txnWorker is a transactional worker a slot runs: *client.Copier or
-// *client.TxnQueue. Both hold a transactional.id that their successor in
+// txnWorker is a transactional worker a slot runs: *client.Copier or a
+// TxnQueueClient. Both hold a transactional.id that their successor in
 // the slot takes over, fencing them.
 type txnWorker interface {
 	comparable

@@ -9,6 +9,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/client/clienttest"
 	"github.com/kafkachaos/kafkachaos/client/franz"
+	"github.com/kafkachaos/kafkachaos/client/java/javatest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -17,7 +18,7 @@ import (
 // one embedded cluster, with the same lanes and config, and reports each
 // one's sends/s and the JVM's start.
 func BenchmarkSendJavaBesideLibrdkafka(b *testing.B) {
-	needJDK(b)
+	javatest.NeedJDK(b)
 	e := startCluster(b)
 	const lanes, n = 16, 20000
 	cfg := client.ProducerConfig{Acks: "all", Idempotence: true}
@@ -70,7 +71,7 @@ func (r *countingRecorder) Record(op *histories.Op) *histories.Op {
 // Java consumer and the librdkafka one (assign mode, 500 records a poll at
 // most), on one embedded cluster, and reports each one's records/s.
 func BenchmarkPollJavaBesideLibrdkafka(b *testing.B) {
-	needJDK(b)
+	javatest.NeedJDK(b)
 	e := startCluster(b)
 	const n = 20000
 	keys := client.SequentialKeys("t", 2)
@@ -112,4 +113,47 @@ func pollRate(b *testing.B, c poller, rec *countingRecorder, n int64) float64 {
 		}
 	}
 	return float64(n) / time.Since(start).Seconds()
+}
+
+// BenchmarkTxnQueueJavaBesideLibrdkafka runs the same transactions (a
+// poll, then sends to two keys) through a Java queue and a librdkafka one
+// on one embedded cluster, and reports each one's committed transactions
+// per second and the JVM's start.
+func BenchmarkTxnQueueJavaBesideLibrdkafka(b *testing.B) {
+	javatest.NeedJDK(b)
+	e := startCluster(b)
+	const n = 200
+	keys := client.SequentialKeys("t", 2)
+	plan := func(v int64) []histories.Mop {
+		return []histories.Mop{{F: histories.MPoll}, histories.Send(0, v), histories.Send(1, v)}
+	}
+	rate := func(q interface {
+		Step(context.Context, []histories.Mop, int, time.Duration) (histories.Type, error)
+	}, base int64) float64 {
+		start := time.Now()
+		for i := range int64(n) {
+			if typ, err := q.Step(b.Context(), plan(base+i), 20, 20*time.Millisecond); typ != histories.OK {
+				b.Fatalf("txn %d: %s %v", i, typ, err)
+			}
+		}
+		return n / time.Since(start).Seconds()
+	}
+	for i := int64(0); b.Loop(); i++ {
+		opts := client.TxnQueueOptions{Bootstrap: e.Bootstrap(), Keys: keys, Recorder: client.NewMemRecorder()}
+		opts.TransactionalID = "bench-java"
+		jq, err := NewTxnQueue(b.Context(), TxnQueueOptions{TxnQueueOptions: opts})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(jq.Started.Seconds()*1000, "jvm-start-ms")
+		b.ReportMetric(rate(jq, 4*n*i), "java-txns/s")
+		jq.Close()
+		opts.TransactionalID = "bench-librdkafka"
+		lq, err := client.NewTxnQueue(b.Context(), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(rate(lq, 4*n*i+2*n), "librdkafka-txns/s")
+		lq.Close()
+	}
 }

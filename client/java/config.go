@@ -25,8 +25,34 @@ import (
 //   - Extra is passed verbatim, after the fields.
 func Properties(c client.ProducerConfig, bootstrap string) ([]string, error) {
 	if c.TransactionalID != "" {
-		return nil, fmt.Errorf("java producer: transactions are not built yet (transactional.id %q)", c.TransactionalID)
+		return nil, fmt.Errorf("java producer: transactional.id %q: transactions run in the txn queue (TxnProperties)", c.TransactionalID)
 	}
+	m, err := producerMap(c, bootstrap)
+	if err != nil {
+		return nil, err
+	}
+	return properties(m, c.Extra, "java producer")
+}
+
+// TxnProperties are the configs of a txn queue's transactional producer
+// with id: Properties' choices for c, with idempotence and acks=all
+// always, the transaction timeout when c sets one, and max.block.ms (how
+// long initTransactions, commitTransaction and abortTransaction may block
+// before a TimeoutException) callTimeout.
+func TxnProperties(c client.ProducerConfig, bootstrap, id string, callTimeout time.Duration) ([]string, error) {
+	c.Idempotence, c.Acks = true, "all"
+	m, err := producerMap(c, bootstrap)
+	if err != nil {
+		return nil, err
+	}
+	m["transactional.id"] = id
+	setMillis(m, "transaction.timeout.ms", c.TransactionTimeout)
+	setMillis(m, "max.block.ms", callTimeout)
+	return properties(m, c.Extra, "java txn queue")
+}
+
+// producerMap is a producer's configs for c, before its Extra.
+func producerMap(c client.ProducerConfig, bootstrap string) (map[string]string, error) {
 	m := map[string]string{
 		"bootstrap.servers":  bootstrap,
 		"linger.ms":          millis(c.Linger),
@@ -55,7 +81,7 @@ func Properties(c client.ProducerConfig, bootstrap string) ([]string, error) {
 	if t := cmp.Or(c.SocketTimeout, c.RequestTimeout); t > 0 {
 		m["request.timeout.ms"] = millis(t)
 	}
-	return properties(m, c.Extra, "java producer")
+	return m, nil
 }
 
 // ConsumerProperties are the Java consumer's configs (key=value) for c,

@@ -101,7 +101,7 @@ func (a consumerAnswer) exception() *Exception {
 
 // errJVMGone is the error of an op the JVM never answered because it
 // exited unasked.
-var errJVMGone = errors.New("java: the consumer's JVM exited by itself")
+var errJVMGone = errors.New("java: the JVM exited by itself before answering")
 
 // NewConsumer builds the worker for opts.Version if needed (Ensure) and
 // starts its JVM; the consumer does nothing until Assign or Subscribe.
@@ -205,12 +205,18 @@ func (c *Consumer) keyOffset(raw []json.RawMessage) (histories.Key, int64, bool)
 
 // key is the key of a topic and partition as the JVM writes them.
 func (c *Consumer) key(topic, partition json.RawMessage) (histories.Key, bool) {
+	return keyOf(c.opts.Keys, topic, partition)
+}
+
+// keyOf is the key of keys of a topic and partition as the JVM writes
+// them.
+func keyOf(keys *client.KeyMap, topic, partition json.RawMessage) (histories.Key, bool) {
 	var t string
 	var p int32
 	if json.Unmarshal(topic, &t) != nil || json.Unmarshal(partition, &p) != nil {
 		return 0, false
 	}
-	return c.opts.Keys.Key(kafka.TopicPartition{Topic: &t, Partition: p})
+	return keys.Key(kafka.TopicPartition{Topic: &t, Partition: p})
 }
 
 // request sends req and waits for its answer. Its error ends the process
@@ -219,25 +225,10 @@ func (c *Consumer) key(topic, partition json.RawMessage) (histories.Key, bool) {
 func (c *Consumer) request(req consumerRequest, bound time.Duration) (consumerAnswer, error) {
 	c.lastID++
 	req.ID = c.lastID
-	// A write the JVM's death cuts short is seen as its exit below.
-	c.jvm.write(req)
-	grace := client.HangGrace(bound)
-	t := time.NewTimer(bound + grace)
-	defer t.Stop()
-	began := time.Now()
-	for {
-		select {
-		case a := <-c.replies:
-			if a.ID == req.ID {
-				return a, nil
-			}
-		case <-c.exited:
-			return consumerAnswer{}, fmt.Errorf("%w (%v)", errJVMGone, c.exit)
-		case <-t.C:
-			return consumerAnswer{}, &client.HangError{Call: req.Op, Timeout: bound, Grace: grace, Blocked: time.Since(began)}
-		}
-	}
+	return ask(c.jvm, req, req.ID, req.Op, bound, c.replies, c.exited, &c.exit)
 }
+
+func (a consumerAnswer) answerID() int64 { return a.ID }
 
 // begin takes the op lock, refusing once the consumer has ended.
 func (c *Consumer) begin() error {
@@ -301,11 +292,17 @@ func (c *Consumer) partitions(keys []histories.Key) (string, error) {
 
 // offsetsArg writes per-key offsets as "topic:partition:offset,...".
 func (c *Consumer) offsetsArg(offs map[histories.Key]int64) (string, error) {
+	return offsetsArg(c.opts.Keys, offs)
+}
+
+// offsetsArg writes per-key offsets of keys as
+// "topic:partition:offset,...".
+func offsetsArg(keys *client.KeyMap, offs map[histories.Key]int64) (string, error) {
 	var b strings.Builder
 	for k, off := range offs {
-		tp, ok := c.opts.Keys.TP(k)
+		tp, ok := keys.TP(k)
 		if !ok {
-			return "", fmt.Errorf("java consumer: key %d is not in the key map", k)
+			return "", fmt.Errorf("java: key %d is not in the key map", k)
 		}
 		if b.Len() > 0 {
 			b.WriteByte(',')

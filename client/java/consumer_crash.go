@@ -69,9 +69,7 @@ func (c *Consumer) crashIn(open *histories.Op, mops []histories.Mop) error {
 func (c *Consumer) end(why error) error {
 	var hang *client.HangError
 	if errors.As(why, &hang) {
-		b, _ := json.Marshal(histories.ClientHang{Call: hang.Call, TimeoutMs: hang.Timeout.Milliseconds(),
-			GraceMs: hang.Grace.Milliseconds(), BlockedMs: hang.Blocked.Milliseconds()})
-		c.stop(histories.FClientHang, b)
+		c.stop(histories.FClientHang, hangJSON(hang))
 	} else {
 		c.stop(histories.FCrash, crashJSON(crashValue{Exit: fmt.Sprint(c.exit)}))
 	}
@@ -111,5 +109,13 @@ type crashValue struct {
 // crashJSON marshals v; a bool and a string cannot fail to marshal.
 func crashJSON(v crashValue) json.RawMessage {
 	b, _ := json.Marshal(v)
+	return b
+}
+
+// hangJSON is the value of the client-hang op of a request the JVM did
+// not answer in time.
+func hangJSON(hang *client.HangError) json.RawMessage {
+	b, _ := json.Marshal(histories.ClientHang{Call: hang.Call, TimeoutMs: hang.Timeout.Milliseconds(),
+		GraceMs: hang.Grace.Milliseconds(), BlockedMs: hang.Blocked.Milliseconds()})
 	return b
 }

@@ -118,23 +118,37 @@ func (c *Consumer) fold(items [][]json.RawMessage, got *client.Fetched) error {
 
 // record adds one ["rec", topic, partition, offset, value] of key k.
 func (c *Consumer) record(it []json.RawMessage, k histories.Key, got *client.Fetched) error {
-	var off int64
-	var text string
-	if len(it) != 5 || json.Unmarshal(it[3], &off) != nil || json.Unmarshal(it[4], &text) != nil {
-		return fmt.Errorf("java consumer: unreadable record %s", it)
-	}
-	v, err := strconv.ParseInt(text, 10, 64)
+	_, r, err := recordItem(c.opts.Keys, it)
 	if err != nil {
-		return fmt.Errorf("java consumer: key %d offset %d: record value %q is not a workload value", k, off, text)
+		return err
 	}
-	got.Add(k, histories.Record{Offset: off, Value: v})
+	got.Add(k, r)
 	if c.opts.Config.Commit == client.CommitAuto {
 		if c.stored == nil {
 			c.stored = map[histories.Key]int64{}
 		}
-		c.stored[k] = off + 1
+		c.stored[k] = r.Offset + 1
 	}
 	return nil
+}
+
+// recordItem reads one ["rec", topic, partition, offset, value] of the
+// JVM: its key of keys, and the record.
+func recordItem(keys *client.KeyMap, it []json.RawMessage) (histories.Key, histories.Record, error) {
+	var off int64
+	var text string
+	if len(it) != 5 || json.Unmarshal(it[3], &off) != nil || json.Unmarshal(it[4], &text) != nil {
+		return 0, histories.Record{}, fmt.Errorf("java: unreadable record %s", it)
+	}
+	k, ok := keyOf(keys, it[1], it[2])
+	if !ok {
+		return 0, histories.Record{}, fmt.Errorf("java: record of partition %s:%s, which no key maps to", it[1], it[2])
+	}
+	v, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return 0, histories.Record{}, fmt.Errorf("java: key %d offset %d: record value %q is not a workload value", k, off, text)
+	}
+	return k, histories.Record{Offset: off, Value: v}, nil
 }
 
 // dropRevoked gives up what got holds of key k, just revoked, as

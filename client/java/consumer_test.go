@@ -10,6 +10,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/client/clienttest"
+	"github.com/kafkachaos/kafkachaos/client/java/javatest"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
@@ -40,7 +41,7 @@ func produce(t *testing.T, e *embedded.Provider, n int64) {
 // subscribes or assigns it; it is closed when the test ends.
 func newTestConsumer(t *testing.T, e *embedded.Provider, rec client.Recorder, process int64, cfg client.ConsumerConfig) *Consumer {
 	t.Helper()
-	needJDK(t)
+	javatest.NeedJDK(t)
 	if cfg.Commit != client.CommitNone {
 		cfg.Group, cfg.SessionTimeout = "g-"+string(cfg.Commit), 6*time.Second
 	}
@@ -217,7 +218,7 @@ func TestJavaConsumerAutoCommitCrashAfterCommit(t *testing.T) {
 // classic settings it refuses beside it: the same config with the session
 // timeout put back is refused at start, which is why it is taken out.
 func TestJavaConsumerGroupProtocolConsumerStarts(t *testing.T) {
-	needJDK(t)
+	javatest.NeedJDK(t)
 	cfg := client.ConsumerConfig{Group: "g", Commit: client.CommitAfterProcessing, SessionTimeout: 6 * time.Second,
 		GroupProtocol: client.GroupConsumer}
 	opts := ConsumerOptions{Bootstrap: "127.0.0.1:1", Config: cfg, Keys: client.SequentialKeys("t", 2), Recorder: client.NewMemRecorder(), Process: 1}

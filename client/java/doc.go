@@ -81,6 +81,36 @@
 // (client.ErrUnreachableCrashPoint). The stall hook of client.Consumer
 // (stall-consumer) is not built.
 //
+// The txn queue (TxnQueue) is client.TxnQueue's process of Jepsen's queue
+// workload with transactions, in a JVM of its own: a transactional
+// KafkaProducer (transactional.id, idempotence, acks=all; max.block.ms is
+// the call timeout, so initTransactions, commitTransaction and
+// abortTransaction raise a TimeoutException past it, and the JVM retries
+// them while the retry budget lasts, as the Java client allows) and a
+// read_committed KafkaConsumer assigned every key from its beginning, no
+// group. Its JVM is asked, per transaction, to begin it and make its
+// sends, polls and pauses (one request), then to commit or abort it; a
+// requested crash (SIGKILL) lands between the two. After a transaction
+// that did not commit, the JVM seeks each partition back to the first
+// offset the transaction's polls read of it. What a transaction's op is
+// (TxnOutcome in outcome.go) depends on the stage, not the exception:
+//
+//	commitTransaction returned                              -> ok
+//	the transaction ended before commitTransaction was      -> fail
+//	  called (an exception of begin, a send, a poll or
+//	  the sends' results; an abort on purpose; a hung
+//	  call, after which the JVM is killed and no commit
+//	  ever follows; the run's end)
+//	commitTransaction raised or hung                        -> info
+//	the JVM was killed (crash) or exited unasked            -> info
+//
+// Every transaction that did not commit is aborted, even one whose
+// beginTransaction failed: a producer in an error state (fenced, or its
+// transaction aborted by the coordinator past transaction.timeout.ms)
+// refuses the abort, and an abort that fails stops the queue (its JVM is
+// killed, and a successor fences what is open), as a hung call does (with
+// a client-hang op).
+//
 // It must not know checkers, models or cluster providers: like package
 // client it records ops and talks to a bootstrap address.
 package java

@@ -106,6 +106,36 @@ func (j *jvm) write(req any) error {
 	return err
 }
 
+// answered is an answer of a JVM that serves one request at a time,
+// carrying its request's id.
+type answered interface{ answerID() int64 }
+
+// ask writes req, whose id is id, to j and waits for its answer among
+// replies, at most bound and a client.HangGrace: past that, a
+// *client.HangError for call op; errJVMGone, with how the JVM ended
+// (*exit, set before exited closes), when it exits first.
+func ask[A answered](j *jvm, req any, id int64, op string, bound time.Duration, replies <-chan A, exited <-chan struct{}, exit *error) (A, error) {
+	var none A
+	// A write the JVM's death cuts short is seen as its exit below.
+	j.write(req)
+	grace := client.HangGrace(bound)
+	t := time.NewTimer(bound + grace)
+	defer t.Stop()
+	began := time.Now()
+	for {
+		select {
+		case a := <-replies:
+			if a.answerID() == id {
+				return a, nil
+			}
+		case <-exited:
+			return none, fmt.Errorf("%w (%v)", errJVMGone, *exit)
+		case <-t.C:
+			return none, &client.HangError{Call: op, Timeout: bound, Grace: grace, Blocked: time.Since(began)}
+		}
+	}
+}
+
 // kill SIGKILLs the JVM (by pidfd: never a reused pid): no flush, no close.
 func (j *jvm) kill() { j.cmd.Process.Signal(syscall.SIGKILL) }
 

@@ -3,6 +3,7 @@ package java
 import (
 	"fmt"
 
+	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -14,9 +15,14 @@ type Exception struct {
 	// BeforeAppend: send() itself raised it, on the calling thread,
 	// before the record reached the accumulator.
 	BeforeAppend bool
+	// Call names the call of a txn queue that raised it; "" for a send.
+	Call string
 }
 
 func (e *Exception) Error() string {
+	if e.Call != "" {
+		return fmt.Sprintf("%s: %s: %s", e.Call, e.Class, e.Message)
+	}
 	stage := "after the record was handed to the client"
 	if e.BeforeAppend {
 		stage = "raised by send()"
@@ -100,4 +106,21 @@ func CommitOutcome(e *Exception) histories.Type {
 		}
 	}
 	return histories.Info
+}
+
+// TxnOutcome is the type of a txn queue's transaction that ended with err,
+// given whether commitTransaction had been called: ok when it returned;
+// fail when the transaction ended before it was called, whatever the
+// exception, since only the EndTxn(commit) it sends can make the
+// transaction's records visible (an abort, a hung call the queue then
+// abandons, and a successor's fence all leave them invisible); info once it
+// was called and did not return, since the coordinator may have applied
+// the commit before the client heard so; and info when the JVM died or
+// was killed (crash) mid-transaction. No exception class changes this: the
+// stage of the call decides, as client.TxnOutcome decides it.
+func TxnOutcome(commitRequested, crashed bool, err error) histories.Type {
+	if crashed {
+		return histories.Info
+	}
+	return client.TxnOutcome(commitRequested, err)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
@@ -89,5 +90,35 @@ func TestCommitRulesAreWellFormed(t *testing.T) {
 			t.Errorf("rule %s is fail but does not say it refuses before any request: %q", r.Class, r.Why)
 		}
 		seen[r.Class] = true
+	}
+}
+
+// A transaction's op depends on the stage it ended at, not the exception:
+// ok once commitTransaction returned, fail before it was called, info once
+// it was, and info whenever the JVM died mid-transaction.
+func TestTxnOutcome(t *testing.T) {
+	fenced := &Exception{Class: "org.apache.kafka.common.errors.ProducerFencedException", Call: "commitTransaction"}
+	timedOut := &Exception{Class: timeoutException, Call: "transaction"}
+	for _, c := range []struct {
+		commitRequested, crashed bool
+		err                      error
+		want                     histories.Type
+	}{
+		{true, false, nil, histories.OK},
+		{false, false, timedOut, histories.Fail},
+		{false, false, fenced, histories.Fail},
+		{false, false, &client.HangError{Call: "txn"}, histories.Fail},
+		{true, false, fenced, histories.Info},
+		{true, false, timedOut, histories.Info},
+		{true, false, &client.HangError{Call: "commit"}, histories.Info},
+		{false, true, errJVMGone, histories.Info},
+		{true, true, errJVMGone, histories.Info},
+	} {
+		if got := TxnOutcome(c.commitRequested, c.crashed, c.err); got != c.want {
+			t.Errorf("TxnOutcome(commit requested %v, crashed %v, %v) = %s, want %s", c.commitRequested, c.crashed, c.err, got, c.want)
+		}
+	}
+	if !strings.Contains(fenced.Error(), "commitTransaction: org.apache.kafka.common.errors.ProducerFencedException") {
+		t.Errorf("a txn call's exception reads %q: want the call named", fenced.Error())
 	}
 }

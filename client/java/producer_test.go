@@ -2,34 +2,18 @@ package java
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
 	"github.com/kafkachaos/kafkachaos/client/clienttest"
+	"github.com/kafkachaos/kafkachaos/client/java/javatest"
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded"
 	"github.com/kafkachaos/kafkachaos/cluster/embedded/embeddedtest"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
-
-// needJDK skips a test of the JVM where no JDK or Maven is installed: the
-// Go-only suite must run without them. In CI (CI=true), whose set-up
-// installs them, their absence fails the test.
-func needJDK(t testing.TB) {
-	t.Helper()
-	for _, c := range []string{"java", "javac", "mvn"} {
-		if _, err := exec.LookPath(c); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("the java client's tests need %s on PATH (CI=true: not skipping)", c)
-			}
-			t.Skipf("the java client's tests need %s on PATH", c)
-		}
-	}
-}
 
 func startCluster(t testing.TB) *embedded.Provider {
 	t.Helper()
@@ -38,7 +22,7 @@ func startCluster(t testing.TB) *embedded.Provider {
 
 func newTestProducer(t *testing.T, e *embedded.Provider, rec client.Recorder, cfg client.ProducerConfig, lanes int) *Producer {
 	t.Helper()
-	needJDK(t)
+	javatest.NeedJDK(t)
 	p, err := NewProducer(t.Context(), ProducerOptions{Bootstrap: e.Bootstrap(), Config: cfg, Keys: client.SequentialKeys("t", 2),
 		Recorder: rec, Processes: &client.Processes{}, Lanes: lanes})
 	if err != nil {

@@ -1,5 +1,5 @@
 // KafkachaosWorker runs one Kafka client (kafka-clients) for kafkachaos, a
-// producer or a consumer: it reads requests from stdin and writes answers
+// producer, a consumer or a transactional queue: it reads requests from stdin and writes answers
 // to stdout, one JSON object a line.
 //
 // Producer (the default role):
@@ -38,6 +38,30 @@
 // handed out. With interceptor.classes=KafkachaosWorker$CommitWatch every
 // commit the client proves (the broker stored all its offsets: automatic
 // ones, and the close's) is written as {"auto-commit":[[T,P,O],...]}.
+//
+// Transactional queue (arg kafkachaos.role=txn-queue; configs prefixed
+// producer. and consumer.; one request at a time, answered as the
+// consumer's are):
+//
+//   {"op":"init","id":N,"budget-ms":B}                      initTransactions
+//   {"op":"assign","id":N,"partitions":"t:0,t:1"}          assign, from the beginning
+//   {"op":"txn","id":N,"plan":"s:T:P:V,p,...","max":M,"wait-ms":W,"pauses":"MS,...","budget-ms":B}
+//        -> {"id":N,"items":[...]}
+//   {"op":"commit","id":N,"budget-ms":B}                    commitTransaction
+//   {"op":"abort","id":N,"budget-ms":B}                     abortTransaction if one may be open, then seek back
+//   {"op":"close","timeout-ms":MS}                          close, then {"closed":true} and exit 0
+//
+// A txn begins a transaction and makes its mops in order: s sends value V
+// to partition P of topic T, p polls up to M records waiting at most W ms
+// (what the consumer has, or the first to arrive, as KafkaConsumer.poll
+// does); before each mop after the first, and before answering, it sleeps
+// the next of pauses (none when empty). It waits for its sends' results,
+// at most B ms. Its items are ["sent",I,OFFSET] for mop I's send, and
+// ["poll",I] followed by mop I's records ["rec",T,P,OFFSET,VALUE]. It stops
+// at the first exception, answered with the items it has. The calls that
+// block (init, commit, abort) are retried after a TimeoutException while B
+// lasts, as the Java client allows. After an abort the consumer seeks back
+// to the first offset each partition's polls read in the transaction.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -51,6 +75,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -60,6 +87,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -84,6 +112,10 @@ public final class KafkachaosWorker {
         }
         if ("consumer".equals(role)) {
             Consumer.run(props);
+            return;
+        }
+        if ("txn-queue".equals(role)) {
+            TxnQueue.run(props);
             return;
         }
         props.put("key.serializer", ByteArraySerializer.class.getName());
@@ -136,6 +168,22 @@ public final class KafkachaosWorker {
         }
     }
 
+    // serveUntilClose says ready, then serves each request line until a
+    // close (or the end of stdin), and returns the close's timeout in ms.
+    private static long serveUntilClose(java.util.function.Consumer<Map<String, String>> serve) throws Exception {
+        emit("{\"ready\":true}");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            Map<String, String> req = Json.object(line);
+            if ("close".equals(req.get("op"))) {
+                return Long.parseLong(req.getOrDefault("timeout-ms", "0"));
+            }
+            serve.accept(req);
+        }
+        return 0;
+    }
+
     private static void fatal(Throwable t) {
         Throwable c = t.getCause() != null ? t.getCause() : t;
         emit("{\"fatal\":" + str(c.getClass().getName()) + ",\"message\":" + str(t.getMessage() + ": " + c.getMessage()) + "}");
@@ -169,18 +217,7 @@ public final class KafkachaosWorker {
                 fatal(t);
                 return;
             }
-            emit("{\"ready\":true}");
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            String line;
-            long closeMs = 0;
-            while ((line = in.readLine()) != null) {
-                Map<String, String> req = Json.object(line);
-                if ("close".equals(req.get("op"))) {
-                    closeMs = Long.parseLong(req.getOrDefault("timeout-ms", "0"));
-                    break;
-                }
-                c.serve(req);
-            }
+            long closeMs = serveUntilClose(c::serve);
             c.consumer.close(Duration.ofMillis(closeMs));
             emit("{\"closed\":true}");
             System.exit(0);
@@ -210,7 +247,7 @@ public final class KafkachaosWorker {
                     consumer.seekToBeginning(tps);
                     return "";
                 case "poll":
-                    poll(Integer.parseInt(req.get("max")), Long.parseLong(req.get("wait-ms")));
+                    poll(Integer.parseInt(req.get("max")), Long.parseLong(req.get("wait-ms")), false);
                     return takeItems();
                 case "commit":
                     Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
@@ -227,11 +264,13 @@ public final class KafkachaosWorker {
             }
         }
 
-        // poll hands out up to max records within wait ms.
-        private void poll(int max, long waitMs) {
+        // poll hands out up to max records within wait ms; with firstOnly,
+        // as KafkaConsumer.poll does, the first that arrive, not waiting
+        // for more once it has some.
+        private void poll(int max, long waitMs, boolean firstOnly) {
             long deadline = System.nanoTime() + waitMs * 1_000_000L;
             int n = 0;
-            while (n < max) {
+            while (n < max && !(firstOnly && n > 0)) {
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
                 if (left <= 0) {
                     break;
@@ -292,6 +331,171 @@ public final class KafkachaosWorker {
                 out.put(new TopicPartition(f[0], Integer.parseInt(f[1])), f.length > 2 ? Long.parseLong(f[2]) : 0L);
             }
             return out;
+        }
+    }
+
+    // TxnQueue runs the txn-queue role: a transactional producer and a
+    // read_committed consumer assigned its partitions, no group, used from
+    // the reading thread only, one request at a time.
+    static final class TxnQueue {
+        private final KafkaProducer<byte[], byte[]> producer;
+        private final Consumer reader;
+        // first is the first offset the open transaction's polls read,
+        // per partition: where an abort seeks back to.
+        private final Map<TopicPartition, Long> first = new HashMap<>();
+        private boolean open;
+
+        private TxnQueue(KafkaProducer<byte[], byte[]> producer, Consumer reader) {
+            this.producer = producer;
+            this.reader = reader;
+        }
+
+        static void run(Properties all) throws Exception {
+            Properties pp = new Properties();
+            Properties cp = new Properties();
+            all.forEach((k, v) -> {
+                String key = (String) k;
+                if (key.startsWith("producer.")) {
+                    pp.put(key.substring("producer.".length()), v);
+                } else if (key.startsWith("consumer.")) {
+                    cp.put(key.substring("consumer.".length()), v);
+                }
+            });
+            pp.put("key.serializer", ByteArraySerializer.class.getName());
+            pp.put("value.serializer", ByteArraySerializer.class.getName());
+            cp.put("key.deserializer", ByteArrayDeserializer.class.getName());
+            cp.put("value.deserializer", ByteArrayDeserializer.class.getName());
+            TxnQueue q;
+            try {
+                q = new TxnQueue(new KafkaProducer<>(pp), new Consumer(new KafkaConsumer<>(cp)));
+            } catch (Throwable t) {
+                fatal(t);
+                return;
+            }
+            long closeMs = serveUntilClose(q::serve);
+            q.reader.consumer.close(Duration.ofMillis(closeMs));
+            q.producer.close(Duration.ofMillis(closeMs));
+            emit("{\"closed\":true}");
+            System.exit(0);
+        }
+
+        private void serve(Map<String, String> req) {
+            long id = Long.parseLong(req.get("id"));
+            long budgetMs = Long.parseLong(req.getOrDefault("budget-ms", "0"));
+            List<String> items = new ArrayList<>();
+            try {
+                switch (req.get("op")) {
+                    case "init":
+                        retried(budgetMs, producer::initTransactions);
+                        break;
+                    case "assign":
+                        List<TopicPartition> tps = new ArrayList<>(Consumer.offsets(req.get("partitions")).keySet());
+                        reader.consumer.assign(tps);
+                        reader.consumer.seekToBeginning(tps);
+                        break;
+                    case "txn":
+                        txn(req, budgetMs, items);
+                        break;
+                    case "commit":
+                        retried(budgetMs, producer::commitTransaction);
+                        open = false;
+                        first.clear();
+                        break;
+                    case "abort":
+                        if (open) {
+                            retried(budgetMs, producer::abortTransaction);
+                            open = false;
+                        }
+                        first.forEach(reader.consumer::seek);
+                        first.clear();
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown op " + req.get("op"));
+                }
+                emit("{\"id\":" + id + ",\"items\":[" + String.join(",", items) + "]}");
+            } catch (Throwable e) {
+                emit("{\"id\":" + id + ",\"error\":" + str(e.getClass().getName()) + ",\"message\":"
+                        + str(String.valueOf(e.getMessage())) + ",\"items\":[" + String.join(",", items) + "]}");
+            }
+        }
+
+        // txn begins a transaction and makes its mops (see the top).
+        private void txn(Map<String, String> req, long budgetMs, List<String> items) throws Exception {
+            String[] plan = req.get("plan").split(",");
+            String p = req.getOrDefault("pauses", "");
+            String[] pauses = p.isEmpty() ? new String[0] : p.split(",");
+            int max = Integer.parseInt(req.get("max"));
+            long waitMs = Long.parseLong(req.get("wait-ms"));
+            first.clear();
+            // Open from here on for the abort that follows a failure: a
+            // producer in an error state refuses beginTransaction, and its
+            // abortTransaction then says whether it can go on.
+            open = true;
+            producer.beginTransaction();
+            Map<Integer, Future<RecordMetadata>> sent = new LinkedHashMap<>();
+            for (int i = 0; i < plan.length; i++) {
+                if (i > 0 && pauses.length > 0) {
+                    Thread.sleep(Long.parseLong(pauses[i - 1]));
+                }
+                String[] f = plan[i].split(":");
+                if ("s".equals(f[0])) {
+                    sent.put(i, producer.send(new ProducerRecord<>(f[1], Integer.valueOf(f[2]), null, f[3].getBytes(StandardCharsets.UTF_8))));
+                    continue;
+                }
+                items.add("[\"poll\"," + i + "]");
+                try {
+                    reader.poll(max, waitMs, true);
+                } finally {
+                    // the records handed out before an exception, too
+                    for (String it : reader.items) {
+                        items.add(it);
+                        if (it.startsWith("[\"rec\"")) {
+                            noteFirst(it);
+                        }
+                    }
+                    reader.items.clear();
+                }
+            }
+            long deadline = System.nanoTime() + budgetMs * 1_000_000L;
+            for (Map.Entry<Integer, Future<RecordMetadata>> e : sent.entrySet()) {
+                try {
+                    long offset = e.getValue().get(Math.max(deadline - System.nanoTime(), 0), TimeUnit.NANOSECONDS).offset();
+                    items.add("[\"sent\"," + e.getKey() + "," + offset + "]");
+                } catch (ExecutionException x) {
+                    throw x.getCause() instanceof Exception ? (Exception) x.getCause() : x;
+                }
+            }
+            if (pauses.length > 0) {
+                Thread.sleep(Long.parseLong(pauses[pauses.length - 1]));
+            }
+        }
+
+        // noteFirst keeps the offset of a record item ["rec",T,P,O,V] as
+        // its partition's first of the transaction, unless it has one.
+        private void noteFirst(String item) {
+            // a topic name has no ',' or '"' (Kafka's legal characters)
+            String[] f = item.substring(1, item.length() - 1).split(",", 5);
+            String topic = f[1].substring(1, f[1].length() - 1);
+            first.putIfAbsent(new TopicPartition(topic, Integer.parseInt(f[2])), Long.parseLong(f[3]));
+        }
+
+        // retried runs call again after each TimeoutException while budget
+        // ms last, backing off between attempts.
+        private static void retried(long budgetMs, Runnable call) throws InterruptedException {
+            long deadline = System.nanoTime() + budgetMs * 1_000_000L;
+            long backoff = 50;
+            while (true) {
+                try {
+                    call.run();
+                    return;
+                } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                    if (System.nanoTime() + backoff * 1_000_000L > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(backoff);
+                    backoff = Math.min(2 * backoff, 1000);
+                }
+            }
         }
     }
 

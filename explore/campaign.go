@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
@@ -33,6 +34,12 @@ type Campaign struct {
 	// run stay librdkafka); "" keeps the draws' own, librdkafka.
 	Client string
 	Judge  Judge
+	// Parallel is how many draws are judged at once (0 or 1: one at a
+	// time). The report is the same as one at a time: draws are counted
+	// in order, and those judged past the campaign's end (after the first
+	// violation) are dropped. Only for judges that may run concurrently
+	// (the simulation's: each draw a process of its own).
+	Parallel int
 	// K is the runs per shrink candidate; 0 means DefaultK. Shrink false
 	// stops at the violation as found.
 	K      int
@@ -83,7 +90,9 @@ type Report struct {
 	Draws, Errors int
 	FaultsFired   int64
 	Elapsed       time.Duration
-	Coverage      *Coverage
+	// Simulated is the virtual time the draws' runs took (Verdict.Simulated).
+	Simulated time.Duration
+	Coverage  *Coverage
 	// Drawn are the draws made, in the order made.
 	Drawn []Drawn
 	// Found is the first violation (nil: none), Shrunk its shrink;
@@ -113,11 +122,15 @@ type Summary struct {
 	// their ratio; both absent when not counted.
 	Clusters        int     `json:"clusters-started,omitempty"`
 	DrawsPerCluster float64 `json:"draws-per-cluster,omitempty"`
+	// SimulatedNs is the virtual time the draws' runs took, on the
+	// simulation; absent on real clusters.
+	SimulatedNs int64 `json:"simulated-ns,omitempty"`
 }
 
 // Summary is r's numbers.
 func (r Report) Summary() Summary {
-	s := Summary{Draws: r.Draws, Errors: r.Errors, NotLive: len(r.NotLive), FaultsFired: r.FaultsFired, ElapsedNs: int64(r.Elapsed), Clusters: r.Clusters}
+	s := Summary{Draws: r.Draws, Errors: r.Errors, NotLive: len(r.NotLive), FaultsFired: r.FaultsFired, ElapsedNs: int64(r.Elapsed), Clusters: r.Clusters,
+		SimulatedNs: int64(r.Simulated)}
 	if r.Clusters > 0 {
 		s.DrawsPerCluster = float64(r.Draws) / float64(r.Clusters)
 	}
@@ -126,12 +139,17 @@ func (r Report) Summary() Summary {
 
 // String is the summary line's numbers: draws, time, faults, harness
 // errors, draws not live and, when counted, the clusters started and
-// draws per cluster.
+// draws per cluster; on the simulation, draws per minute and simulated
+// seconds per wall second.
 func (s Summary) String() string {
 	out := fmt.Sprintf("%d draws in %s, %d faults fired, %d harness errors, %d not live",
 		s.Draws, time.Duration(s.ElapsedNs).Round(time.Second), s.FaultsFired, s.Errors, s.NotLive)
 	if s.Clusters > 0 {
 		out += fmt.Sprintf(", %d clusters started (%.1f draws per cluster)", s.Clusters, s.DrawsPerCluster)
+	}
+	if s.SimulatedNs > 0 && s.ElapsedNs > 0 {
+		out += fmt.Sprintf(", %.0f draws a minute, %.0f simulated seconds per wall second",
+			float64(s.Draws)/time.Duration(s.ElapsedNs).Minutes(), float64(s.SimulatedNs)/float64(s.ElapsedNs))
 	}
 	return out
 }
@@ -150,11 +168,18 @@ func (c Campaign) Run(ctx context.Context) (Report, error) {
 	began := time.Now()
 	dctx, cancel := c.bounded(ctx, began)
 	defer cancel()
-	for k := 0; c.more(dctx, r, c.Shard.Index(k)); k++ {
-		if err := c.draw(ctx, &r, c.Shard.Index(k), began); err != nil {
-			return r, err
+	a := c.ahead(ctx, dctx)
+	defer a.stop()
+	for j := range a.judged {
+		if j.err != nil {
+			return r, j.err
 		}
+		c.record(&r, j, began)
 		c.progress(r, began)
+		if r.Found != nil && c.Draws <= 0 {
+			break
+		}
+		a.next()
 	}
 	if c.Progress != nil && c.TTY && r.Draws > 0 {
 		fmt.Fprintln(c.Progress) // end the rewritten line: what follows has its own
@@ -177,27 +202,104 @@ func (c Campaign) bounded(ctx context.Context, began time.Time) (context.Context
 	return context.WithDeadline(ctx, began.Add(c.Duration))
 }
 
-// more reports whether draw i is to be made.
-func (c Campaign) more(ctx context.Context, r Report, i int) bool {
+// more reports whether draw i is to be made, a violation aside (the
+// campaign stops drawing on its own when it records one).
+func (c Campaign) more(ctx context.Context, i int) bool {
 	if c.Draws > 0 {
 		return ctx.Err() == nil && i < c.Draws
 	}
-	return ctx.Err() == nil && r.Found == nil
+	return ctx.Err() == nil
 }
 
-// draw makes and judges draw i, counting it in r; an error is one of the
-// draw itself (the space admits nothing), not of its run.
-func (c Campaign) draw(ctx context.Context, r *Report, i int, began time.Time) error {
+// judged is a draw made and judged, not yet counted.
+type judged struct {
+	i int
+	s generators.Scenario
+	v Verdict
+	// verr is the run's harness error; err one of the draw itself (the
+	// space admits nothing), which ends the campaign.
+	verr, err error
+}
+
+// ahead judges the campaign's draws, Parallel at once, and hands them
+// over in draw order.
+type ahead struct {
+	judged  chan judged
+	tokens  chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+}
+
+// ahead starts judging the draws that dctx and Draws allow, each under
+// ctx (a draw runs to its end even past the deadline: a cut run has no
+// verdict); a draw starts only while fewer than Parallel are judged and
+// not yet counted (next), and none after stop.
+func (c Campaign) ahead(ctx, dctx context.Context) *ahead {
+	p := max(1, c.Parallel)
+	a := &ahead{judged: make(chan judged), tokens: make(chan struct{}, p), stopped: make(chan struct{})}
+	for range p {
+		a.tokens <- struct{}{}
+	}
+	results := make(chan chan judged, p)
+	go func() {
+		defer close(results)
+		for k := 0; a.take() && c.more(dctx, c.Shard.Index(k)); k++ {
+			rc := make(chan judged, 1)
+			results <- rc
+			go func() { rc <- c.judge(ctx, c.Shard.Index(k)) }()
+		}
+	}()
+	go func() {
+		defer close(a.judged)
+		for rc := range results {
+			a.judged <- <-rc
+		}
+	}()
+	return a
+}
+
+// take waits for a free place; false once stopped.
+func (a *ahead) take() bool {
+	select {
+	case <-a.stopped:
+		return false
+	default:
+	}
+	select {
+	case <-a.stopped:
+		return false
+	case <-a.tokens:
+		return true
+	}
+}
+
+// next frees the place of a draw counted.
+func (a *ahead) next() { a.tokens <- struct{}{} }
+
+// stop starts no more draws and waits for those started, dropping them.
+func (a *ahead) stop() {
+	a.once.Do(func() { close(a.stopped) })
+	for range a.judged {
+	}
+}
+
+// judge makes and judges draw i.
+func (c Campaign) judge(ctx context.Context, i int) judged {
 	s, err := Draw(c.Gen, c.Space, c.Seed, i)
 	if err != nil {
-		return err
+		return judged{i: i, err: err}
 	}
 	if c.Client != "" {
 		name, version, _ := generators.ParseClient(c.Client) // checked by Run
 		generators.UseClient(&s, name, version)
 	}
-	// a draw runs to its end even past the deadline: a cut run has no verdict
-	v, err := c.Judge(ctx, s)
+	v, verr := c.Judge(ctx, s)
+	return judged{i: i, s: s, v: v, verr: verr}
+}
+
+// record counts j in r.
+func (c Campaign) record(r *Report, j judged, began time.Time) {
+	i, s, v, err := j.i, j.s, j.v, j.verr
 	r.Draws++
 	r.Coverage.Add(s)
 	d := Drawn{Index: i, Seed: s.Seed, Name: s.Name, Config: ConfigOf(s), Kinds: KindsOf(s), Outcome: OutcomeHeld}
@@ -219,12 +321,12 @@ func (c Campaign) draw(ctx context.Context, r *Report, i int, began time.Time) e
 	}
 	if err == nil {
 		r.FaultsFired += v.FaultsFired
+		r.Simulated += v.Simulated
 	}
 	r.Drawn = append(r.Drawn, d)
 	if c.Clusters != nil {
 		r.Clusters = c.Clusters()
 	}
-	return nil
 }
 
 func (c Campaign) progress(r Report, began time.Time) {

@@ -3,9 +3,11 @@ package explore
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -199,5 +201,80 @@ func TestCampaignClientIsEveryDrawsClient(t *testing.T) {
 	c.Client = "kafka-streams"
 	if _, err := c.Run(context.Background()); err == nil {
 		t.Error("a campaign of an unknown client ran")
+	}
+}
+
+// Draws judged side by side: Parallel of them run at once, and the report
+// is the one of a campaign judging one at a time (the draws after the
+// first violation are not counted, whatever order the runs end in).
+func TestCampaignJudgesDrawsSideBySide(t *testing.T) {
+	const parallel, violating = 3, 7
+	sequential := reportOf(t, 1, violating)
+	var running, most atomic.Int64
+	rep := reportOf(t, parallel, violating, func() {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(20 * time.Millisecond)
+	})
+	if most.Load() != parallel {
+		t.Errorf("at most %d draws ran at once, want %d", most.Load(), parallel)
+	}
+	if rep.Draws != violating+1 || rep.Found == nil || rep.Found.Draw != violating {
+		t.Fatalf("draws %d, found %+v: want %d draws ending with the violation at draw %d", rep.Draws, rep.Found, violating+1, violating)
+	}
+	a, _ := json.Marshal(sequential.Drawn)
+	b, _ := json.Marshal(rep.Drawn)
+	if string(a) != string(b) || rep.FaultsFired != sequential.FaultsFired || rep.Simulated != sequential.Simulated {
+		t.Errorf("side by side:\n%s\n%d fired, %s simulated\none at a time:\n%s\n%d fired, %s simulated",
+			b, rep.FaultsFired, rep.Simulated, a, sequential.FaultsFired, sequential.Simulated)
+	}
+}
+
+// reportOf runs a campaign of seed 1 judging parallel draws at once, the
+// draw with index violating (and only it) violating its claim; each run
+// calls during, if given, and simulates one second per fault step.
+func reportOf(t *testing.T, parallel, violating int, during ...func()) Report {
+	t.Helper()
+	judge := func(_ context.Context, s generators.Scenario) (Verdict, error) {
+		for _, f := range during {
+			f()
+		}
+		i, err := drawIndex(s)
+		if err != nil {
+			return Verdict{}, err
+		}
+		if i > violating {
+			time.Sleep(time.Duration(10*(violating+parallel-i)) * time.Millisecond) // end before the violating draw
+		}
+		return Verdict{Violated: i == violating, FaultsFired: 1, Simulated: time.Duration(len(s.Nemesis)) * time.Second}, nil
+	}
+	c := Campaign{Gen: GenSpace("embedded"), Space: SpaceWeak, Seed: 1, Duration: time.Minute, Judge: judge, Parallel: parallel}
+	rep, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// drawIndex is the index of s among the first draws of seed 1.
+func drawIndex(s generators.Scenario) (int, error) {
+	for i := range 50 {
+		d, err := Draw(GenSpace("embedded"), SpaceWeak, 1, i)
+		if err != nil || d.Name == s.Name {
+			return i, err
+		}
+	}
+	return 0, fmt.Errorf("%s is none of the first draws of seed 1", s.Name)
+}
+
+func TestSummaryLineSaysSimulatedSecondsPerWallSecond(t *testing.T) {
+	s := Report{Draws: 50, Elapsed: 2 * time.Second, Simulated: 400 * time.Second}.Summary()
+	if got := s.String(); !strings.HasSuffix(got, ", 1500 draws a minute, 200 simulated seconds per wall second") {
+		t.Errorf("summary line %q", got)
+	}
+	if got := (Report{Draws: 50, Elapsed: 2 * time.Second}).Summary().String(); strings.Contains(got, "simulated") {
+		t.Errorf("summary line of a real cluster's campaign %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -31,6 +32,9 @@ type Verdict struct {
 	// Dir is the run directory, kept when Violated.
 	Dir         string
 	FaultsFired int64
+	// Simulated is how long the run took in virtual time, on the
+	// simulation; 0 on a real cluster.
+	Simulated time.Duration
 	// Kinds are the fault kinds scheduled.
 	Kinds []string
 }
@@ -95,7 +99,7 @@ func runJudge(run Run, as func(generators.Scenario) generators.Scenario,
 }
 
 func verdictOf(out runner.Outcome, claim string, want model.Guarantee) Verdict {
-	v := Verdict{Observed: out.Observed.EndToEnd.String(), Dir: out.Dir, FaultsFired: out.Stats.FaultsFired,
+	v := Verdict{Observed: out.Observed.EndToEnd.String(), Dir: out.Dir, FaultsFired: out.Stats.FaultsFired, Simulated: out.Simulated,
 		NotLive: strings.Join(out.Result.Liveness.NotLiveReasons(), "; ")}
 	for _, f := range out.Scenario.Nemesis {
 		v.Kinds = append(v.Kinds, f.Kind)

@@ -105,6 +105,7 @@ func mergeSummaries(outs []Output) Summary {
 		s.FaultsFired += o.Summary.FaultsFired
 		s.ElapsedNs = max(s.ElapsedNs, o.Summary.ElapsedNs)
 		s.Clusters += o.Summary.Clusters
+		s.SimulatedNs += o.Summary.SimulatedNs
 	}
 	if s.Clusters > 0 {
 		s.DrawsPerCluster = float64(s.Draws) / float64(s.Clusters)

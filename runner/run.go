@@ -61,6 +61,9 @@ type Outcome struct {
 	// one and every anomaly found has a known effect on delivery.
 	Held  bool
 	Stats Stats
+	// Simulated is how long a simulated run took in virtual time; 0 for
+	// a run on a real cluster.
+	Simulated time.Duration
 	// Linearizability is porcupine's verdict per key: a second, independent
 	// opinion on each key's log, reported beside the verdict, not in it (the
 	// checkers' anomalies decide the guarantee).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"path/filepath"
+	"runtime"
 
 	"github.com/kafkachaos/kafkachaos/explore"
 	"github.com/kafkachaos/kafkachaos/sim"
@@ -17,7 +18,9 @@ const simCluster = "sim"
 // simCampaign is the campaign of --cluster sim: draws of sim.Space, each
 // played in a child process of a test binary built from package sim, and
 // shrunk with one run per candidate (a simulated run is a function of its
-// scenario) unless --k says otherwise.
+// scenario) unless --k says otherwise. Draws are judged one per processor
+// at once: each is a process of its own with one thread, so running them
+// side by side changes no draw's run.
 func (ef exploreFlags) simCampaign(fs *flag.FlagSet, sp explore.Space, runs string) (explore.Campaign, error) {
 	switch {
 	case ef.plant != "":
@@ -43,5 +46,5 @@ func (ef exploreFlags) simCampaign(fs *flag.FlagSet, sp explore.Space, runs stri
 		}
 	})
 	return explore.Campaign{Gen: sim.Space(), Space: sp, Seed: ef.seed, Duration: ef.duration, Judge: judge, K: k,
-		Shrink: !ef.noShrink}, nil
+		Shrink: !ef.noShrink, Parallel: runtime.NumCPU()}, nil
 }

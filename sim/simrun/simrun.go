@@ -37,7 +37,7 @@ func Run(bin, dir string) explore.Run {
 			return out, err
 		}
 		out.Result, out.Expected, out.Observed, out.Held = v.Result, v.Expected, v.Observed, v.Held
-		out.Stats.FaultsFired = int64(p.FaultsFired)
+		out.Stats.FaultsFired, out.Simulated = int64(p.FaultsFired), p.Virtual
 		return out, nil
 	}
 }

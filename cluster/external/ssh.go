@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -64,7 +65,7 @@ func shell(ctx context.Context, c *ssh.Client, stdin, script string) (string, er
 		return "", err
 	}
 	defer s.Close()
-	var out bytes.Buffer
+	var out syncBuffer
 	s.Stdout, s.Stderr = &out, &out
 	if stdin != "" {
 		s.Stdin = strings.NewReader(stdin)
@@ -81,6 +82,25 @@ func shell(ctx context.Context, c *ssh.Client, stdin, script string) (string, er
 		return out.String(), fmt.Errorf("%q: %w: %s", script, err, strings.TrimSpace(out.String()))
 	}
 	return out.String(), nil
+}
+
+// syncBuffer is a buffer the session's stdout and stderr copiers, two
+// goroutines, both write.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // quote makes s one shell word.

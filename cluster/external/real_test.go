@@ -345,7 +345,10 @@ func TestExternalFaultsOverSSH(t *testing.T) {
 			t.Fatal(err)
 		}
 		table := "table inet " + TableName(crashed.RunID())
-		// the harness is gone: its provider is dropped, never stopped
+		// the harness is gone: its connections close, its provider never stops
+		for _, h := range crashed.all {
+			h.conn.Close()
+		}
 		inv, err := Load(f.inventory)
 		if err != nil {
 			t.Fatal(err)

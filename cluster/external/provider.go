@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,7 +75,7 @@ var ErrNoNetworkFaults = errors.New("cluster/external: network faults need nft a
 const startTimeout = 2 * time.Minute
 
 // Open loads the inventory at path; nothing is contacted until Start.
-// logf receives the provider's messages (nil: none).
+// logf receives the provider's messages (nil: stderr).
 func Open(path string, logf func(format string, args ...any)) (*Provider, error) {
 	inv, err := Load(path)
 	if err != nil {
@@ -83,10 +84,11 @@ func Open(path string, logf func(format string, args ...any)) (*Provider, error)
 	return New(inv, logf), nil
 }
 
-// New is the provider of inv; nothing is contacted until Start.
+// New is the provider of inv; nothing is contacted until Start. logf
+// receives the provider's messages; nil means stderr.
 func New(inv *Inventory, logf func(format string, args ...any)) *Provider {
 	if logf == nil {
-		logf = func(string, ...any) {}
+		logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 	}
 	p := &Provider{inv: inv, logf: logf}
 	p.Cluster = realbroker.NewCluster("cluster/external", sshChecks(), netOps{p})
@@ -318,4 +320,19 @@ func (h *host) pid(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("host %s (node %d): find printed %q, want a pid: %v", h.Address, h.NodeID(), out, errors.Join(perr, err))
 	}
 	return pid, nil
+}
+
+// Probe connects to every host of inv and returns the capabilities they
+// all offer, as Start would find them: what a random draw on the cluster
+// may ask for, known before any run.
+func Probe(ctx context.Context, inv *Inventory) ([]cluster.Capability, error) {
+	p := New(inv, nil)
+	err := p.connect(ctx)
+	for _, h := range p.all {
+		h.conn.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p.caps, nil
 }

@@ -99,7 +99,9 @@ func (p *Provider) signal(ctx context.Context, id int32, sig string, stop bool) 
 	h.mu.Lock()
 	h.paused = stop
 	h.mu.Unlock()
-	want := func(states []string) bool { return len(states) > 0 && allStopped(states) == stop && anyStopped(states) == stop }
+	want := func(states []string) bool {
+		return len(states) > 0 && allStopped(states) == stop && anyStopped(states) == stop
+	}
 	return h.await(ctx, pid, "SIG"+sig+" in effect", want)
 }
 

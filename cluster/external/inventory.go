@@ -31,7 +31,7 @@ type Inventory struct {
 	KnownHosts string `yaml:"known-hosts"`
 	// InsecureIgnoreHostKey accepts any host key instead: anyone between
 	// the harness and a host can then impersonate it. Discouraged.
-	InsecureIgnoreHostKey bool `yaml:"insecure-ignore-host-key"`
+	InsecureIgnoreHostKey bool   `yaml:"insecure-ignore-host-key"`
 	Hosts                 []Host `yaml:"hosts"`
 
 	path  string         // the file it was read from

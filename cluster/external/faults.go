@@ -33,6 +33,40 @@ func (p *Provider) Kill(ctx context.Context, id int32) error {
 	return h.await(ctx, pid, "gone", func(states []string) bool { return len(states) == 0 || zombie(states) })
 }
 
+// StopNode stops node id cleanly (the stop command, systemctl stop, or
+// else SIGTERM: a controlled shutdown) and returns once its process is
+// gone. A node that does not run is left as it is.
+func (p *Provider) StopNode(ctx context.Context, id int32) error {
+	h, err := p.host(id)
+	if err != nil {
+		return err
+	}
+	pid, err := h.pid(ctx)
+	if err != nil || pid == 0 {
+		h.setKilled(err == nil)
+		return err
+	}
+	script := fmt.Sprintf("kill -TERM %d", pid)
+	switch {
+	case h.Stop != "":
+		script = h.Stop
+	case h.Unit != "":
+		script = "systemctl stop " + quote(h.Unit)
+	}
+	if _, err := h.run(ctx, "", script); err != nil {
+		return err
+	}
+	h.setKilled(true)
+	return h.awaitFor(ctx, pid, "gone after a clean stop", stopTimeout, func(states []string) bool { return len(states) == 0 || zombie(states) })
+}
+
+// stopTimeout bounds a controlled shutdown: leadership handed over and
+// logs flushed take seconds, more on loaded hosts.
+const stopTimeout = 2 * time.Minute
+
+// StartNode starts a node StopNode stopped, as Restart does.
+func (p *Provider) StartNode(ctx context.Context, id int32) error { return p.Restart(ctx, id) }
+
 // Restart starts node id again (start command, or the unit) and waits
 // until it listens and is registered in the cluster metadata again.
 func (p *Provider) Restart(ctx context.Context, id int32) error {
@@ -114,7 +148,12 @@ func threadStates(pid int) string {
 // await polls pid's thread states on h until ok accepts them, at most
 // realbroker.VerifyTimeout.
 func (h *host) await(ctx context.Context, pid int, what string, ok func(states []string) bool) error {
-	deadline := time.Now().Add(realbroker.VerifyTimeout)
+	return h.awaitFor(ctx, pid, what, realbroker.VerifyTimeout, ok)
+}
+
+// awaitFor is await bounded by limit.
+func (h *host) awaitFor(ctx context.Context, pid int, what string, limit time.Duration, ok func(states []string) bool) error {
+	deadline := time.Now().Add(limit)
 	for {
 		out, err := h.run(ctx, "", threadStates(pid))
 		if err != nil {
@@ -128,7 +167,7 @@ func (h *host) await(ctx context.Context, pid int, what string, ok func(states [
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("cluster/external: node %d: pid %d not %s after %s: threads %v", h.NodeID(), pid, what, realbroker.VerifyTimeout, states)
+			return fmt.Errorf("cluster/external: node %d: pid %d not %s after %s: threads %v", h.NodeID(), pid, what, limit, states)
 		}
 		select {
 		case <-ctx.Done():

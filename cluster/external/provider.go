@@ -57,6 +57,7 @@ func (h *host) ClientAddr() string { return h.Broker }
 var (
 	_ cluster.Provider          = (*Provider)(nil) // the inventory's cluster; Start creates topics only
 	_ cluster.NodeKiller        = (*Provider)(nil) // SIGKILL over SSH; the start command or unit again
+	_ cluster.NodeStopper       = (*Provider)(nil) // the stop command, the unit, or SIGTERM
 	_ cluster.NodePauser        = (*Provider)(nil) // SIGSTOP / SIGCONT over SSH
 	_ cluster.Partitioner       = (*Provider)(nil) // nft table kafkachaos_<run> on each host
 	_ cluster.LinkCutter        = (*Provider)(nil) // the same set, link by link
@@ -272,7 +273,7 @@ func (p *Provider) CreateTopics(ctx context.Context, topics ...cluster.TopicSpec
 func (p *Provider) Verified(e cluster.Effect) string { return p.VerifiedEffect(string(e)) }
 
 func sshChecks() realbroker.ProcessChecks {
-	return realbroker.ProcessChecks{Kill: "process gone from /proc after SIGKILL, over SSH",
+	return realbroker.ProcessChecks{Kill: "process gone from /proc after SIGKILL, over SSH", Stop: "process gone from /proc after the stop, over SSH",
 		Pause: "every thread of the process stopped, /proc over SSH", Resume: "no thread of the process stopped, /proc over SSH"}
 }
 

@@ -95,6 +95,23 @@ func TestExternalFaultsOverSSH(t *testing.T) {
 			t.Fatalf("restarted broker does not answer: %v", err)
 		}
 	})
+	t.Run("clean stop and start", func(t *testing.T) {
+		if err := p.StopNode(ctx, victim); err != nil {
+			t.Fatal(err)
+		}
+		if err := answers(addr); err == nil {
+			t.Fatal("stopped broker still answers")
+		}
+		if s := f.JVMState(victim); s != "no process" && !strings.HasPrefix(s, "Z") {
+			t.Fatalf("stopped broker's JVM is %s", s)
+		}
+		if err := p.StartNode(ctx, victim); err != nil {
+			t.Fatal(err)
+		}
+		if err := answers(addr); err != nil {
+			t.Fatalf("started broker does not answer: %v", err)
+		}
+	})
 	t.Run("pause and resume", func(t *testing.T) {
 		if err := p.Pause(ctx, victim); err != nil {
 			t.Fatal(err)

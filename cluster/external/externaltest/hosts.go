@@ -39,6 +39,17 @@ func Require(t testing.TB) {
 	}
 }
 
+// RequireSSHD fails when this machine has no sshd to run as root.
+func RequireSSHD(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat(sshdPath); err != nil {
+		t.Fatalf("%s missing (apt-get install openssh-server): %v", sshdPath, err)
+	}
+	if os.Geteuid() != 0 {
+		t.Fatal("sshd for the test's hosts needs root")
+	}
+}
+
 // Hosts is a local cluster whose brokers' namespaces each run an sshd,
 // described by an inventory: a cluster of "hosts" reachable over SSH.
 type Hosts struct {
@@ -62,15 +73,7 @@ func Start(ctx context.Context, t testing.TB) *Hosts {
 		t.Fatalf("local Start: %v", err)
 	}
 	dir := t.TempDir()
-	clientKey := writeKey(t, filepath.Join(dir, "id_ed25519"))
-	hostKey := writeKey(t, filepath.Join(dir, "host_ed25519"))
-	authorized := filepath.Join(dir, "authorized_keys")
-	if err := os.WriteFile(authorized, ssh.MarshalAuthorizedKey(clientKey), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
-		t.Fatal(err)
-	}
+	hostKey, authorized := writeKeys(t, dir)
 	java, err := exec.LookPath("java")
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +87,7 @@ func Start(ctx context.Context, t testing.TB) *Hosts {
 		}
 		ip, _, _ := net.SplitHostPort(n.Addr)
 		f.NS[n.ID] = ns
-		startSSHD(t, dir, ns, ip, authorized)
+		startSSHD(t, dir, ns, ip, 22, authorized)
 		known = append(known, knownhosts.Line([]string{knownhosts.Normalize(ip)}, hostKey))
 		bootstrap = append(bootstrap, n.Addr)
 		argv[0] = java
@@ -145,21 +148,69 @@ func writeKey(t testing.TB, path string) ssh.PublicKey {
 	return sp
 }
 
-// startSSHD runs an sshd in namespace ns on ip:22 until the test ends.
-func startSSHD(t testing.TB, dir, ns, ip string, authorized string) {
+// writeKeys writes the client's key (id_ed25519), the hosts' key and the
+// authorized_keys file holding the client's into dir, and returns the
+// hosts' public key and the authorized_keys path.
+func writeKeys(t testing.TB, dir string) (ssh.PublicKey, string) {
 	t.Helper()
-	cfg := filepath.Join(dir, "sshd_"+ns+".conf")
-	conf := fmt.Sprintf("Port 22\nListenAddress %s\nHostKey %s\nAuthorizedKeysFile %s\nPidFile %s\n"+
+	clientKey := writeKey(t, filepath.Join(dir, "id_ed25519"))
+	hostKey := writeKey(t, filepath.Join(dir, "host_ed25519"))
+	authorized := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(authorized, ssh.MarshalAuthorizedKey(clientKey), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege separation directory
+		t.Fatal(err)
+	}
+	return hostKey, authorized
+}
+
+// LoopbackSSHDs starts n sshds on 127.0.0.1, each on a port of its own,
+// until the test ends: hosts without Kafka, for tests of the SSH layer
+// alone. dir holds the client's key (id_ed25519) and known_hosts.
+func LoopbackSSHDs(t testing.TB, n int) (dir string, addrs []string) {
+	t.Helper()
+	dir = t.TempDir()
+	hostKey, authorized := writeKeys(t, dir)
+	var known []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		startSSHD(t, dir, "", "127.0.0.1", port, authorized)
+		addr := net.JoinHostPort("127.0.0.1", fmt.Sprint(port))
+		addrs = append(addrs, addr)
+		known = append(known, knownhosts.Line([]string{knownhosts.Normalize(addr)}, hostKey))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(strings.Join(known, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, addrs
+}
+
+// startSSHD runs an sshd on ip:port until the test ends, in namespace ns
+// unless it is "".
+func startSSHD(t testing.TB, dir, ns, ip string, port int, authorized string) {
+	t.Helper()
+	name := fmt.Sprintf("sshd_%s_%d", ip, port)
+	cfg := filepath.Join(dir, name+".conf")
+	conf := fmt.Sprintf("Port %d\nListenAddress %s\nHostKey %s\nAuthorizedKeysFile %s\nPidFile %s\n"+
 		"PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n",
-		ip, filepath.Join(dir, "host_ed25519"), authorized, filepath.Join(dir, "sshd_"+ns+".pid"))
+		port, ip, filepath.Join(dir, "host_ed25519"), authorized, filepath.Join(dir, name+".pid"))
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	log, err := os.Create(filepath.Join(dir, "sshd_"+ns+".log"))
+	log, err := os.Create(filepath.Join(dir, name+".log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("ip", "netns", "exec", ns, sshdPath, "-D", "-e", "-f", cfg)
+	cmd := exec.Command(sshdPath, "-D", "-e", "-f", cfg)
+	if ns != "" {
+		cmd = exec.Command("ip", "netns", "exec", ns, sshdPath, "-D", "-e", "-f", cfg)
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -170,14 +221,14 @@ func startSSHD(t testing.TB, dir, ns, ip string, authorized string) {
 		log.Close()
 	})
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.DialTimeout("tcp", net.JoinHostPort(ip, "22"), time.Second)
+		c, err := net.DialTimeout("tcp", net.JoinHostPort(ip, fmt.Sprint(port)), time.Second)
 		if err == nil {
 			c.Close()
 			return
 		}
 		if time.Now().After(deadline) {
 			out, _ := os.ReadFile(log.Name())
-			t.Fatalf("sshd in %s not listening on %s:22: %v\n%s", ns, ip, err, out)
+			t.Fatalf("sshd (namespace %q) not listening on %s:%d: %v\n%s", ns, ip, port, err, out)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/cluster/external/externaltest"
-	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/runner"
 )
 
@@ -23,12 +22,7 @@ func TestChaosExternalAcksAllIdempotentSafe(t *testing.T) {
 	s := realScenario("external-acksall-idempotent", p)
 	s.Cluster.Provider = "external"
 	s.Workload.Consumers = 1
-	s.Nemesis = []generators.Fault{
-		faultAt(s, generators.KindKill, "leader", 0.05, 0.25),
-		faultAt(s, generators.KindPause, "leader", 0.3, 0.45),
-		faultAt(s, generators.KindIsolateLeader, "", 0.5, 0.7),
-		faultAt(s, generators.KindPartition, "", 0.75, 0.9), // random halves
-	}
+	s.Nemesis = singleNodeFaults(s)
 	expectSafe(t, p, s, "external cluster, faults over SSH: acks=all, min.insync.replicas=2, RF 3, idempotent: no loss, no duplicate",
 		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
 }

@@ -307,14 +307,20 @@ func TestChaosLocalAcksAllIdempotentSafe(t *testing.T) {
 	p := requireReal(t, "local")
 	s := realScenario("local-acksall-idempotent", p)
 	s.Workload.Consumers = 1
-	s.Nemesis = []generators.Fault{
+	s.Nemesis = singleNodeFaults(s)
+	expectSafe(t, p, s, "acks=all, min.insync.replicas=2, RF 3, idempotent: no loss, no duplicate under kill, pause, partition",
+		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
+}
+
+// singleNodeFaults are the safe claims' faults, one node at a time: a
+// kill, a pause and an isolation of the leader, then random halves.
+func singleNodeFaults(s generators.Scenario) []generators.Fault {
+	return []generators.Fault{
 		faultAt(s, generators.KindKill, "leader", 0.05, 0.25),
 		faultAt(s, generators.KindPause, "leader", 0.3, 0.45),
 		faultAt(s, generators.KindIsolateLeader, "", 0.5, 0.7),
 		faultAt(s, generators.KindPartition, "", 0.75, 0.9), // random halves
 	}
-	expectSafe(t, p, s, "acks=all, min.insync.replicas=2, RF 3, idempotent: no loss, no duplicate under kill, pause, partition",
-		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
 }
 
 // Seed: retries without idempotence turn a lost acknowledgement into a

@@ -13,30 +13,32 @@ import (
 // Kill SIGKILLs node id's process (the unit's, with systemd) and returns
 // once it is gone. A node that does not run is left as it is.
 func (p *Provider) Kill(ctx context.Context, id int32) error {
-	h, err := p.host(id)
-	if err != nil {
-		return err
-	}
-	pid, err := h.pid(ctx)
-	if err != nil || pid == 0 {
-		h.setKilled(err == nil)
-		return err
-	}
-	script := fmt.Sprintf("kill -KILL %d", pid)
-	if h.Unit != "" {
-		script = "systemctl kill -s KILL " + quote(h.Unit)
-	}
-	if _, err := h.run(ctx, "", script); err != nil {
-		return err
-	}
-	h.setKilled(true)
-	return h.await(ctx, pid, "gone", func(states []string) bool { return len(states) == 0 || zombie(states) })
+	return p.takeDown(ctx, id, realbroker.VerifyTimeout, func(h *host, pid int) string {
+		if h.Unit != "" {
+			return "systemctl kill -s KILL " + quote(h.Unit)
+		}
+		return fmt.Sprintf("kill -KILL %d", pid)
+	})
 }
 
 // StopNode stops node id cleanly (the stop command, systemctl stop, or
 // else SIGTERM: a controlled shutdown) and returns once its process is
 // gone. A node that does not run is left as it is.
 func (p *Provider) StopNode(ctx context.Context, id int32) error {
+	return p.takeDown(ctx, id, stopTimeout, func(h *host, pid int) string {
+		switch {
+		case h.Stop != "":
+			return h.Stop
+		case h.Unit != "":
+			return "systemctl stop " + quote(h.Unit)
+		}
+		return fmt.Sprintf("kill -TERM %d", pid)
+	})
+}
+
+// takeDown runs the script how makes for node id's process, unless none
+// runs, and waits at most limit until the process is gone.
+func (p *Provider) takeDown(ctx context.Context, id int32, limit time.Duration, how func(h *host, pid int) string) error {
 	h, err := p.host(id)
 	if err != nil {
 		return err
@@ -46,18 +48,11 @@ func (p *Provider) StopNode(ctx context.Context, id int32) error {
 		h.setKilled(err == nil)
 		return err
 	}
-	script := fmt.Sprintf("kill -TERM %d", pid)
-	switch {
-	case h.Stop != "":
-		script = h.Stop
-	case h.Unit != "":
-		script = "systemctl stop " + quote(h.Unit)
-	}
-	if _, err := h.run(ctx, "", script); err != nil {
+	if _, err := h.run(ctx, "", how(h, pid)); err != nil {
 		return err
 	}
 	h.setKilled(true)
-	return h.awaitFor(ctx, pid, "gone after a clean stop", stopTimeout, func(states []string) bool { return len(states) == 0 || zombie(states) })
+	return h.awaitFor(ctx, pid, "gone", limit, func(states []string) bool { return len(states) == 0 || zombie(states) })
 }
 
 // stopTimeout bounds a controlled shutdown: leadership handed over and

@@ -31,6 +31,10 @@ type Provider struct {
 	// client is the harness's address as the hosts see it (ClientNode).
 	client string
 	caps   []cluster.Capability
+	// created are the topics the run created, which Stop deletes: the
+	// cluster outlives the run, and the next run creates its own again.
+	createdMu sync.Mutex
+	created   []string
 }
 
 // host is one inventory host with its SSH connection and fault state.
@@ -225,8 +229,9 @@ func capabilities(hosts []*host) []cluster.Capability {
 func (p *Provider) Capabilities() []cluster.Capability { return slices.Clone(p.caps) }
 
 // Stop heals every fault of the run (tables deleted, paused nodes
-// resumed, killed nodes started again: the cluster is the user's) and
-// closes the connections. It is idempotent.
+// resumed, killed nodes started again: the cluster is the user's),
+// deletes the topics the run created and closes the connections. It is
+// idempotent.
 func (p *Provider) Stop(ctx context.Context) error {
 	if p.id == "" || p.all == nil {
 		p.Close()
@@ -238,6 +243,7 @@ func (p *Provider) Stop(ctx context.Context) error {
 			errs = append(errs, p.Restart(ctx, h.NodeID()))
 		}
 	}
+	errs = append(errs, p.deleteCreated(ctx))
 	p.Close()
 	for _, h := range p.all {
 		errs = append(errs, h.conn.Close())
@@ -264,9 +270,27 @@ func (p *Provider) Nodes() []cluster.Node {
 // Bootstrap is the inventory's bootstrap servers.
 func (p *Provider) Bootstrap() string { return strings.Join(p.inv.Bootstrap, ",") }
 
-// CreateTopics creates topics on the cluster.
+// CreateTopics creates topics on the cluster; Stop deletes them.
 func (p *Provider) CreateTopics(ctx context.Context, topics ...cluster.TopicSpec) error {
-	return p.CreateTopicList(ctx, topics)
+	err := p.CreateTopicList(ctx, topics)
+	p.createdMu.Lock()
+	defer p.createdMu.Unlock()
+	for _, t := range topics {
+		p.created = append(p.created, t.Name) // a half-made topic is deleted too
+	}
+	return err
+}
+
+// deleteCreated deletes the topics the run created.
+func (p *Provider) deleteCreated(ctx context.Context) error {
+	p.createdMu.Lock()
+	topics := p.created
+	p.created = nil
+	p.createdMu.Unlock()
+	if len(topics) == 0 || p.Admin() == nil {
+		return nil
+	}
+	return p.DeleteTopics(ctx, topics...)
 }
 
 // Verified says what the hook for e checks (cluster.EffectVerifier).

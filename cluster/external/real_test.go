@@ -65,9 +65,10 @@ func TestExternalFaultsOverSSH(t *testing.T) {
 	if err := p.Start(ctx, cluster.Spec{RunID: "external-faults", Topics: []cluster.TopicSpec{{Name: "ext", Partitions: 3, MinInsyncReplicas: 2}}}); err != nil {
 		t.Fatalf("external Start: %v", err)
 	}
+	stopped := false
 	t.Cleanup(func() {
-		if err := p.Stop(context.Background()); err != nil {
-			t.Errorf("external Stop: %v", err)
+		if !stopped {
+			p.Stop(context.Background())
 		}
 	})
 	for _, c := range []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapPartition} {
@@ -202,6 +203,20 @@ func TestExternalFaultsOverSSH(t *testing.T) {
 		}
 		if err := answers(p.Nodes()[2].Addr); err != nil {
 			t.Errorf("node 3 does not answer after clean: %v", err)
+		}
+	})
+	t.Run("the next run creates the same topics", func(t *testing.T) {
+		stopped = true
+		if err := p.Stop(ctx); err != nil {
+			t.Fatalf("external Stop: %v", err)
+		}
+		next, err := Open(f.Inventory, t.Logf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer next.Stop(context.Background())
+		if err := next.Start(ctx, cluster.Spec{RunID: "external-next", Topics: []cluster.TopicSpec{{Name: "ext", Partitions: 3, MinInsyncReplicas: 2}}}); err != nil {
+			t.Fatalf("a run after one that created its topic: %v", err)
 		}
 	})
 }

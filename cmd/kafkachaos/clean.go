@@ -57,6 +57,12 @@ func cleanCmd(args []string, stdout, stderr io.Writer) int {
 	if n := proc.Sweep(); n > 0 {
 		removed = append(removed, fmt.Sprintf("%d worker processes of dead harnesses", n))
 	}
+	return cleaned(removed, err, stdout, stderr)
+}
+
+// cleaned reports what a clean removed and its error, and is its exit
+// status.
+func cleaned(removed []string, err error, stdout, stderr io.Writer) int {
 	for _, r := range removed {
 		fmt.Fprintln(stdout, "removed", r)
 	}
@@ -76,13 +82,5 @@ func cleanExternal(ctx context.Context, inventory, runID string, stdout, stderr 
 		return exitError
 	}
 	removed, err := external.Clean(ctx, inv, runID)
-	for _, r := range removed {
-		fmt.Fprintln(stdout, "removed", r)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "kafkachaos clean:", err)
-		return exitError
-	}
-	fmt.Fprintf(stdout, "%d leftovers removed\n", len(removed))
-	return exitValid
+	return cleaned(removed, err, stdout, stderr)
 }

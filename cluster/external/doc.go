@@ -15,13 +15,18 @@
 // capabilities every host has; it then waits until the cluster serves and
 // creates the run's topics. Faults are commands over SSH: kill is SIGKILL
 // of the process find prints (or systemctl kill) and restart the start
-// command (or systemctl start); pause and resume are SIGSTOP and SIGCONT,
+// command (or systemctl start); a clean stop is the stop command
+// (systemctl stop, or SIGTERM); pause and resume are SIGSTOP and SIGCONT,
 // each verified in /proc; partitions are an nft table named
 // kafkachaos_<run id> on each host, replaced as a whole and read back, and
 // deleted by a heal, so that heals are idempotent. The table leaves the
 // hosts' SSH port alone, so a cut never cuts the harness from a host. Stop
-// heals everything and starts the nodes the run killed; Clean removes what
-// a crashed harness left (the tables, SIGSTOPs).
+// heals everything, starts the nodes the run killed and deletes the topics
+// it created; Clean removes what a crashed harness left (the tables,
+// SIGSTOPs). Probe answers, before any run, what the hosts offer.
+//
+// externaltest stands in for a user's cluster in tests: the local
+// provider's brokers, an sshd in each one's namespace.
 //
 // What does not depend on how a node is reached (admin requests,
 // readiness, health, the bookkeeping of cuts, the wait after a restart) is

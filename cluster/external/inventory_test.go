@@ -3,6 +3,8 @@ package external
 import (
 	"strings"
 	"testing"
+
+	"github.com/kafkachaos/kafkachaos/cluster"
 )
 
 const goodInventory = `harm: allowed
@@ -71,5 +73,19 @@ func TestTableScriptExemptsSSHAndDeletesWhenEmpty(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Fatalf("table script lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// The nemesis ops say what a network fault on the hosts checked, not what
+// the local provider's namespaces do.
+func TestVerifiedNamesTheHosts(t *testing.T) {
+	p := New(&Inventory{}, nil)
+	for _, e := range []cluster.Effect{cluster.EffectCut, cluster.EffectHeal} {
+		if got := p.Verified(e); !strings.Contains(got, "on every host over SSH") {
+			t.Errorf("Verified(%s) = %q, want the hosts named", e, got)
+		}
+	}
+	if got := p.Verified(cluster.EffectKill); !strings.Contains(got, "over SSH") {
+		t.Errorf("Verified(kill) = %q", got)
 	}
 }

@@ -294,7 +294,18 @@ func (p *Provider) deleteCreated(ctx context.Context) error {
 }
 
 // Verified says what the hook for e checks (cluster.EffectVerifier).
-func (p *Provider) Verified(e cluster.Effect) string { return p.VerifiedEffect(string(e)) }
+func (p *Provider) Verified(e cluster.Effect) string {
+	switch e {
+	case cluster.EffectCut, cluster.EffectHeal, cluster.EffectPacketLoss:
+		return tableListed
+	case cluster.EffectSlowLink:
+		return ""
+	}
+	return p.VerifiedEffect(string(e))
+}
+
+// tableListed is what a cut, a heal or a loss checks.
+const tableListed = "the run's nft table listed back on every host over SSH: blocked set and loss as asked, or gone when there are none"
 
 func sshChecks() realbroker.ProcessChecks {
 	return realbroker.ProcessChecks{Kill: "process gone from /proc after SIGKILL, over SSH", Stop: "process gone from /proc after the stop, over SSH",

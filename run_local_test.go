@@ -40,13 +40,15 @@ type realProfile struct {
 	name     string
 	attempts int
 	limit    time.Duration
+	// providers make the cluster; nil means runner's default ones
+	providers runner.Providers
 }
 
 func profileOf(provider string) realProfile {
 	if os.Getenv("KAFKACHAOS_PROFILE") == "short" {
-		return realProfile{provider, "short", 2, 25 * time.Second}
+		return realProfile{provider: provider, name: "short", attempts: 2, limit: 25 * time.Second}
 	}
-	return realProfile{provider, "full", 3, 60 * time.Second}
+	return realProfile{provider: provider, name: "full", attempts: 3, limit: 60 * time.Second}
 }
 
 // requireReal skips unless provider (local or docker) is the selected
@@ -139,11 +141,23 @@ func faultSummary(o runner.Outcome) string {
 
 func runReal(t *testing.T, s generators.Scenario, i int) attempt {
 	t.Helper()
+	return runRealWith(t, s, i, nil)
+}
+
+// runRealWith is runReal on a cluster provs make (nil: the default ones).
+// Such a cluster lives with the test that made provs, so the suite's
+// shared clusters cannot keep it.
+func runRealWith(t *testing.T, s generators.Scenario, i int, provs runner.Providers) attempt {
+	t.Helper()
 	s.Seed = *flagSeed + int64(i)
 	began := time.Now()
+	reuse := suiteClusters
+	if provs != nil {
+		reuse = nil
+	}
 	run := func() (runner.Outcome, error) {
 		return runner.Run(context.Background(), s, runner.Options{RunsDir: *flagRuns, TestName: t.Name(), Keep: true,
-			Replay: replay, Reuse: suiteClusters})
+			Replay: replay, Reuse: reuse, Providers: provs})
 	}
 	out, err := run()
 	if err != nil && strings.Contains(err.Error(), "recorded nothing") {
@@ -220,7 +234,7 @@ func expectSafe(t *testing.T, p realProfile, s generators.Scenario, claim string
 	t.Helper()
 	n := max(1, p.attempts-1)
 	for i := range n {
-		a := runReal(t, s, i)
+		a := runRealWith(t, s, i, p.providers)
 		if why := worked(a, minSends); why != "" {
 			t.Errorf("attempt %d proves nothing: %s; %s", i+1, why, a)
 			continue
@@ -293,14 +307,20 @@ func TestChaosLocalAcksAllIdempotentSafe(t *testing.T) {
 	p := requireReal(t, "local")
 	s := realScenario("local-acksall-idempotent", p)
 	s.Workload.Consumers = 1
-	s.Nemesis = []generators.Fault{
+	s.Nemesis = singleNodeFaults(s)
+	expectSafe(t, p, s, "acks=all, min.insync.replicas=2, RF 3, idempotent: no loss, no duplicate under kill, pause, partition",
+		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
+}
+
+// singleNodeFaults are the safe claims' faults, one node at a time: a
+// kill, a pause and an isolation of the leader, then random halves.
+func singleNodeFaults(s generators.Scenario) []generators.Fault {
+	return []generators.Fault{
 		faultAt(s, generators.KindKill, "leader", 0.05, 0.25),
 		faultAt(s, generators.KindPause, "leader", 0.3, 0.45),
 		faultAt(s, generators.KindIsolateLeader, "", 0.5, 0.7),
 		faultAt(s, generators.KindPartition, "", 0.75, 0.9), // random halves
 	}
-	expectSafe(t, p, s, "acks=all, min.insync.replicas=2, RF 3, idempotent: no loss, no duplicate under kill, pause, partition",
-		50, checkers.LostWrite, checkers.Unseen, checkers.Duplicate, checkers.InconsistentOffsets)
 }
 
 // Seed: retries without idempotence turn a lost acknowledgement into a

@@ -4,7 +4,9 @@
 # fetch and run real Kafka brokers, and javac to build the java client's
 # worker; iproute2, nftables and iptables for the
 # local provider's network namespaces and partitions; debootstrap to build
-# the Kafka image for the docker provider (no registry is reachable).
+# the Kafka image for the docker provider (no registry is reachable);
+# openssh-server for the external provider's test, whose hosts are the
+# local provider's namespaces, each running an sshd.
 #
 #   .ci/install-packages.sh           install the missing ones (root)
 #   .ci/install-packages.sh --check   print "package (command)" for each
@@ -26,6 +28,7 @@ packages=(
 	debootstrap:debootstrap
 	fuse3:fusermount3
 	faketime:faketime
+	openssh-server:sshd
 )
 
 # on_path reports whether one of the |-separated commands is on PATH.

@@ -26,8 +26,12 @@ func providerCaps(provider string) []cluster.Capability {
 		return append(real, cluster.CapUnregister, cluster.CapAddBroker, cluster.CapQuorum)
 	case "docker":
 		return real
+	case "external":
+		// what an inventory's hosts may offer; a campaign keeps those
+		// its hosts do (cluster/external's Probe)
+		return []cluster.Capability{cluster.CapKill, cluster.CapPause, cluster.CapPartition}
 	}
-	return nil // another provider (external): faults on the clients only
+	return nil // another provider: faults on the clients only
 }
 
 // KindsFor is the fault kinds a random scenario on provider draws from:

@@ -406,3 +406,15 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
+
+// NodeProcess is how node id runs: its network namespace ("" in loopback
+// mode) and the java command line the provider starts it with, for a
+// test that drives the node from elsewhere (cluster/external's, over SSH
+// into that namespace). It is valid between Start and Stop.
+func (p *Provider) NodeProcess(id int32) (ns string, argv []string, err error) {
+	n, err := p.node(id)
+	if err != nil {
+		return "", nil, err
+	}
+	return n.ns, append([]string{"java"}, p.jvm.args(n, "kafka.Kafka", filepath.Join(n.dir, "server.properties"))...), nil
+}

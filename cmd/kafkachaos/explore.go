@@ -22,6 +22,7 @@ import (
 // exploreFlags are `kafkachaos explore`'s flags.
 type exploreFlags struct {
 	cluster, space, save, runs, regressions, plant, shard, out, client string
+	inventory                                                          string
 	duration                                                           time.Duration
 	seed                                                               int64
 	k, draws                                                           int
@@ -29,7 +30,8 @@ type exploreFlags struct {
 }
 
 func (f *exploreFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.cluster, "cluster", "embedded", "cluster provider every draw runs on: embedded, local or docker; sim plays each draw in virtual time (kfake and franz-go in a synctest bubble; needs the Go toolchain, run from the module)")
+	fs.StringVar(&f.cluster, "cluster", "embedded", "cluster provider every draw runs on: embedded, local, docker or external (with --inventory); sim plays each draw in virtual time (kfake and franz-go in a synctest bubble; needs the Go toolchain, run from the module)")
+	fs.StringVar(&f.inventory, "inventory", "", inventoryUsage)
 	fs.DurationVar(&f.duration, "duration", 5*time.Minute, "draw until this much time has passed or a draw violates its claim")
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the draws (the same seed draws the same scenarios)")
 	fs.StringVar(&f.space, "space", "safe", "safe (idempotent acks=all producers, judged by the model), weak (configurations the model calls weak, judged against exactly-once) all (judged by the model) or txn (txn queues in Jepsen's recipe: intra-transaction delays, faults on the transaction coordinator; judged by the model)")
@@ -57,7 +59,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	var ef exploreFlags
 	ef.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkachaos explore --cluster embedded|local|docker|sim --duration D|--draws N [--seed S] [--space safe|weak|all|txn] [--shard I/N] [--out DIR] [--save NAME]")
+		fmt.Fprintln(stderr, "usage: kafkachaos explore --cluster embedded|local|docker|external|sim [--inventory FILE] --duration D|--draws N [--seed S] [--space safe|weak|all|txn] [--client NAME[@VERSION]] [--shard I/N] [--out DIR] [--save NAME]")
 		fmt.Fprintln(stderr, "exit status: 0 no violation, 1 a draw violated its claim, 2 bad flags or only harness errors")
 		fs.PrintDefaults()
 	}
@@ -139,12 +141,19 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 			return explore.Campaign{}, err
 		}
 	} else {
-		judge, err := ef.judge(sp, runner.Options{RunsDir: runs, TestName: "explore", Reuse: reuse})
+		provs, err := providersFor(ef.cluster, ef.inventory)
+		if err != nil {
+			return explore.Campaign{}, err
+		}
+		judge, err := ef.judge(sp, runner.Options{RunsDir: runs, TestName: "explore", Reuse: reuse, Providers: provs})
 		if err != nil {
 			return explore.Campaign{}, err
 		}
 		gs := explore.GenSpace(ef.cluster)
-		gs.Kinds, gs.Shared = drawableKinds(ef.cluster), reuse != nil
+		if gs.Kinds, err = drawableKinds(context.Background(), ef.cluster, ef.inventory); err != nil {
+			return explore.Campaign{}, err
+		}
+		gs.Shared = reuse != nil
 		c = explore.Campaign{Gen: gs, Space: sp, Seed: ef.seed, Duration: ef.duration,
 			Judge: judge, K: ef.k, Shrink: !ef.noShrink}
 		if reuse != nil {

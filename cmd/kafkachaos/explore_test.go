@@ -16,7 +16,8 @@ func TestExploreRefusesBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--space", "strong"}, `space "strong"`},
-		{[]string{"--cluster", "external"}, `--cluster "external"`},
+		{[]string{"--cluster", "external"}, "--cluster external needs --inventory FILE"},
+		{[]string{"--cluster", "nowhere"}, `--cluster "nowhere"`},
 		{[]string{"--duration", "0s"}, "positive duration"},
 		{[]string{"--k", "0"}, "k >= 1"},
 		{[]string{"--save", "x", "--no-shrink"}, "--no-shrink"},
@@ -90,7 +91,11 @@ func TestExplorePassesTheClusterThrough(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", cl, err)
 		}
-		if s.Cluster.Provider != cl || !slices.Equal(c.Gen.Kinds, drawableKinds(cl)) {
+		kinds, err := drawableKinds(t.Context(), cl, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Cluster.Provider != cl || !slices.Equal(c.Gen.Kinds, kinds) {
 			t.Errorf("--cluster %s: draw on %q with kinds %v", cl, s.Cluster.Provider, c.Gen.Kinds)
 		}
 	}

@@ -37,7 +37,7 @@ func TestBadFlagExitsTwo(t *testing.T) {
 func TestHelpTextsNameWhatTheCommandsDo(t *testing.T) {
 	for _, tc := range []struct{ cmd, want string }{
 		{"summary", "was not live"},
-		{"explore", "embedded|local|docker|sim"},
+		{"explore", "embedded|local|docker|external|sim"},
 	} {
 		if _, _, errs := cli(t, tc.cmd, "-h"); !strings.Contains(errs, tc.want) {
 			t.Errorf("kafkachaos %s -h does not say %q:\n%s", tc.cmd, tc.want, errs)

@@ -34,7 +34,7 @@ type runFlags struct {
 	rate, faultProbability                 float64
 	idempotence, transactional             bool
 	clientProcesses                        bool
-	client                                 string
+	client, inventory                      string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -60,6 +60,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.consumers, "consumers", 2, "consumers of the group (workload consume)")
 	fs.Float64Var(&f.rate, "rate", 500, "ops per second over all workers; 0 = as fast as they go")
 	fs.BoolVar(&f.clientProcesses, "client-processes", false, "run every client in a worker process of its own: crashes are SIGKILL, pause-client SIGSTOPs one")
+	fs.StringVar(&f.inventory, "inventory", "", inventoryUsage)
 	fs.StringVar(&f.client, "client", generators.ClientLibrdkafka, "client under test, NAME[@VERSION]: librdkafka, java[@kafka-clients release] or franz-go (java runs producers, consumers and txn queues, franz-go producers; the roles a client does not run stay librdkafka, named in the scenario)")
 }
 
@@ -87,14 +88,18 @@ func runWith(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	s, err := scenarioOf(rf, set, *scenarioFile)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := scenarioOf(ctx, rf, set, *scenarioFile)
+	var provs runner.Providers
+	if err == nil {
+		provs, err = providersFor(s.Cluster.Provider, rf.inventory)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "kafkachaos run:", err)
 		return exitError
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	opts := runner.Options{RunsDir: *runs, TestName: s.Name, Keep: *keep}
+	opts := runner.Options{RunsDir: *runs, TestName: s.Name, Keep: *keep, Providers: provs}
 	if !*quiet {
 		opts.Progress, opts.TTY = stderr, isTerminal(stderr)
 	}
@@ -136,18 +141,28 @@ func isTerminal(w io.Writer) bool {
 }
 
 // scenarioOf loads the replayed scenario, or builds one from the flags.
-func scenarioOf(rf runFlags, set map[string]bool, file string) (generators.Scenario, error) {
+// With --scenario, --inventory gives the external cluster the scenario
+// names, and --cluster may only repeat the scenario's provider.
+func scenarioOf(ctx context.Context, rf runFlags, set map[string]bool, file string) (generators.Scenario, error) {
 	if file != "" {
 		for name := range set {
-			if name != "scenario" && name != "runs" && name != "keep" && name != "quiet" {
+			if name != "scenario" && name != "runs" && name != "keep" && name != "quiet" && name != "inventory" && name != "cluster" {
 				return generators.Scenario{}, fmt.Errorf("--scenario replays a scenario exactly; --%s cannot change it", name)
 			}
 		}
-		return generators.Load(file)
+		s, err := generators.Load(file)
+		if err == nil && set["cluster"] && rf.cluster != s.Cluster.Provider {
+			err = fmt.Errorf("--scenario replays a scenario exactly; --cluster %s cannot change its provider %s", rf.cluster, s.Cluster.Provider)
+		}
+		return s, err
 	}
 	if rf.workload == "random" {
+		kinds, err := drawableKinds(ctx, rf.cluster, rf.inventory)
+		if err != nil {
+			return generators.Scenario{}, err
+		}
 		sp := generators.LongSpace()
-		sp.Provider, sp.Kinds = rf.cluster, drawableKinds(rf.cluster)
+		sp.Provider, sp.Kinds = rf.cluster, kinds
 		s := generators.RandomIn(sp, rf.seed)
 		if set["time-limit"] {
 			s.TimeLimit = generators.Duration(rf.timeLimit)
@@ -182,14 +197,18 @@ func useClient(s *generators.Scenario, rf runFlags, set map[string]bool) error {
 }
 
 // drawableKinds is the kinds a random draw on cluster takes on this
-// machine (runner.DrawableKinds), or generators.KindsFor where no provider
-// of that name is registered (the run then names it).
-func drawableKinds(cluster string) []string {
+// machine (runner.DrawableKinds), on an external cluster what its hosts
+// offer (externalKinds, given its inventory), or generators.KindsFor where
+// no provider of that name is registered (the run then names it).
+func drawableKinds(ctx context.Context, cluster, inventory string) ([]string, error) {
+	if cluster == "external" && inventory != "" {
+		return externalKinds(ctx, inventory)
+	}
 	prov, err := runner.DefaultProviders().New(cluster)
 	if err != nil {
-		return generators.KindsFor(cluster)
+		return generators.KindsFor(cluster), nil
 	}
-	return runner.DrawableKinds(prov)
+	return runner.DrawableKinds(prov), nil
 }
 
 // fitFaults drops the faults that no longer fit a shortened run and cuts the

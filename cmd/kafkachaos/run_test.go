@@ -68,7 +68,7 @@ func TestRunRandomWorkloadFitsTheTimeLimit(t *testing.T) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	s, err := scenarioOf(rf, set, "")
+	s, err := scenarioOf(t.Context(), rf, set, "")
 	if err != nil {
 		t.Fatalf("random scenario: %v", err)
 	}
@@ -80,7 +80,7 @@ func TestRunRandomWorkloadFitsTheTimeLimit(t *testing.T) {
 			t.Fatalf("fault %d ends at %s, after the time limit", i, f.End())
 		}
 	}
-	again, _ := scenarioOf(rf, set, "")
+	again, _ := scenarioOf(t.Context(), rf, set, "")
 	if again.Name != s.Name || len(again.Nemesis) != len(s.Nemesis) {
 		t.Fatal("the same seed drew two scenarios")
 	}
@@ -96,7 +96,7 @@ func TestRunRandomWorkloadDrawsTheClustersKinds(t *testing.T) {
 		if err := fs.Parse([]string{"--workload", "random", "--cluster", "docker", "--seed", strconv.Itoa(seed)}); err != nil {
 			t.Fatal(err)
 		}
-		s, err := scenarioOf(rf, map[string]bool{"workload": true, "cluster": true, "seed": true}, "")
+		s, err := scenarioOf(t.Context(), rf, map[string]bool{"workload": true, "cluster": true, "seed": true}, "")
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -134,7 +134,7 @@ func TestRunNemesisKindsWithoutParamsValidate(t *testing.T) {
 	if err := fs.Parse([]string{"--nemesis", "lost-ack", "--fault-probability", "0.4"}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenarioOf(rf, map[string]bool{"nemesis": true, "fault-probability": true}, "")
+	s, err := scenarioOf(t.Context(), rf, map[string]bool{"nemesis": true, "fault-probability": true}, "")
 	if err != nil || len(s.Nemesis) != 1 || s.Nemesis[0].Params.Probability != 0.4 {
 		t.Errorf("--nemesis lost-ack --fault-probability 0.4: %v, %+v", err, s.Nemesis)
 	}
@@ -152,7 +152,7 @@ func validateRunArgs(t *testing.T, args ...string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	s, err := scenarioOf(rf, set, "")
+	s, err := scenarioOf(t.Context(), rf, set, "")
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func TestRunClientFlag(t *testing.T) {
 	if err := fs.Parse([]string{"--cluster", "local", "--client", "java@3.9.1", "--nemesis", "kill"}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenarioOf(rf, map[string]bool{"cluster": true, "client": true, "nemesis": true}, "")
+	s, err := scenarioOf(t.Context(), rf, map[string]bool{"cluster": true, "client": true, "nemesis": true}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestRunClientFlag(t *testing.T) {
 	if err := fs.Parse([]string{"--cluster", "local", "--client", "franz-go", "--nemesis", "kill"}); err != nil {
 		t.Fatal(err)
 	}
-	if s, err = scenarioOf(rf, map[string]bool{"cluster": true, "client": true, "nemesis": true}, ""); err != nil {
+	if s, err = scenarioOf(t.Context(), rf, map[string]bool{"cluster": true, "client": true, "nemesis": true}, ""); err != nil {
 		t.Fatalf("--client franz-go: %v", err)
 	}
 	if s.ClientOf(generators.RoleProducer) != generators.ClientFranzGo || s.ClientOf(generators.RoleConsumer) != generators.ClientLibrdkafka {

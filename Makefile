@@ -177,3 +177,12 @@ versions: build
 
 clean:
 	rm -rf bin
+
+# history writes a synthetic JSONL history (internal/histgen: a correct
+# simulated workload with planted lost writes and duplicates) for the
+# benchmarks and docs/PERFORMANCE.md: make history OPS=10000000 OUT=h.jsonl
+OPS ?= 1000000
+OUT ?= history.jsonl
+.PHONY: history
+history:
+	$(GO) run ./internal/histgen/gen -ops $(OPS) -keys 8 -processes 16 -lost 40 -dup 50 -seed 1 -o $(OUT)

@@ -122,10 +122,8 @@ func TestScanReusesButCloneKeeps(t *testing.T) {
 		`{"index":1,"time":2,"process":4,"type":"ok","f":"poll","value":[{"f":"poll","records":{"1":[[2,20]]}}]}` + "\n" +
 		`{"index":2,"time":3,"process":-1,"type":"info","f":"kill"}` + "\n"
 	var kept []*Op
-	var seen []*Op
 	err := NewReader(strings.NewReader(in), "h").Scan(func(op *Op) error {
 		kept = append(kept, op.Clone())
-		seen = append(seen, op)
 		return nil
 	})
 	if err != nil {
@@ -133,9 +131,6 @@ func TestScanReusesButCloneKeeps(t *testing.T) {
 	}
 	if kept[0].Mops[0].Records[1][0].Value != 10 || kept[1].Mops[0].Records[1][0].Value != 20 {
 		t.Fatalf("clones changed: %+v %+v", kept[0].Mops, kept[1].Mops)
-	}
-	if seen[0] != seen[1] {
-		t.Fatal("Scan is documented to reuse one op")
 	}
 	if kept[2].Mops != nil || kept[2].F != "kill" {
 		t.Fatalf("reused op kept old fields: %+v", kept[2])

@@ -114,16 +114,16 @@ func (r *Reader) cut(free <-chan *block, work, order chan<- *block, stop <-chan 
 		b.first, b.end, b.readErr = line, false, nil
 		b.done = make(chan struct{})
 		err := fill(r.br, b)
-		if err != nil {
-			b.end = true
-			if !errors.Is(err, io.EOF) {
-				b.readErr = err
-			}
-			carry = nil
-		} else {
+		switch {
+		case err == nil:
 			i := bytes.LastIndexByte(b.data, '\n') + 1
 			carry = append(carry[:0], b.data[i:]...)
 			b.data = b.data[:i]
+		case errors.Is(err, io.EOF):
+			b.end = true
+		default: // the ops of whole lines, then the error
+			b.end, b.readErr = true, err
+			b.data = b.data[:bytes.LastIndexByte(b.data, '\n')+1]
 		}
 		line += bytes.Count(b.data, []byte{'\n'})
 		order <- b

@@ -19,6 +19,7 @@ type unread struct {
 	ackOp, ackAt int64
 	acked        bool // an ok op sent it: it is in the log
 	final        bool // a final read returned it: it is in the log
+	full         bool // unreadSet's mark of a taken slot
 }
 
 // openInvoke is a process's client invoke not yet completed.
@@ -35,7 +36,7 @@ type openInvoke struct {
 // wait that ended is kept as a span, merged with the last one where they
 // overlap (16 bytes a span, fewer spans than records).
 type backlog struct {
-	unread  map[keyValue]unread
+	unread  unreadSet
 	invokes map[int64]openInvoke // process -> its open invoke
 	cur     openInvoke           // the invoke of the completion being visited
 	hasCur  bool
@@ -76,12 +77,7 @@ func (b *backlog) invoke(op *histories.Op) {
 	b.invokes[op.Process] = inv
 }
 
-func (b *backlog) put(kv keyValue, u unread) {
-	if b.unread == nil {
-		b.unread = map[keyValue]unread{}
-	}
-	b.unread[kv] = u
-}
+func (b *backlog) put(kv keyValue, u unread) { b.unread.put(kv, u) }
 
 func (b *backlog) watch(keys ...int64) {
 	if b.watched == nil {
@@ -98,7 +94,7 @@ func (b *backlog) watch(keys ...int64) {
 // (alreadyRead; the final reads come after every send). A failed send
 // wrote nothing.
 func (b *backlog) sent(op *histories.Op, kv keyValue, offsetKnown, alreadyRead bool) {
-	u, ok := b.unread[kv]
+	u, ok := b.unread.get(kv)
 	if !ok {
 		if (b.hasCur && b.cur.sends) || alreadyRead {
 			return
@@ -110,7 +106,7 @@ func (b *backlog) sent(op *histories.Op, kv keyValue, offsetKnown, alreadyRead b
 	}
 	switch op.Type {
 	case histories.Fail:
-		delete(b.unread, kv)
+		b.unread.del(kv)
 		return
 	case histories.OK:
 		u.acked = true
@@ -128,7 +124,7 @@ func (b *backlog) sent(op *histories.Op, kv keyValue, offsetKnown, alreadyRead b
 // read notes that ok op returned kv: a final read proves the record is in
 // the log, a workload read ends its wait (its caller watches the key).
 func (b *backlog) read(op *histories.Op, kv keyValue, final bool) {
-	u, ok := b.unread[kv]
+	u, ok := b.unread.get(kv)
 	switch {
 	case !ok:
 		return
@@ -137,7 +133,7 @@ func (b *backlog) read(op *histories.Op, kv keyValue, final bool) {
 		b.put(kv, u)
 		return
 	}
-	delete(b.unread, kv)
+	b.unread.del(kv)
 	b.wait(span{u.sentAt, op.Time})
 	if lag := op.Time - u.ackAt; u.ackOp >= 0 && (b.worst == nil || lag > b.worst.Ns) {
 		b.worst = &RealtimeLag{Ns: lag, Key: kv.key, Value: kv.value, SendOp: u.ackOp, ReadOp: op.Index}
@@ -159,12 +155,12 @@ func (b *backlog) wait(s span) {
 // send's record may then be there). An info send the final reads did not
 // find never landed.
 func (b *backlog) seal(covered func(key int64) bool) []span {
-	for kv, u := range b.unread {
+	b.unread.each(func(kv keyValue, u unread) {
 		if b.watched[kv.key] && (u.acked || u.final || !covered(kv.key)) {
 			b.waits = append(b.waits, span{u.sentAt, math.MaxInt64})
 		}
-	}
-	b.unread = nil
+	})
+	b.unread = unreadSet{}
 	b.waits = union(b.waits)
 	return b.waits
 }

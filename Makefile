@@ -185,4 +185,4 @@ OPS ?= 1000000
 OUT ?= history.jsonl
 .PHONY: history
 history:
-	$(GO) run ./internal/histgen/gen -ops $(OPS) -keys 8 -processes 16 -lost 40 -dup 50 -seed 1 -o $(OUT)
+	$(GO) run ./internal/histgen/gen -ops $(OPS) -keys 8 -processes 16 -lost 40 -dup 50 -seed 1 -trouble 100 -crash 10000 -o $(OUT)

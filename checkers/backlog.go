@@ -155,11 +155,16 @@ func (b *backlog) wait(s span) {
 // send's record may then be there). An info send the final reads did not
 // find never landed.
 func (b *backlog) seal(covered func(key int64) bool) []span {
+	// Those waits all end at the end: their union is the earliest's.
+	from, found := int64(math.MaxInt64), false
 	b.unread.each(func(kv keyValue, u unread) {
 		if b.watched[kv.key] && (u.acked || u.final || !covered(kv.key)) {
-			b.waits = append(b.waits, span{u.sentAt, math.MaxInt64})
+			from, found = min(from, u.sentAt), true
 		}
 	})
+	if found {
+		b.waits = append(b.waits, span{from, math.MaxInt64})
+	}
 	b.unread = unreadSet{}
 	b.waits = union(b.waits)
 	return b.waits

@@ -19,7 +19,8 @@ func synthetic(tb testing.TB, n, lost, dup int) (string, histgen.Planted) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	planted, err := histgen.Write(f, histgen.Config{Ops: n, Keys: 8, Processes: 16, LostWrites: lost, Duplicates: dup, Seed: 1})
+	planted, err := histgen.Write(f, histgen.Config{Ops: n, Keys: 8, Processes: 16, LostWrites: lost, Duplicates: dup, Seed: 1,
+		TroubleOneIn: 100, CrashOneIn: 10_000})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -16,6 +16,12 @@ type Config struct {
 	LostWrites int   // lost writes to plant
 	Duplicates int   // duplicates to plant
 	Seed       int64 // the same seed and config give the same history
+	// TroubleOneIn lets one op in TroubleOneIn fail or time out (a timed
+	// out process is replaced by a fresh id); 0 lets any op.
+	TroubleOneIn int
+	// CrashOneIn crashes an idle process with probability 1/CrashOneIn
+	// when it is scheduled; 0 never.
+	CrashOneIn int
 }
 
 // Planted is what a history holds by construction.
@@ -39,6 +45,7 @@ func (c Config) workload() (groundtruth.Config, error) {
 	g.Producers = c.Processes / 2
 	g.TxnClients = max(1, c.Processes/4)
 	g.GroupMembers = c.Processes - g.Producers - g.TxnClients
+	g.TroubleOneIn, g.CrashOneIn = c.TroubleOneIn, c.CrashOneIn
 	return g, nil
 }
 

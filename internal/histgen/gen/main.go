@@ -21,6 +21,8 @@ func main() {
 	flag.IntVar(&cfg.LostWrites, "lost", 40, "lost writes to plant")
 	flag.IntVar(&cfg.Duplicates, "dup", 50, "duplicates to plant")
 	flag.Int64Var(&cfg.Seed, "seed", 1, "random seed")
+	flag.IntVar(&cfg.TroubleOneIn, "trouble", 100, "one op in this many may fail or time out (0: any)")
+	flag.IntVar(&cfg.CrashOneIn, "crash", 10_000, "an idle process crashes one time in this many (0: never)")
 	out := flag.String("o", "", "output file (default stdout)")
 	flag.Parse()
 	if err := run(cfg, *out); err != nil {

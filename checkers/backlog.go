@@ -135,9 +135,25 @@ func (b *backlog) read(op *histories.Op, kv keyValue, final bool) {
 	}
 	b.unread.del(kv)
 	b.wait(span{u.sentAt, op.Time})
-	if lag := op.Time - u.ackAt; u.ackOp >= 0 && (b.worst == nil || lag > b.worst.Ns) {
-		b.worst = &RealtimeLag{Ns: lag, Key: kv.key, Value: kv.value, SendOp: u.ackOp, ReadOp: op.Index}
+	if u.ackOp < 0 {
+		return
 	}
+	if lag := (RealtimeLag{Ns: op.Time - u.ackAt, Key: kv.key, Value: kv.value, SendOp: u.ackOp, ReadOp: op.Index}); worse(lag, b.worst) {
+		b.worst = &lag
+	}
+}
+
+// worse reports whether lag is worse than the worst so far: longer, or as
+// long and read by the same op but of a lower key or value (an op's records
+// come out of a map, so this keeps the choice apart from their order).
+func worse(lag RealtimeLag, worst *RealtimeLag) bool {
+	switch {
+	case worst == nil || lag.Ns > worst.Ns:
+		return true
+	case lag.Ns < worst.Ns || lag.ReadOp != worst.ReadOp:
+		return false
+	}
+	return lag.Key < worst.Key || lag.Key == worst.Key && lag.Value < worst.Value
 }
 
 func (b *backlog) wait(s span) {

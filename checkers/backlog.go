@@ -19,7 +19,6 @@ type unread struct {
 	ackOp, ackAt int64
 	acked        bool // an ok op sent it: it is in the log
 	final        bool // a final read returned it: it is in the log
-	full         bool // unreadSet's mark of a taken slot
 }
 
 // openInvoke is a process's client invoke not yet completed.

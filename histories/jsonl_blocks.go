@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 )
 
 // Scan decodes in parallel: one goroutine cuts the input into blocks of
@@ -141,8 +142,8 @@ func fill(br io.Reader, b *block) error {
 		if len(b.data) >= blockSize && bytes.IndexByte(b.data, '\n') >= 0 {
 			return nil
 		}
-		if cap(b.data)-len(b.data) < blockSize/4 {
-			b.data = append(b.data, make([]byte, blockSize)...)[:len(b.data)]
+		if cap(b.data)-len(b.data) < min(cap(b.data), blockSize)/4+512 {
+			b.data = slices.Grow(b.data, min(max(cap(b.data), 4096), blockSize)) // small inputs, small blocks
 		}
 		n, err := br.Read(b.data[len(b.data):cap(b.data)])
 		b.data = b.data[:len(b.data)+n]

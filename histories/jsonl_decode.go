@@ -117,6 +117,10 @@ func (d *decoder) decode(line []byte, op *Op) error {
 			seen |= seenF
 		case "value":
 			s.ws()
+			if seen&seenF != 0 && structured(op.F) {
+				err = d.value(op, nil) // f came first, as this package writes it: no second pass
+				break
+			}
 			valStart = s.i
 			err = s.skip(0)
 			valEnd = s.i
@@ -202,8 +206,18 @@ func (d *decoder) extra(op *Op, key []byte) error {
 	return nil
 }
 
-// value decodes the op's value, whose shape depends on op.F (known only
-// once the whole line has been read).
+// structured reports whether the value of an op with f is decoded (mops or
+// keys) rather than kept as raw JSON.
+func structured(f string) bool {
+	switch f {
+	case FSend, FPoll, FTxn, FCommit, FAssign, FSubscribe:
+		return true
+	}
+	return false
+}
+
+// value decodes the op's value, whose shape depends on op.F (known once
+// f is read, which may come after the value).
 func (d *decoder) value(op *Op, raw []byte) error {
 	switch op.F {
 	case FSend, FPoll, FTxn, FCommit:

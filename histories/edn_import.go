@@ -113,6 +113,7 @@ func (st *ednScan) nextOp() (*Op, bool, error) {
 		return nil, true, nil
 	}
 	start := p.i
+	p.reclaim() // the previous op is built: its values are done with
 	v, err := p.value(0)
 	if err != nil {
 		var ee *ednError

@@ -65,8 +65,31 @@ type ednParser struct {
 // reclaim reuses the memory of every value read so far.
 func (p *ednParser) reclaim() { p.slab = p.slab[:0] }
 
-// name returns b as a string, shared with earlier identical names.
+// name returns b as a string, shared with earlier identical names; the
+// keywords of every op need no lookup.
 func (p *ednParser) name(b []byte) string {
+	switch string(b) {
+	case ":index":
+		return ":index"
+	case ":time":
+		return ":time"
+	case ":process":
+		return ":process"
+	case ":type":
+		return ":type"
+	case ":f":
+		return ":f"
+	case ":value":
+		return ":value"
+	case ":invoke":
+		return ":invoke"
+	case ":ok":
+		return ":ok"
+	case ":send":
+		return ":send"
+	case ":poll":
+		return ":poll"
+	}
 	if s, ok := p.names[string(b)]; ok {
 		return s
 	}
@@ -233,8 +256,11 @@ func isSymbolStart(c byte) bool {
 }
 
 func isDelimiter(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == ',' ||
-		strings.IndexByte("()[]{}\";", c) >= 0
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', ',', '(', ')', '[', ']', '{', '}', '"', ';':
+		return true
+	}
+	return false
 }
 
 // token reads bytes up to the next delimiter.

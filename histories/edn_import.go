@@ -24,7 +24,7 @@ import (
 // are numbered densely from 0; given indexes must increase and may skip.
 //
 // The whole file is read into memory (Jepsen histories are small next to
-// ours); ops are built one at a time.
+// ours); chunks of ops are read in parallel (edn_blocks.go).
 type EDNReader struct {
 	r        io.Reader
 	name     string
@@ -80,6 +80,11 @@ func (st *ednScan) run(fn func(*Op) error) error {
 	if p.b[p.i] == '[' {
 		p.i++
 		st.inVector = true
+	}
+	if bounds := ednBounds(p.b, p.i, ednChunkSize); len(bounds) >= 3 {
+		if err := st.scanChunks(bounds, fn); err != nil {
+			return err
+		}
 	}
 	for {
 		op, done, err := st.nextOp()

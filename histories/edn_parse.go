@@ -181,10 +181,11 @@ func (p *ednParser) value1(depth int) (ednVal, error) {
 		p.i++
 		return p.seq(ednList, ')', depth)
 	case c == '{':
+		open := p.i
 		p.i++
 		v, err := p.seq(ednMap, '}', depth)
 		if err == nil && len(v.items)%2 != 0 {
-			return v, p.errorf(v.start, "map with an odd number of forms")
+			return v, p.errorf(open, "map with an odd number of forms")
 		}
 		return v, err
 	case c == '#':

@@ -183,6 +183,11 @@ clean:
 # benchmarks and docs/PERFORMANCE.md: make history OPS=10000000 OUT=h.jsonl
 OPS ?= 1000000
 OUT ?= history.jsonl
-.PHONY: history
+.PHONY: history perf
 history:
 	$(GO) run ./internal/histgen/gen -ops $(OPS) -keys 8 -processes 16 -lost 40 -dup 50 -seed 1 -trouble 100 -crash 10000 -o $(OUT)
+
+# perf regenerates the figures of docs/PERFORMANCE.md (scripts/perf.sh;
+# BASE=old/kafkachaos adds that binary's timings beside them).
+perf:
+	scripts/perf.sh

@@ -15,7 +15,7 @@ import (
 // block's ops share the block's memory, which is reclaimed once fn has seen
 // them all, so memory is the blocks in flight, not the history.
 const (
-	blockSize = 1 << 20
+	blockSize = 256 << 10
 	// blocksPerWorker in flight: one decoding, one decoded waiting its
 	// turn, one being handed to fn.
 	blocksPerWorker = 3

@@ -177,3 +177,17 @@ versions: build
 
 clean:
 	rm -rf bin
+
+# history writes a synthetic JSONL history (internal/histgen: a correct
+# simulated workload with planted lost writes and duplicates) for the
+# benchmarks and docs/PERFORMANCE.md: make history OPS=10000000 OUT=h.jsonl
+OPS ?= 1000000
+OUT ?= history.jsonl
+.PHONY: history perf
+history:
+	$(GO) run ./internal/histgen/gen -ops $(OPS) -keys 8 -processes 16 -lost 40 -dup 50 -seed 1 -trouble 100 -crash 10000 -o $(OUT)
+
+# perf regenerates the figures of docs/PERFORMANCE.md (scripts/perf.sh;
+# BASE=old/kafkachaos adds that binary's timings beside them).
+perf:
+	scripts/perf.sh

@@ -35,7 +35,7 @@ type openInvoke struct {
 // wait that ended is kept as a span, merged with the last one where they
 // overlap (16 bytes a span, fewer spans than records).
 type backlog struct {
-	unread  map[keyValue]unread
+	unread  unreadSet
 	invokes map[int64]openInvoke // process -> its open invoke
 	cur     openInvoke           // the invoke of the completion being visited
 	hasCur  bool
@@ -86,12 +86,7 @@ func (b *backlog) invoke(op *histories.Op) {
 	b.invokes[op.Process] = inv
 }
 
-func (b *backlog) put(kv keyValue, u unread) {
-	if b.unread == nil {
-		b.unread = map[keyValue]unread{}
-	}
-	b.unread[kv] = u
-}
+func (b *backlog) put(kv keyValue, u unread) { b.unread.put(kv, u) }
 
 func (b *backlog) watch(keys ...int64) {
 	if b.watched == nil {
@@ -108,7 +103,7 @@ func (b *backlog) watch(keys ...int64) {
 // (alreadyRead; the final reads come after every send). A failed send
 // wrote nothing.
 func (b *backlog) sent(op *histories.Op, kv keyValue, offsetKnown, alreadyRead bool) {
-	u, ok := b.unread[kv]
+	u, ok := b.unread.get(kv)
 	if !ok {
 		if (b.hasCur && b.cur.sends) || alreadyRead {
 			return
@@ -120,7 +115,7 @@ func (b *backlog) sent(op *histories.Op, kv keyValue, offsetKnown, alreadyRead b
 	}
 	switch op.Type {
 	case histories.Fail:
-		delete(b.unread, kv)
+		b.unread.del(kv)
 		return
 	case histories.OK:
 		u.acked = true
@@ -138,7 +133,7 @@ func (b *backlog) sent(op *histories.Op, kv keyValue, offsetKnown, alreadyRead b
 // read notes that ok op returned kv: a final read proves the record is in
 // the log, a workload read ends its wait (its caller watches the key).
 func (b *backlog) read(op *histories.Op, kv keyValue, final bool) {
-	u, ok := b.unread[kv]
+	u, ok := b.unread.get(kv)
 	switch {
 	case !ok:
 		return
@@ -147,11 +142,27 @@ func (b *backlog) read(op *histories.Op, kv keyValue, final bool) {
 		b.put(kv, u)
 		return
 	}
-	delete(b.unread, kv)
+	b.unread.del(kv)
 	b.wait(span{u.sentAt, op.Time})
-	if lag := op.Time - u.ackAt; u.ackOp >= 0 && (b.worst == nil || lag > b.worst.Ns) {
-		b.worst = &RealtimeLag{Ns: lag, Key: kv.key, Value: kv.value, SendOp: u.ackOp, ReadOp: op.Index}
+	if u.ackOp < 0 {
+		return
 	}
+	if lag := (RealtimeLag{Ns: op.Time - u.ackAt, Key: kv.key, Value: kv.value, SendOp: u.ackOp, ReadOp: op.Index}); worse(lag, b.worst) {
+		b.worst = &lag
+	}
+}
+
+// worse reports whether lag is worse than the worst so far: longer, or as
+// long and read by the same op but of a lower key or value (an op's records
+// come out of a map, so this keeps the choice apart from their order).
+func worse(lag RealtimeLag, worst *RealtimeLag) bool {
+	switch {
+	case worst == nil || lag.Ns > worst.Ns:
+		return true
+	case lag.Ns < worst.Ns || lag.ReadOp != worst.ReadOp:
+		return false
+	}
+	return lag.Key < worst.Key || lag.Key == worst.Key && lag.Value < worst.Value
 }
 
 func (b *backlog) wait(s span) {
@@ -169,12 +180,17 @@ func (b *backlog) wait(s span) {
 // send's record may then be there). An info send the final reads did not
 // find never landed.
 func (b *backlog) seal(covered func(key int64) bool) []span {
-	for kv, u := range b.unread {
+	// Those waits all end at the end: their union is the earliest's.
+	from, found := int64(math.MaxInt64), false
+	b.unread.each(func(kv keyValue, u unread) {
 		if b.watched[kv.key] && (u.acked || u.final || !covered(kv.key)) {
-			b.waits = append(b.waits, span{u.sentAt, math.MaxInt64})
+			from, found = min(from, u.sentAt), true
 		}
+	})
+	if found {
+		b.waits = append(b.waits, span{from, math.MaxInt64})
 	}
-	b.unread = nil
+	b.unread = unreadSet{}
 	b.waits = union(b.waits)
 	return b.waits
 }

@@ -11,7 +11,7 @@ import (
 // replay of the ops to judge (replay.go); a second pass over the replay; then
 // the final verdicts.
 func Check(src Source, opts Options) (Result, error) {
-	col := newCollector()
+	col := newCollector(opts.workers)
 	if err := src.Scan(col.visit); err != nil {
 		return Result{}, err
 	}

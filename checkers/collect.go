@@ -29,6 +29,7 @@ type collector struct {
 	unknownF map[string]int64
 	hangs    []ClientHang
 	prog     progress        // liveness (progress.go)
+	workers  int             // for the per-key passes; 0 is GOMAXPROCS
 	byType   map[fType]int64 // keyed by struct: no string built per op
 	prev     int64
 }
@@ -39,8 +40,9 @@ type fType struct {
 	t histories.Type
 }
 
-func newCollector() *collector {
+func newCollector(workers int) *collector {
 	return &collector{
+		workers:  workers,
 		keys:     map[int64]*keyState{},
 		replay:   newReplay(),
 		stats:    Stats{OpsByType: map[string]int64{}},
@@ -201,13 +203,45 @@ func (c *collector) poll(op *histories.Op, i int, m *histories.Mop, final bool) 
 	return nil
 }
 
+// sealCounts is what sealing one key found that the warnings count.
+type sealCounts struct{ unwritten, multi int64 }
+
+// sealKey decides which of the key's values were committed and numbers its
+// log; infoDone is only read.
+func (ks *keyState) sealKey(infoDone map[int64]bool) sealCounts {
+	var n sealCounts
+	if ks.dirty {
+		ks.merge()
+	}
+	ks.sealRewrites(infoDone)
+	t := &ks.slots
+	for s := int32(0); s < t.len(); s++ {
+		f := t.at(s).flags
+		if f&merged != 0 {
+			continue
+		}
+		if f&wOK != 0 || (f&wInfo != 0 && infoDone[t.at(s).writer]) {
+			t.at(s).flags |= committed
+		}
+		if f&wFail != 0 && t.at(s).offset != histories.NoOffset {
+			ks.maybeAborted = true
+		}
+		if t.at(s).writer < 0 {
+			n.unwritten++
+		}
+		if f&multiWrite != 0 && !ks.isRecopy(s) {
+			n.multi++
+		}
+	}
+	ks.seal()
+	return n
+}
+
 // seal ends pass 1: it decides which writers took effect, adds their pending
 // sends, and numbers every key's log. It returns warnings.
 func (c *collector) seal() []string {
 	var warns []string
-	for _, ks := range c.keyList {
-		ks.merge()
-	}
+	eachKey(c.keyList, c.workers, func(_ int, ks *keyState) { ks.merge() })
 	// An info op took effect if an ok op read one of its values.
 	infoDone := map[int64]bool{}
 	for _, ks := range c.keyList {
@@ -234,32 +268,12 @@ func (c *collector) seal() []string {
 	// liveness needs only spans from here on: the backlog goes before pass 2
 	c.prog.seal(func(k int64) bool { ks, ok := c.keys[k]; return ok && ks.finalFrom >= 0 })
 	sort.Slice(c.keyList, func(i, j int) bool { return c.keyList[i].key < c.keyList[j].key })
+	counts := make([]sealCounts, len(c.keyList))
+	eachKey(c.keyList, c.workers, func(i int, ks *keyState) { counts[i] = ks.sealKey(infoDone) })
 	var unwritten, multi int64
-	for _, ks := range c.keyList {
-		if ks.dirty {
-			ks.merge()
-		}
-		ks.sealRewrites(infoDone)
-		t := &ks.slots
-		for s := int32(0); s < t.len(); s++ {
-			f := t.at(s).flags
-			if f&merged != 0 {
-				continue
-			}
-			if f&wOK != 0 || (f&wInfo != 0 && infoDone[t.at(s).writer]) {
-				t.at(s).flags |= committed
-			}
-			if f&wFail != 0 && t.at(s).offset != histories.NoOffset {
-				ks.maybeAborted = true
-			}
-			if t.at(s).writer < 0 {
-				unwritten++
-			}
-			if f&multiWrite != 0 && !ks.isRecopy(s) {
-				multi++
-			}
-		}
-		ks.seal()
+	for _, n := range counts {
+		unwritten += n.unwritten
+		multi += n.multi
 	}
 	c.stats.Keys = int64(len(c.keyList))
 	for ft, n := range c.byType {

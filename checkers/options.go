@@ -24,4 +24,8 @@ type Options struct {
 	// MaxCases caps how many cases of each anomaly Result.Anomalies keeps, for
 	// display. 0 keeps all. Result.Counts is exact either way.
 	MaxCases int
+
+	// workers run the per-key passes; 0 is GOMAXPROCS. Tests set 1 to
+	// compare a serial run with a parallel one.
+	workers int
 }

@@ -11,8 +11,8 @@
 // every whole line readable). Reading: a Reader (or a Source, which can be
 // scanned repeatedly without holding the history in memory) checks every
 // line and reports bad input as a *ParseError naming file, line and field.
-// Reader.Scan reuses one Op between callbacks for speed; callers Clone what
-// they keep. EDNReader and AppendEDN/ExportEDN convert Jepsen kafka-workload
+// Reader.Scan decodes blocks of lines on every core and reuses an op's
+// memory once its callback returned; callers Clone what they keep. EDNReader and AppendEDN/ExportEDN convert Jepsen kafka-workload
 // histories; export then import gives back the same ops (a nemesis op
 // recorded under an older name comes back under the current one).
 //

@@ -24,7 +24,7 @@ import (
 // are numbered densely from 0; given indexes must increase and may skip.
 //
 // The whole file is read into memory (Jepsen histories are small next to
-// ours); ops are built one at a time.
+// ours); chunks of ops are read in parallel (edn_blocks.go).
 type EDNReader struct {
 	r        io.Reader
 	name     string
@@ -81,6 +81,11 @@ func (st *ednScan) run(fn func(*Op) error) error {
 		p.i++
 		st.inVector = true
 	}
+	if bounds := ednBounds(p.b, p.i, ednChunkSize); len(bounds) >= 3 {
+		if err := st.scanChunks(bounds, fn); err != nil {
+			return err
+		}
+	}
 	for {
 		op, done, err := st.nextOp()
 		if err != nil || done {
@@ -113,6 +118,7 @@ func (st *ednScan) nextOp() (*Op, bool, error) {
 		return nil, true, nil
 	}
 	start := p.i
+	p.reclaim() // the previous op is built: its values are done with
 	v, err := p.value(0)
 	if err != nil {
 		var ee *ednError

@@ -49,9 +49,58 @@ func (v *ednVal) unwrap() *ednVal {
 }
 
 // ednParser reads EDN from a byte slice.
+//
+// A collection's items go to a stack while it is read and then into a slab
+// that reclaim empties: the values of one op are converted before the next
+// is read, so one op's worth of memory serves the whole history. Keyword
+// and symbol names are interned.
 type ednParser struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	stack []ednVal
+	slab  []ednVal
+	names map[string]string
+}
+
+// reclaim reuses the memory of every value read so far.
+func (p *ednParser) reclaim() { p.slab = p.slab[:0] }
+
+// name returns b as a string, shared with earlier identical names; the
+// keywords of every op need no lookup.
+func (p *ednParser) name(b []byte) string {
+	switch string(b) {
+	case ":index":
+		return ":index"
+	case ":time":
+		return ":time"
+	case ":process":
+		return ":process"
+	case ":type":
+		return ":type"
+	case ":f":
+		return ":f"
+	case ":value":
+		return ":value"
+	case ":invoke":
+		return ":invoke"
+	case ":ok":
+		return ":ok"
+	case ":send":
+		return ":send"
+	case ":poll":
+		return ":poll"
+	}
+	if s, ok := p.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if p.names == nil {
+		p.names = map[string]string{}
+	}
+	if len(p.names) < 4096 {
+		p.names[s] = s
+	}
+	return s
 }
 
 // ednError is a syntax or shape error at a byte offset of the input.
@@ -132,10 +181,11 @@ func (p *ednParser) value1(depth int) (ednVal, error) {
 		p.i++
 		return p.seq(ednList, ')', depth)
 	case c == '{':
+		open := p.i
 		p.i++
 		v, err := p.seq(ednMap, '}', depth)
 		if err == nil && len(v.items)%2 != 0 {
-			return v, p.errorf(v.start, "map with an odd number of forms")
+			return v, p.errorf(open, "map with an odd number of forms")
 		}
 		return v, err
 	case c == '#':
@@ -157,6 +207,8 @@ func (p *ednParser) value1(depth int) (ednVal, error) {
 func (p *ednParser) seq(kind ednKind, closing byte, depth int) (ednVal, error) {
 	v := ednVal{kind: kind}
 	open := p.i - 1
+	mark := len(p.stack)
+	defer func() { p.stack = p.stack[:mark] }()
 	for {
 		if err := p.ws(depth + 1); err != nil {
 			return v, err
@@ -166,13 +218,17 @@ func (p *ednParser) seq(kind ednKind, closing byte, depth int) (ednVal, error) {
 		}
 		if p.b[p.i] == closing {
 			p.i++
+			if n := len(p.stack) - mark; n > 0 {
+				p.slab = append(p.slab, p.stack[mark:]...)
+				v.items = p.slab[len(p.slab)-n : len(p.slab) : len(p.slab)]
+			}
 			return v, nil
 		}
 		item, err := p.value(depth + 1)
 		if err != nil {
 			return v, err
 		}
-		v.items = append(v.items, item)
+		p.stack = append(p.stack, item)
 	}
 }
 
@@ -201,22 +257,27 @@ func isSymbolStart(c byte) bool {
 }
 
 func isDelimiter(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == ',' ||
-		strings.IndexByte("()[]{}\";", c) >= 0
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', ',', '(', ')', '[', ']', '{', '}', '"', ';':
+		return true
+	}
+	return false
 }
 
 // token reads bytes up to the next delimiter.
-func (p *ednParser) token() string {
+func (p *ednParser) token() string { return string(p.tokenBytes()) }
+
+func (p *ednParser) tokenBytes() []byte {
 	start := p.i
 	for p.i < len(p.b) && !isDelimiter(p.b[p.i]) {
 		p.i++
 	}
-	return string(p.b[start:p.i])
+	return p.b[start:p.i]
 }
 
 func (p *ednParser) symbol() (ednVal, error) {
 	start := p.i
-	t := p.token()
+	t := p.name(p.tokenBytes())
 	switch {
 	case t == "":
 		return ednVal{}, p.errorf(start, "unexpected %q", p.b[start])
@@ -237,6 +298,10 @@ func (p *ednParser) symbol() (ednVal, error) {
 
 func (p *ednParser) number() (ednVal, error) {
 	start := p.i
+	if n, ok := p.plainInt(); ok {
+		return ednVal{kind: ednInt, i: n}, nil
+	}
+	p.i = start
 	t := p.token()
 	if strings.ContainsAny(t, ".eE") || strings.HasSuffix(t, "M") || strings.Contains(t, "/") {
 		if _, err := strconv.ParseFloat(strings.TrimSuffix(t, "M"), 64); err != nil && !strings.Contains(t, "/") {
@@ -253,6 +318,30 @@ func (p *ednParser) number() (ednVal, error) {
 		return ednVal{}, p.errorf(start, "bad number %q", t)
 	}
 	return ednVal{kind: ednInt, i: n, s: t}, nil
+}
+
+// plainInt reads an integer of at most 18 digits, the common case, without
+// building its text; ok is false for any other number.
+func (p *ednParser) plainInt() (int64, bool) {
+	b := p.tokenBytes()
+	neg := len(b) > 0 && b[0] == '-'
+	if neg || len(b) > 0 && b[0] == '+' {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 func (p *ednParser) str() (string, error) {

@@ -7,16 +7,19 @@ import (
 
 // decoder turns JSONL lines into Ops. It is not safe for concurrent use.
 //
-// With reuse set, decoded ops share memory with the decoder: the records of
-// one op live in a slab that the next op overwrites, and maps are cleared and
-// refilled. That makes Scan nearly allocation-free; Next turns it off.
+// Its memory mode says who owns a decoded op's slices and maps: with
+// ownFresh each op owns its own (Reader.Next); with sharePerBlock the
+// records, mops and keys of every op of a block of lines live in slabs, and
+// its maps come from pools, all reclaimed by begin: Scan is then nearly
+// allocation-free, and the ops of one block stay valid together while
+// workers decode other blocks.
 type decoder struct {
-	reuse  bool
+	mode   memMode
 	slab   []Record
-	mopBuf []Mop // reused backing array of Mops
-	keyBuf []Key // reused backing array of Keys
-	// Maps handed out to the current op, reused for the next: the used
-	// counts say how many of each pool the current op has taken.
+	mopBuf []Mop // backing array of Mops
+	keyBuf []Key // backing array of Keys
+	// Maps handed out since the last reclaim: the used counts say how many
+	// of each pool are taken.
 	recPool  []map[Key][]Record
 	offPool  []map[Key]int64
 	recsUsed int
@@ -25,8 +28,22 @@ type decoder struct {
 	s        jscan
 }
 
-func newDecoder(reuse bool) *decoder {
-	return &decoder{reuse: reuse, intern: make(map[string]string)}
+// memMode is a decoder's memory mode (see decoder).
+type memMode int
+
+const (
+	ownFresh memMode = iota
+	sharePerBlock
+)
+
+func newDecoder(mode memMode) *decoder {
+	return &decoder{mode: mode, intern: make(map[string]string)}
+}
+
+// begin reclaims the memory of every op decoded so far.
+func (d *decoder) begin() {
+	d.slab, d.mopBuf, d.keyBuf = d.slab[:0], d.mopBuf[:0], d.keyBuf[:0]
+	d.recsUsed, d.offsUsed = 0, 0
 }
 
 // name returns b as a string, shared with earlier identical names.
@@ -55,13 +72,11 @@ func (d *decoder) name(b []byte) string {
 	return s
 }
 
-// reset clears op for decoding into it, keeping capacity when reusing.
+// reset clears op for decoding into it; an op that owns its memory gets
+// fresh slabs.
 func (d *decoder) reset(op *Op) {
 	*op = Op{}
-	if d.reuse {
-		d.slab = d.slab[:0]
-		d.recsUsed, d.offsUsed = 0, 0
-	} else {
+	if d.mode == ownFresh {
 		d.slab, d.mopBuf, d.keyBuf = nil, nil, nil
 	}
 }
@@ -102,6 +117,10 @@ func (d *decoder) decode(line []byte, op *Op) error {
 			seen |= seenF
 		case "value":
 			s.ws()
+			if seen&seenF != 0 && structured(op.F) {
+				err = d.value(op, nil) // f came first, as this package writes it: no second pass
+				break
+			}
 			valStart = s.i
 			err = s.skip(0)
 			valEnd = s.i
@@ -187,17 +206,28 @@ func (d *decoder) extra(op *Op, key []byte) error {
 	return nil
 }
 
-// value decodes the op's value, whose shape depends on op.F (known only
-// once the whole line has been read).
+// structured reports whether the value of an op with f is decoded (mops or
+// keys) rather than kept as raw JSON.
+func structured(f string) bool {
+	switch f {
+	case FSend, FPoll, FTxn, FCommit, FAssign, FSubscribe:
+		return true
+	}
+	return false
+}
+
+// value decodes the op's value, whose shape depends on op.F (known once
+// f is read, which may come after the value).
 func (d *decoder) value(op *Op, raw []byte) error {
 	switch op.F {
 	case FSend, FPoll, FTxn, FCommit:
 		return d.mops(op)
 	case FAssign, FSubscribe:
-		keys, err := d.keyList(d.keyBuf[:0])
-		op.Keys = keys
-		if d.reuse && keys != nil {
+		start := len(d.keyBuf)
+		keys, err := d.keyList(d.keyBuf)
+		if keys != nil {
 			d.keyBuf = keys
+			op.Keys = keys[start:len(keys):len(keys)]
 		}
 		return err
 	}
@@ -205,12 +235,14 @@ func (d *decoder) value(op *Op, raw []byte) error {
 	return nil
 }
 
-// keyList reads [k1, k2, ...] or null, appending to dst; empty gives nil.
+// keyList reads [k1, k2, ...] or null, appending to dst; no key appended
+// gives nil.
 func (d *decoder) keyList(dst []Key) ([]Key, error) {
 	s := &d.s
 	if s.null() {
 		return nil, nil
 	}
+	n := len(dst)
 	err := s.array(func(int) error {
 		k, err := s.int()
 		if err != nil {
@@ -219,7 +251,7 @@ func (d *decoder) keyList(dst []Key) ([]Key, error) {
 		dst = append(dst, k)
 		return nil
 	})
-	if err != nil || len(dst) == 0 {
+	if err != nil || len(dst) == n {
 		return nil, err
 	}
 	return dst, nil
@@ -249,38 +281,36 @@ func (d *decoder) rebalance() (*Rebalance, error) {
 	return r, nil
 }
 
-// mops reads the array of micro-ops into op.Mops, reusing its capacity.
+// mops reads the array of micro-ops into op.Mops, a capacity-limited part
+// of mopBuf (appends by callers cannot clobber another op's mops).
 func (d *decoder) mops(op *Op) error {
 	s := &d.s
 	if s.null() {
 		return nil
 	}
-	op.Mops = d.mopBuf[:0]
+	start := len(d.mopBuf)
 	err := s.array(func(i int) error {
-		if err := d.mop(d.nextMop(op)); err != nil {
+		if err := d.mop(d.nextMop()); err != nil {
 			return inField("value["+strconv.Itoa(i)+"]", err)
 		}
 		return nil
 	})
-	if len(op.Mops) == 0 {
-		op.Mops = nil // [] decodes as no micro-ops, like null
-	}
-	if err == nil && d.reuse && op.Mops != nil {
-		d.mopBuf = op.Mops
+	if end := len(d.mopBuf); end > start { // [] decodes as no micro-ops, like null
+		op.Mops = d.mopBuf[start:end:end]
 	}
 	return err
 }
 
-// nextMop appends a zeroed mop to op.Mops.
-func (d *decoder) nextMop(op *Op) *Mop {
-	op.Mops = append(op.Mops, Mop{Offset: NoOffset})
-	return &op.Mops[len(op.Mops)-1]
+// nextMop appends a zeroed mop to mopBuf.
+func (d *decoder) nextMop() *Mop {
+	d.mopBuf = append(d.mopBuf, Mop{Offset: NoOffset})
+	return &d.mopBuf[len(d.mopBuf)-1]
 }
 
 // recordsMap returns an empty map for poll records, from the pool when
 // reusing memory.
 func (d *decoder) recordsMap() map[Key][]Record {
-	if !d.reuse {
+	if d.mode == ownFresh {
 		return make(map[Key][]Record)
 	}
 	if d.recsUsed == len(d.recPool) {
@@ -294,7 +324,7 @@ func (d *decoder) recordsMap() map[Key][]Record {
 
 // offsetsMap is recordsMap for commit offsets.
 func (d *decoder) offsetsMap() map[Key]int64 {
-	if !d.reuse {
+	if d.mode == ownFresh {
 		return make(map[Key]int64)
 	}
 	if d.offsUsed == len(d.offPool) {

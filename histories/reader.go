@@ -23,7 +23,6 @@ type Reader struct {
 	gap      bool  // a gap in the indexes was warned about
 	long     []byte
 	fresh    *decoder // for Next: ops own their memory
-	reusing  *decoder // for Scan: ops share memory with the reader
 	warnings []Warning
 	err      error // sticky: io.EOF or the first error
 }
@@ -41,7 +40,7 @@ func (r *Reader) Warnings() []Warning { return r.warnings }
 // caller's to keep.
 func (r *Reader) Next() (*Op, error) {
 	if r.fresh == nil {
-		r.fresh = newDecoder(false)
+		r.fresh = newDecoder(ownFresh)
 	}
 	op := new(Op)
 	if err := r.read(op, r.fresh); err != nil {
@@ -53,25 +52,17 @@ func (r *Reader) Next() (*Op, error) {
 // Scan calls fn with every op in order until the end, the first bad line or
 // the first error from fn, which it returns (nil at the end).
 //
-// For speed, fn receives the same *Op every time, and its slices and maps
-// are reused for the next op: fn must copy (Op.Clone) anything it keeps
-// beyond the call.
+// For speed, lines are decoded in parallel (jsonl_blocks.go), and an op's
+// slices and maps are reused once fn has returned: fn must copy (Op.Clone)
+// anything it keeps beyond the call.
 func (r *Reader) Scan(fn func(*Op) error) error {
-	if r.reusing == nil {
-		r.reusing = newDecoder(true)
-	}
-	var op Op
-	for {
-		if err := r.read(&op, r.reusing); err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
+	if r.err != nil {
+		if r.err == io.EOF {
+			return nil
 		}
-		if err := fn(&op); err != nil {
-			return err
-		}
+		return r.err
 	}
+	return r.scanBlocks(fn)
 }
 
 // read decodes the next non-blank line into op.
@@ -141,7 +132,12 @@ func (r *Reader) readLine() (line []byte, whole bool, err error) {
 }
 
 func (r *Reader) parseError(err error) *ParseError {
-	pe := &ParseError{File: r.name, Line: r.line}
+	return parseErrorAt(r.name, r.line, err)
+}
+
+// parseErrorAt names the field or column of a decoding error.
+func parseErrorAt(name string, line int, err error) *ParseError {
+	pe := &ParseError{File: name, Line: line}
 	var fe *fieldError
 	var se *scanError
 	switch {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
@@ -70,6 +71,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kafkachaos check:", err)
 		return exitError
 	}
+	limitMemory()
 	out, err := check(path, f, *opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "kafkachaos check:", err)
@@ -93,6 +95,21 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	return exitValid
+}
+
+// checkMemoryLimit is the heap check collects to stay under unless
+// GOMEMLIMIT says otherwise: left to its default, Go's collector lets the
+// heap reach twice what is live, and the checker's state of a 10M-op
+// history (about 800 MiB live) would then take 1.5 GiB. A history whose
+// state outgrows the limit is checked all the same, with the collector
+// running more often (at most half the CPU); docs/PERFORMANCE.md says what
+// to set for larger ones.
+const checkMemoryLimit = 900 << 20
+
+func limitMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(checkMemoryLimit)
+	}
 }
 
 // checkerFlags registers the checker's options (Jepsen's names where it has them).

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -48,6 +50,25 @@ func TestCheckValidExitsZero(t *testing.T) {
 	code, out, errs := cli(t, "check", write(t, "h.jsonl", validHistory))
 	if code != exitValid || !strings.Contains(out, "VALID") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// check keeps its heap under a limit (so a 10M-op history fits in 1 GiB),
+// and GOMEMLIMIT overrides it.
+func TestCheckLimitsMemoryUnlessGOMEMLIMIT(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	t.Setenv("GOMEMLIMIT", "")
+	debug.SetMemoryLimit(math.MaxInt64)
+	cli(t, "check", write(t, "h.jsonl", validHistory))
+	if got := debug.SetMemoryLimit(-1); got != checkMemoryLimit {
+		t.Fatalf("memory limit %d after check, want %d", got, checkMemoryLimit)
+	}
+	t.Setenv("GOMEMLIMIT", "4GiB")
+	debug.SetMemoryLimit(math.MaxInt64)
+	cli(t, "check", write(t, "h.jsonl", validHistory))
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Fatalf("memory limit %d after check under GOMEMLIMIT, want it left alone", got)
 	}
 }
 

@@ -14,6 +14,10 @@ type Config struct {
 	// CrashOneIn makes an idle process crash with probability 1/CrashOneIn
 	// when it is scheduled; 0 disables standalone crashes.
 	CrashOneIn int
+	// TroubleOneIn lets only one op in TroubleOneIn draw an outcome (fail,
+	// info, abort) other than ok, the others completing ok; 0 lets every op
+	// draw (the workload of a fault-ridden run).
+	TroubleOneIn int
 }
 
 // Group is the consumer group the simulated group members join.
@@ -47,6 +51,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("groundtruth: Config.FinalBatch = %d, want >= 1", c.FinalBatch)
 	case c.CrashOneIn < 0:
 		return fmt.Errorf("groundtruth: Config.CrashOneIn = %d, want >= 0", c.CrashOneIn)
+	case c.TroubleOneIn < 0:
+		return fmt.Errorf("groundtruth: Config.TroubleOneIn = %d, want >= 0", c.TroubleOneIn)
 	}
 	return nil
 }

@@ -179,6 +179,15 @@ func (p *proc) assigned() []histories.Key {
 	return ks
 }
 
+// outcome draws an op's outcome, one of 8 with 0 (ok) the plainest; under
+// Config.TroubleOneIn most ops complete ok without drawing.
+func (s *sim) outcome() int {
+	if n := s.cfg.TroubleOneIn; n > 1 && s.ch.Intn(n) != n-1 {
+		return 0
+	}
+	return s.ch.Intn(8)
+}
+
 // readCount chooses how many records to read from one key; choice 0 reads
 // the most, so shrinking leans toward complete reads.
 func (s *sim) readCount() int {

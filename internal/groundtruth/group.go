@@ -48,7 +48,7 @@ func (s *sim) completeMemberPoll(slot int) error {
 		p.revoked, p.gained = nil, nil
 	}
 	var comp *histories.Op
-	switch s.ch.Intn(8) {
+	switch s.outcome() {
 	case 6:
 		comp = s.completion(p, histories.Fail)
 		comp.Mops, comp.Error = []histories.Mop{{F: histories.MPoll}}, "groundtruth: poll failed"

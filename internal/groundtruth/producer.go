@@ -35,7 +35,7 @@ func (s *sim) newSend() histories.Mop {
 func (s *sim) completeSend(slot int) error {
 	p := s.procs[slot]
 	mops := cloneMops(p.pending.Mops)
-	switch s.ch.Intn(8) {
+	switch s.outcome() {
 	case 5:
 		comp := s.completion(p, histories.Fail)
 		comp.Mops, comp.Error = mops, "groundtruth: send certainly not written"
@@ -102,7 +102,7 @@ func (s *sim) completeAssign(p *proc) error {
 // (nothing read) or info (unknown; the process dies).
 func (s *sim) completePoll(slot int) error {
 	p := s.procs[slot]
-	switch s.ch.Intn(8) {
+	switch s.outcome() {
 	case 6:
 		comp := s.completion(p, histories.Fail)
 		comp.Mops, comp.Error = []histories.Mop{{F: histories.MPoll}}, "groundtruth: poll failed"

@@ -29,7 +29,7 @@ func (s *sim) invokeTxnClient(p *proc) error {
 }
 
 func (s *sim) txnOutcome() int {
-	switch s.ch.Intn(8) {
+	switch s.outcome() {
 	case 5:
 		return txnAbort
 	case 6:

@@ -72,6 +72,16 @@ func GenSpace(provider string) generators.Space {
 	return sp
 }
 
+// Shape is gs as sp draws from it: the txn space's runs last 20-60 s, as
+// Jepsen's do, so that each holds hundreds of transactions and a fault
+// with time to recover from; the others draw gs as it is.
+func (sp Space) Shape(gs generators.Space) generators.Space {
+	if sp == SpaceTxn {
+		gs.MinTime, gs.MaxTime = 20*time.Second, time.Minute
+	}
+	return gs
+}
+
 // maxRejects bounds the draws skipped looking for one of the space: a
 // space of any draw's configuration is found within a few.
 const maxRejects = 1000

@@ -11,15 +11,18 @@ import (
 // brokers aims its kills and pauses at the coordinator, the leader or one
 // broker; over many draws each delay and the coordinator target appear.
 func TestTxnSpaceDrawsJepsensRecipe(t *testing.T) {
-	gs := GenSpace("local")
+	gs := SpaceTxn.Shape(GenSpace("local"))
+	if gs.MinTime < 20*time.Second || SpaceSafe.Shape(GenSpace("local")).MaxTime != GenSpace("local").MaxTime {
+		t.Fatalf("txn space draws %v-%v; the safe space's is reshaped too", gs.MinTime, gs.MaxTime)
+	}
 	delays, coordinator := map[time.Duration]bool{}, 0
 	for i := range 60 {
 		s, err := Draw(gs, SpaceTxn, 7, i)
 		if err != nil {
 			t.Fatalf("draw %d: %v", i, err)
 		}
-		if s.Workload.TxnQueues == 0 {
-			t.Fatalf("draw %d has no txn queue", i)
+		if s.Workload.TxnQueues == 0 || s.TimeLimit.D() < 20*time.Second {
+			t.Fatalf("draw %d has %d txn queues and runs %v", i, s.Workload.TxnQueues, s.TimeLimit)
 		}
 		delays[s.Workload.IntraTxnDelay.D()] = true
 		for _, f := range s.Nemesis {

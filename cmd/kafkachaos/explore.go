@@ -149,7 +149,7 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 		if err != nil {
 			return explore.Campaign{}, err
 		}
-		gs := explore.GenSpace(ef.cluster)
+		gs := sp.Shape(explore.GenSpace(ef.cluster))
 		if gs.Kinds, err = drawableKinds(context.Background(), ef.cluster, ef.inventory); err != nil {
 			return explore.Campaign{}, err
 		}

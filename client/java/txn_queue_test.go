@@ -258,7 +258,7 @@ func TestJavaTxnQueueRecordsItsPauses(t *testing.T) {
 // asks to be fenced.
 func TestJavaTxnQueueHangIsAFinding(t *testing.T) {
 	r := newTxnRig(t)
-	q := r.queue("qh", func(o *client.TxnQueueOptions) { o.CallTimeout, o.RetryBudget = time.Second, 2*time.Second })
+	q := r.queue("qh", func(o *client.TxnQueueOptions) { o.CallTimeout, o.RetryBudget = 2*time.Second, 5*time.Second })
 	if err := q.jvm.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}

@@ -198,10 +198,14 @@ func TestHoldDelaysOnlyMatchingRequests(t *testing.T) {
 	}
 }
 
+// The hold is long beside the time a loaded machine takes to pass a
+// request on: the second EndTxn must arrive within half of it, the first
+// not before it ends.
 func TestHoldCountBoundsTheHeld(t *testing.T) {
+	const hold = 2 * time.Second
 	s, u, addr := proxied(t)
 	if err := s.Apply("b1", "h", Toxic{Kind: HoldType, Stream: "upstream",
-		Hold: Hold{APIKeys: []int16{APIEndTxn}, For: 200 * time.Millisecond, Count: 1}}); err != nil {
+		Hold: Hold{APIKeys: []int16{APIEndTxn}, For: hold, Count: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	a, b := dial(t, addr), dial(t, addr)
@@ -210,8 +214,11 @@ func TestHoldCountBoundsTheHeld(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	b.Write(request(APIEndTxn, 2, "x", 0))
 	got := u.await(t, 2)
-	if got[0].correlation != 2 || got[0].at.Sub(sent) > 150*time.Millisecond {
+	if got[0].correlation != 2 || got[0].at.Sub(sent) > hold/2 {
 		t.Errorf("first arrival %+v after %v: the second EndTxn should pass at once (count 1)", got[0], got[0].at.Sub(sent))
+	}
+	if got[1].correlation != 1 || got[1].at.Sub(sent) < hold-50*time.Millisecond {
+		t.Errorf("second arrival %+v after %v: want the held EndTxn, after its %v hold", got[1], got[1].at.Sub(sent), hold)
 	}
 	if n, _ := s.HeldBy("b1", "h"); n != 1 {
 		t.Errorf("held %d, want 1", n)

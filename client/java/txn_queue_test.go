@@ -258,7 +258,11 @@ func TestJavaTxnQueueRecordsItsPauses(t *testing.T) {
 // asks to be fenced.
 func TestJavaTxnQueueHangIsAFinding(t *testing.T) {
 	r := newTxnRig(t)
-	q := r.queue("qh", func(o *client.TxnQueueOptions) { o.CallTimeout, o.RetryBudget = 2*time.Second, 5*time.Second })
+	// InitTransactions gets a generous budget (it has outlasted five
+	// seconds on loaded cores); the frozen step a short one, so that its
+	// bound, and the test, stay short.
+	q := r.queue("qh", func(o *client.TxnQueueOptions) { o.CallTimeout, o.RetryBudget = 2*time.Second, 30*time.Second })
+	q.opts.RetryBudget = 3 * time.Second
 	if err := q.jvm.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}

@@ -33,24 +33,6 @@ func (r *copyRig) txnQueue(id string, edit func(*TxnQueueOptions)) *TxnQueue {
 	return q
 }
 
-// finalValues returns every value the final reads returned.
-func finalValues(ops []histories.Op) map[int64]bool {
-	out := map[int64]bool{}
-	for _, o := range ops {
-		if _, final := o.Extra[FinalExtra]; !final || o.Type != histories.OK {
-			continue
-		}
-		for _, m := range o.Mops {
-			for _, recs := range m.Records {
-				for _, rec := range recs {
-					out[rec.Value] = true
-				}
-			}
-		}
-	}
-	return out
-}
-
 // TestTxnQueueReadsOnlyCommitted: two queues' transactions mix sends and
 // polls over four keys and a third of them abort. Each txn op completes
 // ok or fail; the committed ones read each other's values; no committed
@@ -89,7 +71,7 @@ func TestTxnQueueReadsOnlyCommitted(t *testing.T) {
 		t.Fatal("no committed transaction read a committed value: the polls proved nothing")
 	}
 	res, _ := r.finish()
-	final := finalValues(r.rec.Ops())
+	final := clienttest.FinalValues(r.rec.Ops(), FinalExtra)
 	for v := range committed {
 		if !final[v] {
 			t.Errorf("committed value %d is not in the final reads", v)
@@ -141,7 +123,7 @@ func TestTxnQueueCrashTakeover(t *testing.T) {
 		}
 	}
 	res, _ := r.finish()
-	if final := finalValues(r.rec.Ops()); final[1000] || final[1001] {
+	if final := clienttest.FinalValues(r.rec.Ops(), FinalExtra); final[1000] || final[1001] {
 		t.Fatal("the crashed transaction's records are visible to read_committed final reads")
 	}
 	expectClean(t, res)

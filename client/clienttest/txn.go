@@ -67,3 +67,23 @@ func TxnValues(ops []histories.Op, typ histories.Type) (sent, readOK map[int64]b
 	}
 	return sent, readOK
 }
+
+// FinalValues returns every value the ok final reads returned: the ops
+// whose Extra holds marker (client.FinalExtra, passed in so that package
+// client's own tests can use this).
+func FinalValues(ops []histories.Op, marker string) map[int64]bool {
+	out := map[int64]bool{}
+	for _, o := range ops {
+		if _, final := o.Extra[marker]; !final || o.Type != histories.OK {
+			continue
+		}
+		for _, m := range o.Mops {
+			for _, recs := range m.Records {
+				for _, rec := range recs {
+					out[rec.Value] = true
+				}
+			}
+		}
+	}
+	return out
+}

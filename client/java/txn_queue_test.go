@@ -70,20 +70,7 @@ func (r *txnRig) finish() map[int64]bool {
 	ops := r.rec.Ops()
 	clienttest.CheckPaired(r.t, ops)
 	clienttest.CheckClean(r.t, ops)
-	out := map[int64]bool{}
-	for _, o := range ops {
-		if _, final := o.Extra[client.FinalExtra]; !final || o.Type != histories.OK {
-			continue
-		}
-		for _, m := range o.Mops {
-			for _, recs := range m.Records {
-				for _, rec := range recs {
-					out[rec.Value] = true
-				}
-			}
-		}
-	}
-	return out
+	return clienttest.FinalValues(ops, client.FinalExtra)
 }
 
 func countTxns(ops []histories.Op, typ histories.Type) int {

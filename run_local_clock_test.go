@@ -53,7 +53,7 @@ func clockSkewClaim(t *testing.T, p realProfile, name string) {
 		t.Fatalf("the run proves nothing: %s; %s", why, a)
 	}
 	if !a.out.Held {
-		t.Errorf("observed %s is weaker than expected %s: %s", a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+		t.Errorf("the guarantee did not hold: %s", weaker(a))
 	}
 	faults := resultsFaults(t, a.out.Dir)
 	if len(faults) != 2 {

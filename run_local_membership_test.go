@@ -75,7 +75,7 @@ func safeRun(t *testing.T, s generators.Scenario) attempt {
 		}
 	}
 	if !a.out.Held {
-		t.Errorf("observed %s is weaker than expected %s: %s", a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+		t.Errorf("the guarantee did not hold: %s", weaker(a))
 	}
 	return a
 }
@@ -224,7 +224,7 @@ func checkProtocolRun(t *testing.T, a attempt, protocol string) {
 		t.Fatalf("%s: the run proves nothing: %s; %s", protocol, why, a)
 	}
 	if !a.out.Held {
-		t.Errorf("%s: observed %s is weaker than expected %s: %s", protocol, a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+		t.Errorf("%s: the guarantee did not hold: %s", protocol, weaker(a))
 	}
 	g := groupOf(t, a.out)
 	eager := protocol == generators.GroupClassic

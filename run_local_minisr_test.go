@@ -89,7 +89,7 @@ func TestChaosLocalMinISR1UncleanElectionLoses(t *testing.T) {
 			continue
 		}
 		if !a.out.Held {
-			t.Errorf("attempt %d: observed %s is weaker than the model's expected %s: %s", i+1, a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+			t.Errorf("attempt %d: the guarantee did not hold: %s", i+1, weaker(a))
 		}
 		if lost(a.out) > 0 {
 			t.Logf("CLAIM OBSERVED (min ISR 1 + unclean election: ISR shrank to the leader, acked writes lost: %d lost-write, %d unseen) on attempt %d of %d: evidence %s",
@@ -129,7 +129,7 @@ func TestChaosLocalMinISR1CleanElectionNoLoss(t *testing.T) {
 			}
 		}
 		if !a.out.Held {
-			t.Errorf("attempt %d: observed %s is weaker than expected %s: %s", i+1, a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+			t.Errorf("attempt %d: the guarantee did not hold: %s", i+1, weaker(a))
 		}
 		ops := a.out.Stats.OpsByType
 		t.Logf("attempt %d: unavailability while the single-ISR leader was down: %d sends failed, %d unknown (info), %d ok",

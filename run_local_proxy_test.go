@@ -28,7 +28,7 @@ func latencyClaim(t *testing.T, p realProfile) {
 		t.Fatalf("the run proves nothing: %s; %s", why, a)
 	}
 	if !a.out.Held {
-		t.Errorf("observed %s is weaker than expected %s: %s", a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+		t.Errorf("the guarantee did not hold: %s", weaker(a))
 	}
 	q := a.out.Stats.Latency["send"]
 	t.Logf("send latency with 100 ms ± 10 ms for half the run: p50 %.1f ms, p99 %.1f ms, max %.1f ms; %d sends ok",
@@ -100,6 +100,6 @@ func delayedTxnClaim(t *testing.T, s generators.Scenario) {
 		}
 	}
 	if !a.out.Held {
-		t.Errorf("observed %s is weaker than expected %s: %s", a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+		t.Errorf("the guarantee did not hold: %s", weaker(a))
 	}
 }

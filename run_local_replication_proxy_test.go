@@ -52,7 +52,7 @@ func TestChaosLocalReplicationLatency(t *testing.T) {
 		t.Fatalf("the run proves nothing: %s; %s", why, a)
 	}
 	if !a.out.Held {
-		t.Errorf("observed %s is weaker than expected %s: %s", a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+		t.Errorf("the guarantee did not hold: %s", weaker(a))
 	}
 	with := a.out.Stats.Latency["send"]
 	in, out := sendLatencies(t, a.out, "latency")

@@ -1,8 +1,11 @@
 package kafkachaos_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -216,7 +219,7 @@ func expectAnomaly(t *testing.T, p realProfile, s generators.Scenario, claim str
 			continue
 		}
 		if !a.out.Held {
-			t.Errorf("attempt %d: observed %s is weaker than the model's expected %s: %s", i+1, a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+			t.Errorf("attempt %d: the guarantee did not hold: %s", i+1, weaker(a))
 		}
 		if shows(a.out) {
 			t.Logf("CLAIM OBSERVED (%s) on attempt %d of %d: evidence %s", claim, i+1, p.attempts, a.out.Dir)
@@ -245,7 +248,7 @@ func expectSafe(t *testing.T, p realProfile, s generators.Scenario, claim string
 			}
 		}
 		if !a.out.Held {
-			t.Errorf("attempt %d: observed %s is weaker than expected %s: %s", i+1, a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+			t.Errorf("attempt %d: the guarantee did not hold: %s", i+1, weaker(a))
 		}
 	}
 	if !t.Failed() {
@@ -527,4 +530,48 @@ func timeToFirstLostWrite(t *testing.T, o runner.Outcome) (fromStart, fromFault 
 	}
 	ms := func(ns int64) time.Duration { return time.Duration(ns).Round(time.Millisecond) }
 	return ms(firstLost), ms(firstLost - faultAt), true
+}
+
+// weaker says how an attempt that did not hold broke its expectation: the
+// hops (the end-to-end guarantee alone can match while a hop broke) and,
+// per anomaly found, its first case with the history lines of its ops, so
+// that a CI log whose run directory is gone still shows the evidence.
+func weaker(a attempt) string {
+	o := a.out
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s; %s", strings.Join(o.Expected.Breaks(o.Observed), "; "), a)
+	for _, an := range slices.Sorted(maps.Keys(o.Result.Anomalies)) {
+		cases := o.Result.Anomalies[an]
+		if len(cases) == 0 {
+			continue
+		}
+		c := cases[0]
+		fmt.Fprintf(&b, "\n    first %s of %d: %s", an, o.Result.Counts[an], c.Explanation)
+		for _, line := range historyLines(filepath.Join(o.Dir, report.HistoryFile), c.Ops[:min(len(c.Ops), 4)]) {
+			fmt.Fprintf(&b, "\n      %.400s", line)
+		}
+	}
+	return b.String()
+}
+
+// historyLines returns the lines of the history at path whose op has one of
+// the indexes, in file order; nothing when the file cannot be read.
+func historyLines(path string, indexes []int64) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var out []string
+	for sc.Scan() {
+		var op struct {
+			Index int64 `json:"index"`
+		}
+		if json.Unmarshal(sc.Bytes(), &op) == nil && slices.Contains(indexes, op.Index) {
+			out = append(out, sc.Text())
+		}
+	}
+	return out
 }

@@ -54,7 +54,7 @@
 // this provider for one scenario. KAFKACHAOS_DOCKER=1 opts in to this
 // package's own container tests.
 //
-// In Go (TestDockerClusterFaults runs this sequence and checks each effect):
+// In Go (TestChaosDockerClusterFaults runs this sequence and checks each effect):
 //
 //	p := docker.New(docker.Options{})
 //	err := p.Start(ctx, cluster.Spec{RunID: "example", RunDir: dir, // broker logs: <RunDir>/kafka-<id>/n<N>/broker.log

@@ -108,7 +108,7 @@ func produceAndRead(ctx context.Context, p *Provider, topic string, limit time.D
 	return fmt.Errorf("record %s not read back: %w", value, ctx.Err())
 }
 
-func TestDockerClusterFaults(t *testing.T) {
+func TestChaosDockerClusterFaults(t *testing.T) {
 	needDocker(t)
 	ctx := t.Context()
 	p := startCluster(t, cluster.Spec{RunID: t.Name(), Topics: []cluster.TopicSpec{{Name: "t", Partitions: 1, MinInsyncReplicas: 2}}})

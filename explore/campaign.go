@@ -176,6 +176,10 @@ func (c Campaign) Run(ctx context.Context) (Report, error) {
 		}
 		c.record(&r, j, began)
 		c.progress(r, began)
+		if r.Draws == allFailedAfter && r.Errors == r.Draws {
+			r.Elapsed = time.Since(began)
+			return r, fmt.Errorf("campaign: its first %d draws all ended in a harness error, so it can judge nothing; the last: %w", r.Draws, r.LastError)
+		}
 		if r.Found != nil && c.Draws <= 0 {
 			break
 		}
@@ -192,6 +196,13 @@ func (c Campaign) Run(ctx context.Context) (Report, error) {
 	}
 	return r, nil
 }
+
+// allFailedAfter is how many draws, all harness errors, end a campaign: a
+// set-up that fails every draw (a missing tool, an unreachable cluster)
+// otherwise repeats the failure until the duration is over, as fast as it
+// fails. One success among them lets the campaign go on: a fault kind that
+// breaks the harness now and then is worth counting, not stopping for.
+const allFailedAfter = 10
 
 // bounded is the context the draws start under: ctx until Duration, or
 // ctx itself when the campaign is bounded by Draws.

@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -276,5 +277,32 @@ func TestSummaryLineSaysSimulatedSecondsPerWallSecond(t *testing.T) {
 	}
 	if got := (Report{Draws: 50, Elapsed: 2 * time.Second}).Summary().String(); strings.Contains(got, "simulated") {
 		t.Errorf("summary line of a real cluster's campaign %q", got)
+	}
+}
+
+// A campaign whose draws all fail stops after allFailedAfter of them with
+// the last error, rather than failing as fast as it can until its duration
+// is over; one draw that ran lets it go on.
+func TestCampaignWhoseDrawsAllFailStops(t *testing.T) {
+	broken := errors.New("kafka jars not found")
+	judge := func(context.Context, generators.Scenario) (Verdict, error) { return Verdict{}, broken }
+	c := Campaign{Gen: GenSpace("embedded"), Space: SpaceAll, Seed: 1, Duration: time.Hour, Judge: judge}
+	rep, err := c.Run(context.Background())
+	if !errors.Is(err, broken) || rep.Draws != allFailedAfter || rep.Errors != allFailedAfter {
+		t.Fatalf("draws %d, errors %d, err %v: want the campaign stopped after %d failed draws with the last error", rep.Draws, rep.Errors, err, allFailedAfter)
+	}
+
+	draws := 0
+	judge = func(context.Context, generators.Scenario) (Verdict, error) {
+		draws++
+		if draws == allFailedAfter {
+			return Verdict{}, nil
+		}
+		return Verdict{}, broken
+	}
+	c.Judge, c.Duration, c.Draws = judge, 0, 2*allFailedAfter
+	rep, err = c.Run(context.Background())
+	if err != nil || rep.Draws != 2*allFailedAfter || rep.Errors != 2*allFailedAfter-1 {
+		t.Errorf("draws %d, errors %d, err %v: one draw that ran should let the campaign go on", rep.Draws, rep.Errors, err)
 	}
 }

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,16 +214,17 @@ func TestChaosDockerClusterFaults(t *testing.T) {
 		if err := p.Restart(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(3 * time.Second) // time to bind its listener
+		// Unreachable means something only once the restarted broker
+		// listens: its socket is looked for inside its own namespace,
+		// which the cut does not touch.
+		waitListeningInside(t, p, p.nodes[1], 3*time.Minute)
 		if err := dialAnswers(p.nodes[1].addr()); err == nil {
 			t.Errorf("node 2 reachable after restart though the clients are cut from it")
 		}
 		if err := p.HealAll(ctx); err != nil {
 			t.Fatal(err)
 		}
-		// A JVM started beside the unit pass on two cores has taken over a
-		// minute to listen: the wait is for readiness, not a bound on it.
-		if err := realbroker.WaitListening(ctx, p.nodes[1].addr(), 3*time.Minute, func() error { return nil }); err != nil {
+		if err := realbroker.WaitListening(ctx, p.nodes[1].addr(), time.Minute, func() error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -266,6 +268,31 @@ func TestChaosDockerClusterFaults(t *testing.T) {
 
 	if err := produceAndRead(ctx, p, "t", 60*time.Second); err != nil {
 		t.Fatalf("after every fault healed: %v", err)
+	}
+}
+
+// waitListeningInside waits until n's broker has a listening socket on its
+// port, seen by ss in the container's network namespace.
+func waitListeningInside(t *testing.T, p *Provider, n *node, bound time.Duration) {
+	t.Helper()
+	_, port, err := net.SplitHostPort(n.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(bound)
+	for {
+		pid, err := p.pid(t.Context(), n)
+		if err == nil {
+			out, serr := inNetns(t.Context(), pid, "", "ss", "-Hltn", "sport", "=", ":"+port)
+			if serr == nil && strings.TrimSpace(out) != "" {
+				return
+			}
+			err = serr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node %s not listening on port %s inside its namespace after %s: %v", n.addr(), port, bound, err)
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 }
 

@@ -50,7 +50,7 @@ SUMMARIZE  = $(GO) run ./internal/testsummary/summarize -trim $(MODULE)
 # stay one at a time): the root package 296 s -> 115 s, the client package
 # 170 s -> 95 s.
 UNIT_TESTS = $(GOTESTSUM) --jsonfile $(TEST_OUT)/unit.json --junitfile $(TEST_OUT)/unit.xml -- \
-	-count=1 -p 4 -parallel 4 -timeout $(TIMEOUT) -skip '^TestChaos(Local|Docker)' ./...
+	-count=1 -p 4 -parallel 4 -timeout $(TIMEOUT) -skip '^TestChaos(Local|Docker|External)' ./...
 # The docker pass follows the unit pass and holds every test that runs
 # brokers in containers (the provider's own fault checks in cluster/docker
 # and the root package's claims), one package at a time: beside the unit
@@ -66,7 +66,7 @@ test:
 	$(UNIT_TESTS) || status=1; \
 	$(DOCKER_TESTS) || status=1; \
 	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/local.json --junitfile $(TEST_OUT)/local.xml -- \
-		-count=1 -timeout 20m -run ChaosLocal . || status=1; \
+		-count=1 -timeout 20m -run 'Chaos(Local|External)' . || status=1; \
 	KAFKA_VERSION=$(SECOND_KAFKA) KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=short $(GOTESTSUM) --jsonfile $(TEST_OUT)/local-$(SECOND_KAFKA).json \
 		--junitfile $(TEST_OUT)/local-$(SECOND_KAFKA).xml -- -count=1 -timeout 10m -run 'ChaosLocalAcksAllIdempotentSafe$$' . || status=1; \
 	echo; $(SUMMARIZE) $(TEST_OUT)/unit.json $(TEST_OUT)/local.json $(TEST_OUT)/local-$(SECOND_KAFKA).json $(TEST_OUT)/docker.json || status=1; \
@@ -96,7 +96,7 @@ PROFILE ?= full
 chaos-local: build kafka
 	mkdir -p $(RUNS_DIR)
 	KAFKACHAOS_CLUSTER=local KAFKACHAOS_PROFILE=$(PROFILE) KAFKACHAOS_RUNS=$(RUNS_DIR) KAFKACHAOS_KEEP=1 \
-		$(GO) test -timeout 60m -count=1 -p 1 -run 'ChaosLocal' -v . ./chaostest/examples/ctp 2>&1 | tee $(RUNS_DIR)/chaos-local.log | \
+		$(GO) test -timeout 60m -count=1 -p 1 -run 'Chaos(Local|External)' -v . ./chaostest/examples/ctp 2>&1 | tee $(RUNS_DIR)/chaos-local.log | \
 		grep -E '^(=== RUN|--- |ok|FAIL|PASS)|CLAIM|THROUGHPUT|TIME TO|MIN.ISR|attempt|run dir' ; \
 		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR) (full log: $(RUNS_DIR)/chaos-local.log)"; exit $$status
 

@@ -15,7 +15,7 @@ import (
 // on the hosts. acks=all with min.insync.replicas=2 on three replicas and
 // an idempotent producer loses nothing and writes nothing twice.
 func TestChaosExternalAcksAllIdempotentSafe(t *testing.T) {
-	p := requireFull(t, "local", "the external provider's claim runs in the full profile (a local cluster and an sshd per broker)")
+	p := requireReal(t, "local")
 	externaltest.Require(t)
 	hosts := externaltest.Start(t.Context(), t)
 	p.providers = runner.DefaultProviders().WithInventory(hosts.Inventory)

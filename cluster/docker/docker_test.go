@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -62,10 +63,29 @@ func startCluster(t *testing.T, spec cluster.Spec) *Provider {
 			if err != nil || !strings.Contains(string(b), "Kafka Server started") {
 				t.Errorf("broker log %s not copied at Stop or lacks the start line (err %v, %d bytes)", path, err, len(b))
 			}
+			if t.Failed() {
+				t.Logf("broker %d, the last of its warnings, errors and leadership lines:\n%s", n, telling(string(b), 30))
+			}
 		}
 	})
 	return p
 }
+
+// telling is the last n lines of a broker log that say why a cluster
+// stopped making progress: warnings, errors, ISR and leader changes,
+// fencing, quorum elections. The test's directory goes with the test, so
+// a failed run's log shows them.
+func telling(log string, n int) string {
+	var keep []string
+	for line := range strings.Lines(log) {
+		if tellingLine.MatchString(line) {
+			keep = append(keep, strings.TrimRight(line, "\n"))
+		}
+	}
+	return strings.Join(keep[max(0, len(keep)-n):], "\n")
+}
+
+var tellingLine = regexp.MustCompile(`WARN|ERROR|Shrinking ISR|Expanding ISR|ISR updated|[Ll]eader.*election|[Ff]enc|[Vv]oted|Completed transition to Leader|becoming leader`)
 
 func assertNothingLeft(t *testing.T, id string) {
 	t.Helper()
@@ -131,9 +151,11 @@ func TestChaosDockerClusterFaults(t *testing.T) {
 		if up := nodeUp(p, leader); up {
 			t.Fatalf("node %d reported up after Kill", leader)
 		}
+		began := time.Now()
 		if err := produceAndRead(ctx, p, "t", 60*time.Second); err != nil {
-			t.Fatalf("with leader %d killed (2 of 3 left, min ISR 2): %v", leader, err)
+			t.Fatalf("with leader %d killed (2 of 3 left, min ISR 2): %v; the partition then: %s", leader, err, partitionState(t, p, "t"))
 		}
+		t.Logf("with leader %d killed: written and read back after %s", leader, time.Since(began).Round(time.Millisecond))
 		if err := p.Restart(ctx, leader); err != nil {
 			t.Fatal(err)
 		}
@@ -374,6 +396,22 @@ func waitISRWithout(t *testing.T, p *Provider, topic string, node int32) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	t.Fatalf("ISR still %v with node %d isolated", isr, node)
+}
+
+// partitionState is what the cluster's metadata says of topic's partition
+// 0, for a failure message.
+func partitionState(t *testing.T, p *Provider, topic string) string {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	resp, err := p.Admin().Metadata(ctx, []string{topic})
+	if err != nil {
+		return fmt.Sprintf("(metadata: %v)", err)
+	}
+	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+		return fmt.Sprintf("(metadata: %d topics)", len(resp.Topics))
+	}
+	pt := resp.Topics[0].Partitions[0]
+	return fmt.Sprintf("leader %d, epoch %d, replicas %v, ISR %v, error %d", pt.Leader, pt.LeaderEpoch, pt.Replicas, pt.ISR, pt.ErrorCode)
 }
 
 func containsID(ids []int32, id int32) bool {

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"slices"
+
+	"github.com/kafkachaos/kafkachaos/checkers"
 )
 
 // Conditions are the faults a run may suffer that change what Kafka promises.
@@ -35,6 +37,10 @@ type Expectation struct {
 	// EndToEnd is Meet(Producer, Consumer): exactly-once needs both hops
 	// exactly-once.
 	EndToEnd Guarantee `json:"end-to-end"`
+	// ReadCommitted: the readers read committed records only, so no read
+	// may return a record of a transaction that aborted or had not yet
+	// committed, whatever either hop may lose or duplicate (Breaks).
+	ReadCommitted bool `json:"read-committed,omitempty"`
 }
 
 // Reasons lists both hops' reasons, each prefixed with its hop.
@@ -63,7 +69,7 @@ func ExpectedUnder(cond Conditions, p ProducerConfig, t TopicConfig, c ConsumerC
 			return Expectation{}, err
 		}
 	}
-	e := Expectation{Producer: producerHop(cond, p, t), Consumer: consumerHop(p, c)}
+	e := Expectation{Producer: producerHop(cond, p, t), Consumer: consumerHop(p, c), ReadCommitted: c.IsolationLevel == ReadCommitted}
 	e.EndToEnd = Meet(e.Producer.Guarantee, e.Consumer.Guarantee)
 	return e, nil
 }
@@ -175,8 +181,25 @@ func (e Expectation) Breaks(o Observation) []string {
 			out = append(out, fmt.Sprintf("%s hop: expected %s, observed %s", h.name, h.want, h.got))
 		}
 	}
+	if e.ReadCommitted {
+		if dirty := dirtyReads(o); len(dirty) > 0 {
+			out = append(out, fmt.Sprintf("read_committed: %v, reads of records whose transaction or send failed or had not committed, which the isolation level rules out whatever either hop may duplicate", dirty))
+		}
+	}
 	if len(o.Unclassified) > 0 {
 		out = append(out, fmt.Sprintf("anomalies of unknown effect: %v", o.Unclassified))
+	}
+	return out
+}
+
+// dirtyReads are the anomalies of o that a read_committed reader must never
+// show: an aborted read (G1a) and a read before the commit.
+func dirtyReads(o Observation) []checkers.Anomaly {
+	var out []checkers.Anomaly
+	for _, a := range o.Duplication {
+		if a == checkers.G1a || a == checkers.PrecommittedRead {
+			out = append(out, a)
+		}
 	}
 	return out
 }

@@ -220,3 +220,32 @@ func TestUnsyncedLossMayLose(t *testing.T) {
 		}
 	}
 }
+
+// A read_committed reader must never read a record of a transaction that
+// aborted or had not committed, even where the consumer hop allows
+// redeliveries (commit after processing): G1a and precommitted-read break
+// it. A read_uncommitted reader's are the redeliveries its hop allows.
+func TestReadCommittedRulesOutDirtyReads(t *testing.T) {
+	txn := ProducerConfig{Acks: AcksAll, Retries: 10, MaxInFlight: 5, EnableIdempotence: true, TransactionalID: "t"}
+	committed := afterCommit
+	committed.IsolationLevel = ReadCommitted
+	uncommitted := afterCommit
+	uncommitted.IsolationLevel = ReadUncommitted
+	rc, ru := expect(t, Conditions{}, txn, durableTopic, committed), expect(t, Conditions{}, txn, durableTopic, uncommitted)
+	if !rc.ReadCommitted || ru.ReadCommitted || !rc.Consumer.Guarantee.MayDuplicate() || !ru.Consumer.Guarantee.MayDuplicate() {
+		t.Fatalf("read_committed %+v, read_uncommitted %+v: the test needs both consumer hops to allow duplicates", rc, ru)
+	}
+	for _, a := range []checkers.Anomaly{checkers.G1a, checkers.PrecommittedRead} {
+		o := Observe(result(a))
+		want := []string{"read_committed: [" + string(a) + "], reads of records whose transaction or send failed or had not committed, which the isolation level rules out whatever either hop may duplicate"}
+		if got := rc.Breaks(o); !reflect.DeepEqual(got, want) {
+			t.Errorf("read_committed, %s: Breaks = %q, want %q", a, got, want)
+		}
+		if got := ru.Breaks(o); len(got) != 0 {
+			t.Errorf("read_uncommitted, %s: Breaks = %q, want none (its hop allows the redelivery)", a, got)
+		}
+	}
+	if got := rc.Breaks(Observe(result(checkers.DuplicateDelivery))); len(got) != 0 {
+		t.Errorf("read_committed, a redelivery: Breaks = %q, want none", got)
+	}
+}

@@ -100,16 +100,18 @@ chaos-local: build kafka
 		grep -E '^(=== RUN|--- |ok|FAIL|PASS)|CLAIM|THROUGHPUT|TIME TO|MIN.ISR|attempt|run dir' ; \
 		status=$${PIPESTATUS[0]}; echo "reports: $(RUNS_DIR) (full log: $(RUNS_DIR)/chaos-local.log)"; exit $$status
 
-# probe-kafka-17754 runs the late-produce probe docs/FINDINGS.md reports
-# (a transactional copy whose produce requests are held past the client's
-# own timeouts) on each release of PROBE_VERSIONS, on local brokers (root).
+# probe-kafka-17754 runs the probes of docs/FINDINGS.md on each release of
+# PROBE_VERSIONS, on local brokers (root): produce requests of a
+# transactional copy held past the client's own timeouts, and EndTxn
+# requests of Java txn queues held until the next transaction is open
+# (KAFKA-17754 on 3.x, fenced by transaction version 2 on 4.x).
 PROBE_VERSIONS ?= 3.9.1 4.4.0
 probe-kafka-17754: build kafka
 	mkdir -p $(RUNS_DIR)
 	@status=0; for v in $(PROBE_VERSIONS); do \
 		KAFKA_VERSION=$$v KAFKACHAOS_CLUSTER=local KAFKACHAOS_RUNS=$(RUNS_DIR) KAFKACHAOS_KEEP=1 \
-			$(GO) test -count=1 -timeout 15m -run '^TestChaosLocalDelayedProduceOutlivesTheClient$$' -v . || status=1; \
-	done; echo "reports: $(RUNS_DIR)/TestChaosLocalDelayedProduceOutlivesTheClient"; exit $$status
+			$(GO) test -count=1 -timeout 15m -run '^TestChaosLocal(DelayedProduceOutlivesTheClient|JavaLateEndTxn)$$' -v . || status=1; \
+	done; echo "reports: $(RUNS_DIR)/TestChaosLocal{DelayedProduceOutlivesTheClient,JavaLateEndTxn}"; exit $$status
 
 # The docker provider's engine (its own socket and data root) and the Kafka
 # image, built locally from the same jars when apache/kafka cannot be pulled.

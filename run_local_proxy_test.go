@@ -1,11 +1,15 @@
 package kafkachaos_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
 // Faults on the clients' proxies (internal/kproxy): the cluster of these
@@ -83,12 +87,7 @@ func delayedTxnClaim(t *testing.T, s generators.Scenario) {
 	if why := worked(a, 20); why != "" {
 		t.Fatalf("the run proves nothing: %s; %s", why, a)
 	}
-	var held int64
-	for _, f := range a.out.Stats.Faults {
-		if f.Kind == generators.KindDelayedRequests {
-			held += f.Hits
-		}
-	}
+	held := hits(a.out)
 	t.Logf("requests held: %d; %s", held, a)
 	if held == 0 {
 		t.Errorf("the hold held no request: the run proves nothing")
@@ -101,5 +100,88 @@ func delayedTxnClaim(t *testing.T, s generators.Scenario) {
 	}
 	if !a.out.Held {
 		t.Errorf("the guarantee did not hold: %s", weaker(a))
+	}
+}
+
+// TestChaosLocalJavaLateEndTxn is KAFKA-17754 on demand. Two Java txn
+// queues run Jepsen's transactions (sends and read_committed polls across
+// three keys, some aborted on purpose, pauses between steps) while the
+// proxies hold every EndTxn, six per broker, for 8 s: four times the
+// client's request timeout, so the client gives up, sends the EndTxn again
+// on a new connection, has it answered and starts its next transaction
+// before the held one reaches the coordinator.
+//
+// Transaction version 1 (Kafka 3.x, or any client before 4.0) names no
+// transaction in an EndTxn, only the producer id and an epoch that stays
+// the same from one transaction to the next: the late commit ends the
+// transaction then open. When the client meant to abort that one, its
+// writes are read (G1a, aborted read), and its own abort is refused
+// (CONCURRENT_TRANSACTIONS, then INVALID_TXN_STATE in the request log);
+// when it meant to go on, its own polls read the writes it has not yet
+// committed (precommitted-read).
+// Transaction version 2 (Kafka 4.x and a 4.x client: EndTxn v5) bumps the
+// epoch at every transaction's end, so the late request is fenced: the
+// same run holds.
+//
+// On a 3.x release it runs kafka-clients 3.8.0 (Jepsen's) and requires
+// one of the two in one of its attempts; on 4.x it runs the 4.4.0 client
+// and requires none. make probe-kafka-17754 runs it on both lines.
+func TestChaosLocalJavaLateEndTxn(t *testing.T) {
+	p := requireFull(t, "local", "probe: full profile only (make probe-kafka-17754)")
+	p.limit = time.Minute
+	s := realScenario("local-kafka-17754-late-endtxn", p)
+	s.Keys = generators.SequentialKeys(3, "in", "")
+	s.Cluster.ClientProxies = true
+	s.Producer.TransactionalID = "queue"
+	s.Producer.MaxInFlight = 5
+	s.Producer.RequestTimeout, s.Producer.SocketTimeout, s.Producer.DeliveryTimeout = d(2*time.Second), d(2*time.Second), d(10*time.Second)
+	s.Consumer.IsolationLevel = model.ReadCommitted
+	w := &s.Workload
+	w.Producers, w.Consumers, w.Rate = 0, 0, 100
+	w.Mix = generators.Mix{Txn: 1}
+	w.TxnQueues, w.TxnSize, w.AbortRatio, w.IntraTxnDelay = 2, 6, 0.12, d(200*time.Millisecond)
+	hold := faultAt(s, generators.KindDelayedRequests, "all", 1.0/12, 10.0/12)
+	hold.Params.Requests, hold.Params.Delay, hold.Params.Count = []string{"end-txn"}, d(8*time.Second), 6
+	s.Nemesis = []generators.Fault{hold}
+	tv1 := !strings.HasPrefix(kafkadist.Version(), "4.")
+	s.Clients, s.ClientVersion = map[string]string{generators.RoleTxnQueue: generators.ClientJava}, "4.4.0"
+	if tv1 {
+		s.ClientVersion = "3.8.0"
+	}
+	var seen []string
+	for i := range p.attempts {
+		a := runReal(t, s, i)
+		if why := worked(a, 0); why != "" {
+			seen = append(seen, fmt.Sprintf("attempt %d proves nothing: %s; %s", i+1, why, a))
+			continue
+		}
+		held := hits(a.out)
+		if held == 0 {
+			seen = append(seen, fmt.Sprintf("attempt %d proves nothing: no EndTxn was held; %s", i+1, a))
+			continue
+		}
+		counts := a.out.Result.Counts
+		if !tv1 {
+			for _, an := range []checkers.Anomaly{checkers.G1a, checkers.PrecommittedRead, checkers.LostWrite, checkers.TornTransaction} {
+				if c := counts[an]; c > 0 {
+					t.Errorf("CLAIM BROKEN (transaction version 2 fences a late EndTxn) on attempt %d: %d %s; %s", i+1, c, an, weaker(a))
+				}
+			}
+			seen = append(seen, fmt.Sprintf("attempt %d: %d EndTxn held; %s", i+1, held, a))
+			continue
+		}
+		if counts[checkers.G1a]+counts[checkers.PrecommittedRead] > 0 {
+			t.Logf("KAFKA-17754 REPRODUCED on Kafka %s with kafka-clients %s, attempt %d of %d: %d aborted reads, %d precommitted reads; %s\n%s",
+				kafkadist.Version(), s.ClientVersion, i+1, p.attempts, counts[checkers.G1a], counts[checkers.PrecommittedRead], a, weaker(a))
+			return
+		}
+		seen = append(seen, fmt.Sprintf("attempt %d: %d EndTxn held; %s", i+1, held, a))
+	}
+	if tv1 {
+		t.Errorf("KAFKA-17754 not reproduced on Kafka %s in %d attempts:\n  %s", kafkadist.Version(), p.attempts, strings.Join(seen, "\n  "))
+		return
+	}
+	if !t.Failed() {
+		t.Logf("CLAIM HELD (transaction version 2 fences a late EndTxn) on Kafka %s:\n  %s", kafkadist.Version(), strings.Join(seen, "\n  "))
 	}
 }

@@ -125,9 +125,13 @@ func (a attempt) String() string {
 		return fmt.Sprintf("harness error %v (run dir %s)", a.err, a.out.Dir)
 	}
 	o := a.out
-	return fmt.Sprintf("observed %s (producer %s, consumer %s), expected %s, anomalies %v, %d sends ok, faults %s, run dir %s",
+	ok := fmt.Sprintf("%d sends ok", o.Stats.OpsByType["send ok"])
+	if n := o.Stats.OpsByType["txn ok"]; n > 0 {
+		ok += fmt.Sprintf(", %d txns ok, %d failed, %d unknown", n, o.Stats.OpsByType["txn fail"], o.Stats.OpsByType["txn info"])
+	}
+	return fmt.Sprintf("observed %s (producer %s, consumer %s), expected %s, anomalies %v, %s, faults %s, run dir %s",
 		o.Observed.EndToEnd, o.Observed.Producer, o.Observed.Consumer, o.Expected.EndToEnd, o.Result.Counts,
-		o.Stats.OpsByType["send ok"], faultSummary(o), o.Dir)
+		ok, faultSummary(o), o.Dir)
 }
 
 func faultSummary(o runner.Outcome) string {

@@ -151,8 +151,10 @@ func TestChaosDockerClusterFaults(t *testing.T) {
 		if up := nodeUp(p, leader); up {
 			t.Fatalf("node %d reported up after Kill", leader)
 		}
+		// Fencing the dead leader waits out its broker session, and a new
+		// controller first, when the leader was the active one.
 		began := time.Now()
-		if err := produceAndRead(ctx, p, "t", 60*time.Second); err != nil {
+		if err := produceAndRead(ctx, p, "t", 2*time.Minute); err != nil {
 			t.Fatalf("with leader %d killed (2 of 3 left, min ISR 2): %v; the partition then: %s", leader, err, partitionState(t, p, "t"))
 		}
 		t.Logf("with leader %d killed: written and read back after %s", leader, time.Since(began).Round(time.Millisecond))

@@ -13,9 +13,11 @@ import (
 
 // TestCopierAbortedTwiceIsNoDuplicate: the copier aborts on purpose, twice,
 // transactions copying the same input records, then copies them for good.
-// Final reads of read_uncommitted isolation see every aborted copy: each is
-// an aborted read naming the transaction that wrote it at that offset, and
-// none is a duplicate, since no aborted copy took effect.
+// Final reads of read_uncommitted isolation see every aborted copy that
+// reached the log: each is an aborted read naming the transaction that
+// wrote it at that offset, and none is a duplicate, since no aborted copy
+// took effect. (How many reach the log depends on timing: an abort purges
+// the sends still queued, which then never have an offset.)
 func TestCopierAbortedTwiceIsNoDuplicate(t *testing.T) {
 	t.Parallel()
 	const n = 6
@@ -46,14 +48,43 @@ func TestCopierAbortedTwiceIsNoDuplicate(t *testing.T) {
 			t.Errorf("unexpected %s: %+v", a, res.Anomalies[a])
 		}
 	}
-	if int(res.Counts[checkers.G1a]) != len(writers) || len(writers) < 2*n {
-		t.Fatalf("%d aborted reads of %d aborted copies, want one per copy and at least %d copies", res.Counts[checkers.G1a], len(writers), 2*n)
+	if len(writers) == 0 {
+		t.Fatal("no aborted copy reached the log with a known offset: the test proves nothing")
 	}
+	aborted := map[int64]bool{}
+	for _, w := range abortedTxns(r.rec.Ops()) {
+		aborted[w] = true
+	}
+	read := map[keyOffset]bool{}
 	for _, c := range res.Anomalies[checkers.G1a] {
-		if w := writers[keyOffset{*c.Key, c.Offsets[0]}]; c.Ops[1] != w {
-			t.Errorf("aborted read at key %d offset %d names op %d, but op %d wrote there: %s", *c.Key, c.Offsets[0], c.Ops[1], w, c.Explanation)
+		at := keyOffset{*c.Key, c.Offsets[0]}
+		w, known := writers[at]
+		switch {
+		case known && c.Ops[1] != w:
+			t.Errorf("aborted read at key %d offset %d names op %d, but op %d wrote there: %s", at.key, at.offset, c.Ops[1], w, c.Explanation)
+		case !known && !aborted[c.Ops[1]]:
+			// a purged send's record may still have landed: its case must
+			// name an aborted transaction all the same.
+			t.Errorf("aborted read at key %d offset %d names op %d, no aborted transaction: %s", at.key, at.offset, c.Ops[1], c.Explanation)
+		}
+		read[at] = true
+	}
+	for at, w := range writers {
+		if !read[at] {
+			t.Errorf("op %d's aborted copy at key %d offset %d was never reported read", w, at.key, at.offset)
 		}
 	}
+}
+
+// abortedTxns are the indexes of the failed txn ops.
+func abortedTxns(ops []histories.Op) []int64 {
+	var out []int64
+	for _, o := range ops {
+		if o.F == histories.FTxn && o.Type == histories.Fail {
+			out = append(out, o.Index)
+		}
+	}
+	return out
 }
 
 type keyOffset struct{ key, offset int64 }

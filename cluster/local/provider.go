@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -374,9 +375,13 @@ func (p *Provider) node(id int32) (*node, error) {
 	return p.nodes[i], nil
 }
 
-// freePorts reserves n loopback ports by listening on them, then releases
-// them for the broker to bind.
+// freePorts picks n loopback ports a broker can bind: below the kernel's
+// ephemeral range, so that no outgoing connection of another process takes
+// one between the check and the broker's bind (a port from ":0" is an
+// ephemeral one, and was lost so to a test's client). Each is checked free
+// by listening on it.
 func freePorts(n int) ([]int, error) {
+	low := ephemeralLow()
 	var ports []int
 	var ls []net.Listener
 	defer func() {
@@ -384,15 +389,41 @@ func freePorts(n int) ([]int, error) {
 			l.Close()
 		}
 	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n; tries++ {
+		if tries == 1000 {
+			return nil, fmt.Errorf("cluster/local: no free port below %d in 1000 tries", low)
+		}
+		port := portFloor + rand.IntN(low-portFloor)
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
-			return nil, fmt.Errorf("cluster/local: free port: %w", err)
+			continue
 		}
 		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		ports = append(ports, port)
 	}
 	return ports, nil
+}
+
+// portFloor is the lowest port freePorts picks: clear of the well-known and
+// registered ports services listen on.
+const portFloor = 20000
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux
+// default 32768 when it cannot be read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 32768
+	}
+	low, err := strconv.Atoi(f[0])
+	if err != nil || low <= portFloor+1000 {
+		return 32768
+	}
+	return low
 }
 
 // lockedWriter serialises the brokers' output into one caller writer.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -205,5 +207,29 @@ func TestVerifiedNamesEveryEffectItCauses(t *testing.T) {
 		if got := p.Verified(e); got != "" {
 			t.Errorf("Verified(%q) = %q for an effect the provider cannot cause", e, got)
 		}
+	}
+}
+
+// Loopback brokers' ports come from below the ephemeral range, where no
+// other process's outgoing connection can take one before the broker
+// binds it; they are distinct and free.
+func TestFreePortsAreBelowTheEphemeralRange(t *testing.T) {
+	low := ephemeralLow()
+	ports, err := freePorts(9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, p := range ports {
+		if p < portFloor || p >= low || seen[p] {
+			t.Errorf("port %d: want distinct ports in [%d, %d): %v", p, portFloor, low, ports)
+		}
+		seen[p] = true
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			t.Errorf("port %d not free after freePorts: %v", p, err)
+			continue
+		}
+		l.Close()
 	}
 }

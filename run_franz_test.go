@@ -9,9 +9,8 @@ import (
 	"github.com/kafkachaos/kafkachaos/model"
 )
 
-// The producer claims again with franz-go (kgo, in process) as the
-// producer under test; the consumers, which only observe, stay
-// librdkafka. franz-go is judged by the same model as librdkafka.
+// The producer and consumer claims again with franz-go (kgo, in process)
+// as the client under test, judged by the same model as librdkafka.
 
 // franzProducers names franz-go for s's producers.
 func franzProducers(s generators.Scenario) generators.Scenario {
@@ -59,4 +58,53 @@ func TestChaosFranzProducerRetriesWithoutIdempotenceDuplicate(t *testing.T) {
 		t.Errorf("no duplicate found after %d lost acknowledgements", hits(out))
 	}
 	wantHop(t, "producer", out.Observed.Producer, model.AtLeastOnce)
+}
+
+// franzConsumers names franz-go for s's consumers.
+func franzConsumers(s *generators.Scenario) {
+	s.Clients = map[string]string{generators.RoleConsumer: generators.ClientFranzGo}
+}
+
+// franz-go group members committing before processing, crashed between
+// the commit and the processing: the records they committed past are never
+// processed (at most once).
+func TestChaosFranzConsumerCommitBeforeProcessingLoses(t *testing.T) {
+	parallelOnEmbedded(t)
+	out := runCrashingConsumers(t, model.CommitBeforeProcessing, generators.CrashAfterCommit, franzConsumers)
+	if out.Result.Counts[checkers.LostDelivery] == 0 {
+		t.Errorf("no lost delivery after %d franz-go crashes between commit and processing", out.Stats.Crashes)
+	}
+	wantHop(t, "consumer", out.Observed.Consumer, model.AtMostOnce)
+}
+
+// Their control: committing after processing, crashed between the two,
+// they redeliver and lose nothing (at least once).
+func TestChaosFranzConsumerCommitAfterProcessingRedelivers(t *testing.T) {
+	parallelOnEmbedded(t)
+	out := runCrashingConsumers(t, model.CommitAfterProcessing, generators.CrashBeforeCommit, franzConsumers)
+	if out.Result.Counts[checkers.DuplicateDelivery] == 0 {
+		t.Errorf("no duplicate delivery after %d franz-go crashes between processing and commit", out.Stats.Crashes)
+	}
+	wantHop(t, "consumer", out.Observed.Consumer, model.AtLeastOnce)
+}
+
+// Where franz-go differs from librdkafka and the Java client: its
+// automatic commits lag one poll (a poll's records become committable
+// only when the next poll begins), so crashed auto-committing members
+// lose nothing, where the others' lose what an automatic commit covered
+// before it was processed (TestChaosConsumerAutoCommitLoses). The model
+// promises nothing for auto-commit; this pins what kgo does.
+func TestChaosFranzConsumerAutoCommitLosesNothing(t *testing.T) {
+	parallelOnEmbedded(t)
+	out := runCrashingConsumers(t, model.CommitAuto, generators.CrashAnywhere, franzConsumers, func(s *generators.Scenario) {
+		s.Consumer.AutoCommitInterval = d(100 * time.Millisecond) // kgo's least
+	})
+	if out.Stats.OpsByType["commit ok"] == 0 {
+		t.Errorf("no automatic commit was recorded")
+	}
+	if n := out.Result.Counts[checkers.LostDelivery]; n != 0 {
+		t.Errorf("%d lost deliveries after %d crashes of franz-go auto-committing members", n, out.Stats.Crashes)
+	}
+	t.Logf("franz-go auto-commit under %d crashes: observed %s, %d duplicate deliveries",
+		out.Stats.Crashes, out.Observed.Consumer, out.Result.Counts[checkers.DuplicateDelivery])
 }

@@ -2,13 +2,16 @@ package kafkachaos_test
 
 import (
 	"testing"
+	"time"
 
+	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/model"
 )
 
-// The delivery-semantics claims again with franz-go as the producer under
-// test, on real Kafka; the consumers stay librdkafka (run_franz_test.go
-// has the embedded ones).
+// The delivery-semantics claims again with franz-go as the client under
+// test, on real Kafka: its producers, and in the full profile its group
+// consumers (run_franz_test.go has the embedded ones).
 
 // acks=all, min.insync.replicas=2 on three replicas, idempotent franz-go
 // producer: no loss, no duplicate while leaders are killed.
@@ -31,4 +34,20 @@ func twoLeaderKills(s generators.Scenario) []generators.Fault {
 		faultAt(s, generators.KindKill, "leader", 0.1, 0.35),
 		faultAt(s, generators.KindKill, "leader", 0.5, 0.75),
 	}
+}
+
+// franz-go producers and franz-go group consumers, idempotent acks=all
+// sends, commit after processing: under consumer crashes between
+// processing and commit and kill -9 of the leader, nothing acknowledged is
+// lost and nothing committed goes unprocessed (at least once).
+func TestChaosLocalFranzConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
+	p := requireFull(t, "local", "full profile only (make chaos-local): the short profile has a safe and a weak claim per client")
+	s := franzProducers(realScenario("local-franz-consumer-commit-after", p))
+	s.Clients[generators.RoleConsumer] = generators.ClientFranzGo
+	groupConsumers(&s, model.CommitAfterProcessing)
+	crashes := faultAt(s, generators.KindCrashConsumer, "", 0.2, 0.5)
+	crashes.Params = generators.FaultParams{Point: generators.CrashBeforeCommit, Every: d(3 * time.Second)}
+	s.Nemesis = []generators.Fault{crashes, faultAt(s, generators.KindKill, "leader", 0.55, 0.75)}
+	expectSafe(t, p, s, "franz-go producer and consumer, acks=all idempotent, commit after processing: at least once under kill -9 of the leader and consumer crashes",
+		50, checkers.LostWrite, checkers.Unseen, checkers.LostDelivery, checkers.Duplicate)
 }

@@ -325,8 +325,8 @@ func TestChaosProducerIdempotentNoDuplicates(t *testing.T) {
 // runCrashingConsumers runs a 5s group of consumers committing by strategy
 // whose members crash at point every 400ms (a new member, new process,
 // replaces each), and fails a run in which none crashed or too few polls
-// completed.
-func runCrashingConsumers(t *testing.T, strategy model.CommitStrategy, point string) runner.Outcome {
+// completed; with changes the scenario (e.g. names a client).
+func runCrashingConsumers(t *testing.T, strategy model.CommitStrategy, point string, with ...func(*generators.Scenario)) runner.Outcome {
 	t.Helper()
 	s := base("consumer-"+string(strategy), 5*time.Second)
 	s.Consumer.CommitStrategy = strategy
@@ -335,6 +335,9 @@ func runCrashingConsumers(t *testing.T, strategy model.CommitStrategy, point str
 	start, dur := window(s)
 	s.Nemesis = []generators.Fault{{Kind: generators.KindCrashConsumer, Start: start, Duration: dur,
 		Params: generators.FaultParams{Point: point, Every: d(400 * time.Millisecond)}}}
+	for _, w := range with {
+		w(&s)
+	}
 	out := run(t, s)
 	mustHaveWorked(t, out, 5, "poll")
 	if out.Stats.Crashes == 0 {

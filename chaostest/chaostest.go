@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -126,6 +127,14 @@ type Options struct {
 	Keep    bool
 	// Name names the run directory; Check sets it to the test's name.
 	Name string
+	// Client names the Kafka client library the code under test uses,
+	// NAME[@VERSION] with NAME librdkafka, java or franz-go ("" leaves it
+	// unnamed; a version only for java, a kafka-clients release). It is
+	// recorded in scenario.json (clients.consumer, client-version), so the
+	// run's page and any comparison of runs say which client was under
+	// test; the harness's own input producer and final reads stay
+	// librdkafka.
+	Client string
 }
 
 func (o Options) withDefaults() Options {
@@ -151,6 +160,9 @@ func (o Options) validate() error {
 			o.Brokers, o.Partitions, o.Records, o.Instances)
 	case o.Duration < 0, o.StopGrace < 0, o.Drain < 0:
 		return fmt.Errorf("chaostest: durations must not be negative (duration %v, stop grace %v, drain %v)", o.Duration, o.StopGrace, o.Drain)
+	}
+	if err := validClient(o.Client); err != nil {
+		return err
 	}
 	for i, f := range o.Faults {
 		if f.End().D() > o.Duration {
@@ -200,4 +212,22 @@ func Check(t testing.TB, want Guarantee, svc Service, opts Options) Verdict {
 		t.Errorf("chaostest: %v", v)
 	}
 	return v
+}
+
+// validClient checks Options.Client: a known client, a version only for
+// java.
+func validClient(v string) error {
+	if v == "" {
+		return nil
+	}
+	name, version, err := generators.ParseClient(v)
+	switch {
+	case err != nil:
+		return fmt.Errorf("chaostest: Client: %w", err)
+	case !slices.Contains(generators.ClientNames(), name):
+		return fmt.Errorf("chaostest: Client %q: want one of %v", v, generators.ClientNames())
+	case version != "" && name != generators.ClientJava:
+		return fmt.Errorf("chaostest: Client %q: only java takes a version (a kafka-clients release)", v)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package chaostest_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -174,6 +175,29 @@ func TestVerdictHoldsWhenTheOutputKeepsTheGuarantee(t *testing.T) {
 	}
 }
 
+// The client the code under test uses, named in Options, is in the run's
+// scenario.json as the consumer role's client: the page and any
+// comparison of runs say which client was under test.
+func TestClientIsRecordedInTheScenario(t *testing.T) {
+	o := small(t)
+	o.Client, o.Keep = "java@3.9.1", true
+	v, err := chaostest.Run(t.Context(), chaostest.ExactlyOnce, copier(same, 0), o)
+	if err != nil || !v.Held {
+		t.Fatalf("faithful copy: %v, %v", v, err)
+	}
+	b, err := os.ReadFile(filepath.Join(v.Dir, "scenario.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s generators.Scenario
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.ClientOf(generators.RoleConsumer) != generators.ClientJava || s.ClientVersion != "3.9.1" || s.ClientOf(generators.RoleProducer) != generators.ClientLibrdkafka {
+		t.Errorf("scenario.json clients %v, version %q: want the consumer role java 3.9.1, the input producer librdkafka", s.Clients, s.ClientVersion)
+	}
+}
+
 // Code that ignores its ctx is reported as hung within StopGrace, and the
 // run ends on time; code that writes to the wrong partition breaks the
 // contract, which is an error, not a verdict.
@@ -219,6 +243,8 @@ func TestBadOptionsAreErrors(t *testing.T) {
 		{"unknown cluster", chaostest.ExactlyOnce, chaostest.Options{Cluster: "nowhere"}, "not registered"},
 		{"negative records", chaostest.ExactlyOnce, chaostest.Options{Records: -1}, "at least 1"},
 		{"churn", chaostest.ExactlyOnce, chaostest.Options{Faults: []chaostest.Fault{churn}}, "cannot act on code under test"},
+		{"unknown client", chaostest.ExactlyOnce, chaostest.Options{Client: "kcat"}, `Client "kcat": want one of`},
+		{"franz-go with a version", chaostest.ExactlyOnce, chaostest.Options{Client: "franz-go@1.18.0"}, "only java takes a version"},
 	} {
 		tc.opts.RunsDir = t.TempDir()
 		_, err := chaostest.Run(t.Context(), tc.want, copier(same, 0), tc.opts)

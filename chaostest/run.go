@@ -99,6 +99,16 @@ func provider(opts Options) (cluster.Provider, error) {
 // partition k; the map names the output partition, where its values are
 // read.
 func scenario(o Options, id string) generators.Scenario {
+	s := pipeline(o, id)
+	if name, version, err := generators.ParseClient(o.Client); err == nil {
+		// the code under test is the consumer role; validClient checked it
+		s.Clients, s.ClientVersion = map[string]string{generators.RoleConsumer: name}, version
+	}
+	return s
+}
+
+// pipeline is the run's scenario without the client under test.
+func pipeline(o Options, id string) generators.Scenario {
 	rf := min(o.Brokers, 3)
 	keys := generators.SequentialKeys(o.Partitions, "chaostest-in-"+id, "chaostest-out-"+id)
 	for k := range o.Partitions {

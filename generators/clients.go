@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/model"
@@ -26,7 +27,7 @@ func builtRoles() map[string][]string {
 	return map[string][]string{
 		ClientLibrdkafka: {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
 		ClientJava:       {RoleProducer, RoleConsumer, RoleTxnQueue},
-		ClientFranzGo:    {RoleProducer},
+		ClientFranzGo:    {RoleProducer, RoleConsumer},
 	}
 }
 
@@ -79,7 +80,7 @@ func (s Scenario) JavaVersion() string {
 // UseClient makes client (at version, for a client with versions) the
 // client under test of s, and names librdkafka for each role of s's
 // workload that client does not run yet, or cannot play as s asks (the
-// java consumer: see validateJavaConsumer), so the scenario says which
+// consumers: see playsConsumers), so the scenario says which
 // client ran what. An unknown client is left for Validate to refuse.
 func UseClient(s *Scenario, client, version string) {
 	s.Client, s.ClientVersion, s.Clients = client, version, nil
@@ -91,7 +92,7 @@ func UseClient(s *Scenario, client, version string) {
 		return
 	}
 	for role, n := range roles(s.Workload) {
-		unplayable := role == RoleConsumer && client == ClientJava && !javaPlaysConsumers(*s)
+		unplayable := role == RoleConsumer && !playsConsumers(*s)
 		if n > 0 && (!slices.Contains(built, role) || unplayable) {
 			if s.Clients == nil {
 				s.Clients = map[string]string{}
@@ -101,11 +102,12 @@ func UseClient(s *Scenario, client, version string) {
 	}
 }
 
-// javaPlaysConsumers reports whether java consumers can play s's: its
-// checks pass, and no fault that the librdkafka consumers could take
-// needs what the java consumer lacks (a kind's available rule).
-func javaPlaysConsumers(s Scenario) bool {
-	if len(s.validateJavaConsumer()) > 0 {
+// playsConsumers reports whether the consumers s names can play s's: the
+// java consumer's checks pass, and no fault that librdkafka consumers
+// could take needs what the named client lacks (a kind's available rule,
+// e.g. stall-consumer's hook).
+func playsConsumers(s Scenario) bool {
+	if s.ClientOf(RoleConsumer) == ClientJava && len(s.validateJavaConsumer()) > 0 {
 		return false
 	}
 	with := s
@@ -175,7 +177,23 @@ func (s *Scenario) validateClients() []error {
 	if java {
 		errs = append(errs, s.validateJava()...)
 	}
-	return errs
+	return append(errs, s.validateFranzConsumer()...)
+}
+
+// franzMinAutoCommit is the shortest automatic-commit interval kgo takes.
+const franzMinAutoCommit = 100 * time.Millisecond
+
+// validateFranzConsumer checks what kgo refuses at start that librdkafka
+// takes: an automatic-commit interval under 100 ms.
+func (s *Scenario) validateFranzConsumer() []error {
+	c := s.Consumer
+	if s.ClientOf(RoleConsumer) != ClientFranzGo || s.Workload.Consumers == 0 || c.CommitStrategy != model.CommitAuto {
+		return nil
+	}
+	if iv := c.AutoCommitInterval.D(); iv > 0 && iv < franzMinAutoCommit {
+		return []error{bad("consumer.auto.commit.interval", "%s: the franz-go consumer takes %s at least", iv, franzMinAutoCommit)}
+	}
+	return nil
 }
 
 // validateJava checks what the Java producer refuses at start that

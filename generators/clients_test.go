@@ -33,8 +33,18 @@ func TestValidateClients(t *testing.T) {
 		{"franz-go producers", func(s *Scenario) {
 			s.Client, s.Clients = ClientFranzGo, map[string]string{RoleConsumer: ClientLibrdkafka}
 		}, ""},
-		{"franz-go consumers", func(s *Scenario) { s.Client = ClientFranzGo },
-			"client: the franz-go client runs producer workers only so far, and the workload has 1 consumer worker(s)"},
+		{"franz-go consumers", func(s *Scenario) { s.Client = ClientFranzGo }, ""},
+		{"franz-go consumers, auto-commit every 50ms", func(s *Scenario) {
+			*s = groupBase()
+			s.Client, s.Consumer.CommitStrategy, s.Consumer.AutoCommitInterval = ClientFranzGo, model.CommitAuto, Duration(50*time.Millisecond)
+		}, "consumer.auto.commit.interval: 50ms: the franz-go consumer takes 100ms at least"},
+		{"franz-go copiers", func(s *Scenario) {
+			s.Client, s.Workload.Copiers, s.Keys = ClientFranzGo, 1, SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
+		}, "client: the franz-go client runs producer, consumer workers only so far, and the workload has 1 copier worker(s)"},
+		{"franz-go consumers stalled", func(s *Scenario) {
+			*s = groupBase()
+			s.Clients, s.Nemesis = map[string]string{RoleConsumer: ClientFranzGo}, []Fault{stallFault(*s)}
+		}, "nemesis[0].kind: stall-consumer holds a consumer by librdkafka's stall hook, and the consumers run the franz-go client"},
 		{"franz-go with a version", func(s *Scenario) {
 			s.Client, s.ClientVersion, s.Clients = ClientFranzGo, "1.18.0", map[string]string{RoleConsumer: ClientLibrdkafka}
 		}, `client-version: "1.18.0": the franz-go client is the version go.mod names`},
@@ -105,6 +115,19 @@ func TestUseClientNamesEveryRole(t *testing.T) {
 		if s.ClientOf(RoleConsumer) != ClientLibrdkafka {
 			t.Errorf("%s: consumers run %s, want librdkafka (the java consumer cannot play it)", name, s.ClientOf(RoleConsumer))
 		}
+	}
+	s = groupBase()
+	s.Nemesis = []Fault{stallFault(s)}
+	UseClient(&s, ClientFranzGo, "")
+	if s.ClientOf(RoleProducer) != ClientFranzGo || s.ClientOf(RoleConsumer) != ClientLibrdkafka {
+		t.Errorf("franz-go under stall-consumer: producers %s, consumers %s; want franz-go and librdkafka (no stall hook)",
+			s.ClientOf(RoleProducer), s.ClientOf(RoleConsumer))
+	}
+	s = groupBase()
+	s.Consumer.CommitStrategy = model.CommitAuto
+	UseClient(&s, ClientFranzGo, "")
+	if got := CrashPoints(s); len(got) != 1 || got[0] != CrashAnywhere {
+		t.Errorf("franz-go auto-commit consumers reach %v, want only anywhere (kgo commits a poll's records after the next poll)", got)
 	}
 	s = clientBase()
 	UseClient(&s, ClientJava, "")

@@ -108,7 +108,7 @@ var scenarioFields = [][]string{
 	{"cluster", "provider"},
 	{"versions", "version", "kafka-version", "kafka"},
 	{"brokers", "nodes"},
-	{"client-config", "client", "config", "producer", "consumer"},
+	{"client-config", "client", "client-version", "clients", "config", "producer", "consumer"},
 	{"workload"},
 	{"seed"},
 	{"replay", "replay-command", "command"},

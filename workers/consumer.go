@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/client/franz"
 	"github.com/kafkachaos/kafkachaos/client/java"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -16,7 +17,8 @@ import (
 
 // ConsumerClient is a consumer under test, of the client the scenario
 // names for consumers: client.Consumer (librdkafka) or java.Consumer (the
-// Java client, in a JVM of its own). Each is one process of the history
+// Java client, in a JVM of its own) or franz.Consumer (franz-go, in
+// process). Each is one process of the history
 // and records its ops itself, the same ops for the same strategy.
 type ConsumerClient interface {
 	Process() int64
@@ -72,9 +74,13 @@ func (s *ConsumerSlot) open() (ConsumerClient, error) {
 // as a new process.
 func (w *Workload) newConsumer(keys *client.KeyMap) (ConsumerClient, error) {
 	cfg := w.consumerConfig()
-	if w.s.ClientOf(generators.RoleConsumer) == generators.ClientJava {
+	switch w.s.ClientOf(generators.RoleConsumer) {
+	case generators.ClientJava:
 		return java.NewConsumer(context.Background(), java.ConsumerOptions{Bootstrap: w.opts.Bootstrap, Config: cfg,
 			Version: w.s.JavaVersion(), Keys: keys, Recorder: w.opts.Recorder, Process: w.procs.Next(), Logs: w.opts.Logs})
+	case generators.ClientFranzGo:
+		return franz.NewConsumer(franz.ConsumerOpts{Bootstrap: w.opts.Bootstrap, Config: cfg, Keys: keys,
+			Recorder: w.opts.Recorder, Process: w.procs.Next()})
 	}
 	return client.NewConsumer(client.ConsumerOptions{Bootstrap: w.opts.Bootstrap, Config: cfg,
 		Keys: keys, Recorder: w.opts.Recorder, Process: w.procs.Next(), Fencer: w.opts.Fencer, Logs: w.opts.Logs})

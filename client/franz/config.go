@@ -71,3 +71,62 @@ func requiredAcks(acks string) (kgo.Acks, error) {
 	}
 	return kgo.Acks{}, fmt.Errorf("franz producer: acks = %q, want 0, 1 or all", acks)
 }
+
+// ConsumerOptions are the kgo options of a consumer of cfg talking to
+// bootstrap, before its keys (assigned or subscribed) and hooks: the
+// group, its timings and protocol, the isolation level, and automatic
+// commits only for the auto strategy. A group member blocks rebalances
+// while the worker holds a poll's records (kgo.BlockRebalanceOnPoll), so
+// that no record is processed or committed by a member that no longer
+// owns its partition.
+func ConsumerOptions(cfg client.ConsumerConfig, bootstrap string) ([]kgo.Opt, error) {
+	if err := refuseConsumer(cfg); err != nil {
+		return nil, err
+	}
+	opts := []kgo.Opt{kgo.SeedBrokers(strings.Split(bootstrap, ",")...), kgo.DisableClientMetrics(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}
+	if cfg.ReadCommitted {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	if cfg.Group == "" {
+		return opts, nil
+	}
+	opts = append(opts, kgo.ConsumerGroup(cfg.Group), kgo.BlockRebalanceOnPoll())
+	if cfg.GroupProtocol == client.GroupConsumer {
+		opts = append(opts, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
+	} else if cfg.SessionTimeout > 0 {
+		opts = append(opts, kgo.SessionTimeout(cfg.SessionTimeout), kgo.HeartbeatInterval(cfg.SessionTimeout/3))
+	}
+	if cfg.MaxPollInterval > 0 {
+		opts = append(opts, kgo.RebalanceTimeout(cfg.MaxPollInterval))
+	}
+	if cfg.Commit != client.CommitAuto {
+		return append(opts, kgo.DisableAutoCommit()), nil
+	}
+	if cfg.AutoCommitEach > 0 {
+		opts = append(opts, kgo.AutoCommitInterval(cfg.AutoCommitEach))
+	}
+	return opts, nil
+}
+
+// refuseConsumer rejects what the franz-go consumer cannot honour:
+// librdkafka keys, a commit strategy without a group or one it does not
+// play (transactional: the copier's), an unknown group protocol.
+func refuseConsumer(cfg client.ConsumerConfig) error {
+	switch {
+	case len(cfg.Extra) > 0:
+		return fmt.Errorf("franz consumer: librdkafka settings %v have no franz-go meaning", slices.Sorted(maps.Keys(cfg.Extra)))
+	case cfg.Group == "" && cfg.Commit != "" && cfg.Commit != client.CommitNone:
+		return fmt.Errorf("franz consumer: commit %q needs a group", cfg.Commit)
+	}
+	switch cfg.Commit {
+	case "", client.CommitNone, client.CommitAuto, client.CommitBeforeProcessing, client.CommitAfterProcessing:
+	default:
+		return fmt.Errorf("franz consumer: commit = %q, want none, auto, before-processing or after-processing", cfg.Commit)
+	}
+	switch cfg.GroupProtocol {
+	case "", client.GroupClassic, client.GroupConsumer:
+		return nil
+	}
+	return fmt.Errorf("franz consumer: group protocol %q, want classic or consumer", cfg.GroupProtocol)
+}

@@ -56,8 +56,7 @@ type Consumer struct {
 	exited  chan struct{}       // closed once the JVM is reaped
 	exit    error               // how the JVM ended; read after exited
 
-	autoMu      sync.Mutex
-	autoCommits []map[histories.Key]int64 // proven by the client, not recorded yet
+	autoCommits client.AutoCommits // proven by the client, not recorded yet
 
 	opMu    sync.Mutex // held for the whole of each op
 	lastID  int64
@@ -165,30 +164,12 @@ func (c *Consumer) noteAutoCommit(tpos [][]json.RawMessage) {
 			offs[k] = off
 		}
 	}
-	if len(offs) > 0 {
-		c.autoMu.Lock()
-		c.autoCommits = append(c.autoCommits, offs)
-		c.autoMu.Unlock()
-	}
-}
-
-func (c *Consumer) takeAutoCommits() []map[histories.Key]int64 {
-	c.autoMu.Lock()
-	defer c.autoMu.Unlock()
-	out := c.autoCommits
-	c.autoCommits = nil
-	return out
+	c.autoCommits.Note(offs)
 }
 
 // recordAutoCommits records the commits the client proved since the last
-// call as ok commit ops: recorded when reported, after they happened, no
-// op of this process open meanwhile.
-func (c *Consumer) recordAutoCommits() {
-	for _, offs := range c.takeAutoCommits() {
-		mops := []histories.Mop{{F: histories.MCommit, Offsets: offs}}
-		c.ops.Complete(c.ops.Invoke(histories.FCommit, mops, nil), histories.OK, mops, nil)
-	}
-}
+// call as ok commit ops, no op of this process open meanwhile.
+func (c *Consumer) recordAutoCommits() { c.autoCommits.Record(&c.ops) }
 
 // keyOffset reads one [topic, partition, offset] of the JVM.
 func (c *Consumer) keyOffset(raw []json.RawMessage) (histories.Key, int64, bool) {
@@ -331,7 +312,7 @@ func (c *Consumer) Close() error {
 	err := c.jvm.close(closeTimeout, c.exited, "consumer")
 	if inv != nil {
 		t, why := histories.Info, errCleanClose
-		if c.proven(c.stored) {
+		if c.autoCommits.Proven(c.stored) {
 			t, why = histories.OK, nil
 		}
 		c.ops.Complete(inv, t, inv.Mops, why)
@@ -339,30 +320,6 @@ func (c *Consumer) Close() error {
 	}
 	c.recordAutoCommits()
 	return err
-}
-
-// proven reports whether a commit the client proved and no op recorded
-// yet stored exactly offs; it is taken, so that it is not recorded again.
-func (c *Consumer) proven(offs map[histories.Key]int64) bool {
-	c.autoMu.Lock()
-	defer c.autoMu.Unlock()
-	for i, ac := range c.autoCommits {
-		if covers(ac, offs) {
-			c.autoCommits = append(c.autoCommits[:i], c.autoCommits[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
-
-// covers reports whether commit stored every offset of offs.
-func covers(commit, offs map[histories.Key]int64) bool {
-	for k, off := range offs {
-		if at, ok := commit[k]; !ok || at != off {
-			return false
-		}
-	}
-	return true
 }
 
 // errCleanClose is the error of the close's commit op when the client did

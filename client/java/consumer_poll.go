@@ -176,29 +176,14 @@ func (c *Consumer) autoCommitCrash(got *client.Fetched) (bool, error) {
 	}
 	deadline := time.Now().Add(max(3*c.opts.Config.AutoCommitEach, time.Second))
 	for time.Now().Before(deadline) {
-		if c.autoCommitted(got) {
+		if c.autoCommits.Past(got) {
 			return true, nil
 		}
 		if err := c.fetch(got, math.MaxInt32, 20*time.Millisecond); err != nil {
 			return false, err
 		}
 	}
-	return c.autoCommitted(got), nil
-}
-
-// autoCommitted reports whether a commit the client proved covers a
-// record of got.
-func (c *Consumer) autoCommitted(got *client.Fetched) bool {
-	c.autoMu.Lock()
-	defer c.autoMu.Unlock()
-	for _, ac := range c.autoCommits {
-		for k, off := range ac {
-			if recs := got.Records[k]; len(recs) > 0 && off > recs[0].Offset {
-				return true
-			}
-		}
-	}
-	return false
+	return c.autoCommits.Past(got), nil
 }
 
 func (c *Consumer) completePoll(inv *histories.Op, t histories.Type, mops []histories.Mop, err error) {

@@ -63,56 +63,6 @@ func newTestConsumer(t *testing.T, e *embedded.Provider, rec client.Recorder, pr
 	return c
 }
 
-// processed is the values of the ok poll ops in ops.
-func processed(ops []histories.Op) map[int64]int {
-	out := map[int64]int{}
-	for _, o := range ops {
-		if o.F != histories.FPoll || o.Type != histories.OK {
-			continue
-		}
-		for _, m := range o.Mops {
-			for _, rs := range m.Records {
-				for _, r := range rs {
-					out[r.Value]++
-				}
-			}
-		}
-	}
-	return out
-}
-
-// committed is the highest offset per key of the commit mops of ok ops.
-func committed(ops []histories.Op) map[histories.Key]int64 {
-	out := map[histories.Key]int64{}
-	for _, o := range ops {
-		if o.Type != histories.OK {
-			continue
-		}
-		for _, m := range o.Mops {
-			for k, off := range m.Offsets {
-				if m.F == histories.MCommit && off > out[k] {
-					out[k] = off
-				}
-			}
-		}
-	}
-	return out
-}
-
-// pollUntil polls c until the ok polls of rec processed n values.
-func pollUntil(t *testing.T, c *Consumer, rec *client.MemRecorder, n int) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for len(processed(rec.Ops())) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d values processed in 30s: %v", len(processed(rec.Ops())), n, rec.Ops())
-		}
-		if err := c.Poll(t.Context(), 7, 200*time.Millisecond); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // Each strategy reads back every value once, and commits (or proves the
 // client's automatic commits) up to the end of both keys.
 func TestJavaConsumerReadsBackWithEachStrategy(t *testing.T) {
@@ -122,13 +72,13 @@ func TestJavaConsumerReadsBackWithEachStrategy(t *testing.T) {
 		t.Run(string(commit), func(t *testing.T) {
 			rec := client.NewMemRecorder()
 			c := newTestConsumer(t, e, rec, int64(i+1), client.ConsumerConfig{Commit: commit, AutoCommitEach: 100 * time.Millisecond})
-			pollUntil(t, c, rec, 20)
+			clienttest.PollUntil(t, c, rec.Ops, 20)
 			if err := c.Close(); err != nil {
 				t.Fatal(err)
 			}
 			ops := rec.Ops()
 			clienttest.CheckPaired(t, ops)
-			for v, n := range processed(ops) {
+			for v, n := range clienttest.Processed(ops) {
 				if n != 1 || v < 0 || v >= 20 {
 					t.Errorf("value %d processed %d times, want once", v, n)
 				}
@@ -137,7 +87,7 @@ func TestJavaConsumerReadsBackWithEachStrategy(t *testing.T) {
 			if commit == client.CommitNone {
 				want = map[histories.Key]int64{}
 			}
-			if got := committed(ops); len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+			if got := clienttest.Committed(ops); len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 				t.Errorf("committed %v, want %v", got, want)
 			}
 			for _, o := range ops {
@@ -177,7 +127,7 @@ func TestJavaConsumerCrashBeforeCommitKillsTheJVM(t *testing.T) {
 	ops := rec.Ops()
 	clienttest.CheckPaired(t, ops)
 	last := ops[len(ops)-1]
-	if last.F != histories.FCrash || len(processed(ops)) == 0 || clienttest.CountF(ops, histories.FCommit) != 0 {
+	if last.F != histories.FCrash || len(clienttest.Processed(ops)) == 0 || clienttest.CountF(ops, histories.FCommit) != 0 {
 		t.Fatalf("want processed polls, no commit, and a crash op last: %v", ops)
 	}
 }

@@ -160,7 +160,7 @@ func validateRunArgs(t *testing.T, args ...string) error {
 }
 
 // --client names the client of every role it runs (java: producers and
-// consumers; franz-go: producers); the roles it does not run stay
+// consumers; franz-go: producers and consumers); the roles it does not run stay
 // librdkafka, named in the scenario; an unknown client, or a version for
 // one without versions, is refused naming the field.
 func TestRunClientFlag(t *testing.T) {
@@ -186,7 +186,7 @@ func TestRunClientFlag(t *testing.T) {
 	if s, err = scenarioOf(t.Context(), rf, map[string]bool{"cluster": true, "client": true, "nemesis": true}, ""); err != nil {
 		t.Fatalf("--client franz-go: %v", err)
 	}
-	if s.ClientOf(generators.RoleProducer) != generators.ClientFranzGo || s.ClientOf(generators.RoleConsumer) != generators.ClientLibrdkafka {
+	if s.ClientOf(generators.RoleProducer) != generators.ClientFranzGo || s.ClientOf(generators.RoleConsumer) != generators.ClientFranzGo {
 		t.Errorf("--client franz-go: client %q@%q, clients %v", s.Client, s.ClientVersion, s.Clients)
 	}
 	for arg, want := range map[string]string{"franz-go@1.18.0": "client-version: \"1.18.0\": the franz-go client is the version go.mod names",

@@ -192,12 +192,15 @@ func (d Differential) differencesAt(i, j int) []Difference {
 // weakerBy says how cell a showed less than cell b on hop h: a weaker
 // guarantee, an anomaly b did not show, not live where b was (naming the
 // kinds of op, since a role the client under test does not run may be
-// the one that stopped), client hangs where b had none. Nil when a is not weaker, or either was not judged:
-// counts of an anomaly both showed depend on timing, not on the client.
+// the one that stopped), client hangs where b had none. Nil when a is not
+// weaker, when either was not judged, or when the column's fault fired in
+// no run of either (a client that met no fault, a JVM still starting when
+// the crashes were due, proves nothing against one that met it): counts
+// of an anomaly both showed depend on timing, not on the client.
 func weakerBy(h Hop, a, b Cell) []string {
 	ga, okA := a.Observed(h)
 	gb, okB := b.Observed(h)
-	if !okA || !okB {
+	if !okA || !okB || !a.Fired() || !b.Fired() {
 		return nil
 	}
 	var by []string

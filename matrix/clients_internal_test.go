@@ -81,13 +81,14 @@ func roleHasWorkers(r Row, role string) bool {
 // cellOfRun is a cell of one judged run.
 func cellOfRun(producer model.Guarantee, counts map[string]int64, notLive bool, hangs int) Cell {
 	return Cell{Runs: []RunResult{{Judged: true, Held: true, Observed: model.Observation{Producer: producer, EndToEnd: producer},
-		Counts: counts, Liveness: checkers.Headline{NotLive: notLive}, Hangs: hangs}}}
+		Counts: counts, Liveness: checkers.Headline{NotLive: notLive}, Hangs: hangs, FaultsFired: 1}}}
 }
 
 // A client is weaker than another by a weaker guarantee, an anomaly the
 // other did not show, not being live or hanging where the other did not;
 // equal cells, or counts of an anomaly both showed, are no difference,
-// and a cell not judged is compared with nothing.
+// and a cell not judged, or whose fault never fired, is compared with
+// nothing.
 func TestWeakerBy(t *testing.T) {
 	exact := cellOfRun(model.ExactlyOnce, nil, false, 0)
 	for _, tc := range []struct {
@@ -112,9 +113,45 @@ func TestWeakerBy(t *testing.T) {
 		{"hangs", cellOfRun(model.ExactlyOnce, nil, false, 2), exact, []string{"2 client hang(s)"}},
 		{"both hang", cellOfRun(model.ExactlyOnce, nil, false, 2), cellOfRun(model.ExactlyOnce, nil, false, 1), nil},
 		{"not judged", cellOfRun(model.None, nil, false, 0), Cell{NA: "the franz-go client is not built yet"}, nil},
+		{"the other met no fault", cellOfRun(model.AtLeastOnce, map[string]int64{"duplicate-delivery": 30}, false, 0), func() Cell {
+			c := exact
+			c.Runs = []RunResult{c.Runs[0]}
+			c.Runs[0].FaultsFired = 0
+			return c
+		}(), nil},
 	} {
 		if got := weakerBy(HopProducer, tc.a, tc.b); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: weaker by %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A consumer crash lands where the client under test's consumers pass:
+// at the commit point for librdkafka's auto-commit, anywhere for
+// franz-go's (kgo commits a poll's records only once the next begins), so
+// that neither cell is n/a.
+func TestConsumerCrashPointFollowsTheClient(t *testing.T) {
+	var row Row
+	for _, r := range Rows("embedded") {
+		if r.ID == "auto-commit" {
+			row = r
+		}
+	}
+	var col Column
+	for _, c := range Columns("embedded") {
+		if c.ID == generators.KindCrashConsumer {
+			col = c
+		}
+	}
+	for client, point := range map[string]string{generators.ClientLibrdkafka: generators.CrashAfterCommit, generators.ClientFranzGo: generators.CrashAnywhere} {
+		o := Options{Cluster: "embedded", TimeLimit: 5 * time.Second, Rows: []Row{row}, Columns: []Column{col}, Client: Client{Name: client}}.withDefaults()
+		m := layout(o, func(generators.Scenario) error { return nil })
+		if na := m.Cells[0][0].NA; na != "" {
+			t.Errorf("%s: auto-commit x consumer crash n/a: %s", client, na)
+			continue
+		}
+		if got := m.scenarios[0][0].Nemesis[0].Params.Point; got != point {
+			t.Errorf("%s: consumer crash at %q, want %q", client, got, point)
 		}
 	}
 }

@@ -27,6 +27,7 @@ func javaLosesUnderKill(_ context.Context, s generators.Scenario, _ runner.Optio
 	}
 	g := model.ExactlyOnce
 	out := runner.Outcome{Held: true}
+	out.Stats.FaultsFired = 1
 	if s.Name == "matrix-retries-idempotence-kill-java" {
 		g = model.AtMostOnce
 		out.Result.Counts = map[checkers.Anomaly]int64{checkers.LostWrite: 4}

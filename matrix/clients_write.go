@@ -153,6 +153,9 @@ func clientCell(c Cell, r RowInfo) cellView {
 	if kinds := c.NeverBack(); len(kinds) > 0 {
 		cv.Detail += "; never came back: " + strings.Join(kinds, ", ")
 	}
+	if _, ok := c.Observed(r.Hop); ok && !c.Fired() {
+		cv.Detail += "; **the fault never fired**: compared with no other client"
+	}
 	cv.Links = nil
 	for k, run := range c.Runs {
 		if run.Dir != "" {

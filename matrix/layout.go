@@ -88,7 +88,12 @@ func Rows(provider string) []Row {
 		}},
 		{ID: "commit-before", Name: "commit before processing", Hop: HopConsumer, Apply: commit(model.CommitBeforeProcessing)},
 		{ID: "commit-after", Name: "commit after processing", Hop: HopConsumer, Apply: commit(model.CommitAfterProcessing)},
-		{ID: "auto-commit", Name: "auto-commit", Hop: HopConsumer, Apply: commit(model.CommitAuto)},
+		{ID: "auto-commit", Name: "auto-commit", Hop: HopConsumer, Apply: func(s *generators.Scenario) {
+			commit(model.CommitAuto)(s)
+			// every 100 ms: the least franz-go takes, so that each client
+			// commits as often
+			s.Consumer.AutoCommitInterval = generators.Duration(100 * time.Millisecond)
+		}},
 		{ID: "transactions", Name: "transactions + read_committed (copier)", Hop: HopEndToEnd, Apply: copier},
 	}
 	if provider == "embedded" {

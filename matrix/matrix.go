@@ -183,6 +183,17 @@ func (c Cell) Observed(h Hop) (model.Guarantee, bool) {
 	return g, any
 }
 
+// Fired reports whether the column's fault fired in a judged run of the
+// cell.
+func (c Cell) Fired() bool {
+	for _, r := range c.Runs {
+		if r.Judged && r.FaultsFired > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Finding reports whether the cell showed less than was promised: a run the
 // runner judged not held (observed weaker than expected end to end, or an
 // anomaly of unknown effect), or the row's hop observed weaker than the

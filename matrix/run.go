@@ -177,8 +177,11 @@ func cellScenario(s generators.Scenario, cluster string, client Client, r Row, c
 	}
 	s.Nemesis = []generators.Fault{c.Fault(s)}
 	if client.Name != "" {
-		// after the fault: whether a client can play a role may depend on it
+		// after the fault: whether a client can play a role may depend on
+		// it; the fault again after: where it can land may depend on the
+		// client (a consumer crash's commit point)
 		generators.UseClient(&s, client.Name, client.Version)
+		s.Nemesis = []generators.Fault{c.Fault(s)}
 		if na := clientNA(s, client, r.Hop); na != "" {
 			return s, na
 		}

@@ -150,6 +150,13 @@ matrix: build
 clients: build
 	bin/kafkachaos clients --cluster $(CLUSTER) --out $(RUNS_DIR)/clients
 
+# clients-doc regenerates docs/evidence/clients/kafka-<version>/: the
+# differential on local Kafka of each of CLIENTS_VERSIONS, with each run's
+# scenario.json and results.json.
+CLIENTS_VERSIONS ?= 4.4.0 3.9.1
+clients-doc: build kafka
+	VERSIONS="$(CLIENTS_VERSIONS)" scripts/clients-doc.sh
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 

@@ -181,9 +181,9 @@ func where(m Matrix, at FindingAt) string {
 func writeClientsMarkdown(b *bytes.Buffer, v clientsView) {
 	fmt.Fprintf(b, "# %s\n\n%s\n\n", v.Title, v.Summary)
 	b.WriteString("Each configuration × fault ran the same scenario (same seed, faults and workload) once per client, " +
-		"that client under test for the workers of the configuration's hop, each run judged by the same model; " +
-		"the other roles' workers and the final reads stay librdkafka in every column, so a kind of op that never " +
-		"came back and belongs to them (poll, under a producer row) is not the client under test's doing. " +
+		"that client under test for every role it runs (its producers and consumers alike: a consumer crash under a " +
+		"producer row crashes that client's consumers), each run judged by the same model; the roles a client does " +
+		"not run, and the final reads, stay librdkafka and are named in each run's scenario.json. " +
 		"Each cell: the guarantee observed on the hop against the one predicted, the runs that held, the anomalies, " +
 		"the liveness (the worst run's), the client hangs and the run directories. A client weaker than the model " +
 		"predicts, or weaker than another client under the same scenario (a weaker guarantee, an anomaly the other " +

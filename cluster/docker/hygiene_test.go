@@ -95,8 +95,12 @@ func TestDockerCleanLeftoversSparesLiveRuns(t *testing.T) {
 			t.Errorf("CleanLeftovers removed %v, missing %q", removed, want)
 		}
 	}
-	if len(removed) != 4 {
-		t.Errorf("CleanLeftovers removed %d things, want 4: %v", len(removed), removed)
+	for _, r := range removed {
+		// other crashed runs' leftovers (a run killed before this
+		// package's tests) go too; never the live run's
+		if strings.Contains(r, live) {
+			t.Errorf("CleanLeftovers removed %q of the live run %s", r, live)
+		}
 	}
 	assertNothingLeft(t, dead)
 	assertNothingLeft(t, orphan)

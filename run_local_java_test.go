@@ -7,6 +7,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
 	"github.com/kafkachaos/kafkachaos/runner"
 )
@@ -160,5 +161,27 @@ func TestChaosLocalJavaTxnQueueCoordinatorPauseHolds(t *testing.T) {
 	}
 	if !t.Failed() {
 		t.Logf("CLAIM HELD (%s)", claim)
+	}
+}
+
+// Two Java group consumers, one's JVM stopped (SIGSTOP) for 3 s, past its
+// session, and one consumer killed later: the stopped member wakes a
+// zombie whose commits must fail until it rejoins, and the copy stays at
+// least once. The JVM is a process of its own: no worker processes.
+func TestChaosLocalJavaPausedConsumerZombie(t *testing.T) {
+	p := requireFull(t, "local", "full profile only (make chaos-local): the short profile has a safe and a weak claim per client")
+	s := javaConsumers(javaScenario("local-java-paused-consumer", p, ""))
+	groupConsumers(&s, model.CommitAfterProcessing)
+	pause := faultAt(s, generators.KindPauseClient, "", 0.2, 0.2)
+	pause.Duration, pause.Params.Role = d(3*time.Second), generators.RoleConsumer
+	s.Nemesis = []generators.Fault{pause, faultAt(s, generators.KindCrashConsumer, "", 0.7, 0.7)}
+	a := runReal(t, s, 0)
+	if why := worked(a, 50); why != "" {
+		t.Fatalf("the run proves nothing: %s; %s", why, a)
+	}
+	processesKilledAndGone(t, a.out, 1)
+	t.Logf("the paused consumer after it woke: %s", afterResume(t, a.out, histories.FCommit))
+	if !a.out.Held {
+		t.Errorf("the guarantee did not hold: %s", weaker(a))
 	}
 }

@@ -201,7 +201,7 @@ func (s *Scenario) validateFranzConsumer() []error {
 func (s *Scenario) validateJava() []error {
 	var errs []error
 	if s.Workload.ClientProcesses {
-		errs = append(errs, bad("workload.client-processes", "the java client's JVM is a process of its own (a crash SIGKILLs it); worker processes around it are not built yet"))
+		errs = append(errs, bad("workload.client-processes", "the java client's JVM is a process of its own already: a crash SIGKILLs it and pause-client SIGSTOPs it without client-processes; worker processes around it are not built"))
 	}
 	p := s.Producer
 	request := p.SocketTimeout

@@ -53,8 +53,7 @@ func clusterBuilders() map[string]clusterBuilder {
 }
 
 // clientBuilder makes a fault of a client kind on the run's own clients:
-// inProcess on the workload's slots (nil when the kind needs the clients
-// in processes of their own), procs on the worker processes.
+// inProcess on the workload's slots, procs on the worker processes.
 type clientBuilder struct {
 	inProcess func(sc *schedule, f generators.Fault) nemesis.Fault
 	procs     func(pool *proc.Pool, f generators.Fault) nemesis.Fault
@@ -85,9 +84,8 @@ func clientBuilders() map[string]clientBuilder {
 			},
 		},
 		generators.KindPauseClient: {
-			procs: func(pool *proc.Pool, f generators.Fault) nemesis.Fault {
-				return &pauseClient{pool: pool, role: f.Params.Role}
-			},
+			inProcess: func(sc *schedule, f generators.Fault) nemesis.Fault { return sc.pauseJVM(f.Params.Role) },
+			procs:     func(pool *proc.Pool, f generators.Fault) nemesis.Fault { return pauseProcess(pool, f.Params.Role) },
 		},
 		generators.KindStallConsumer: {
 			inProcess: func(sc *schedule, _ generators.Fault) nemesis.Fault { return &stallConsumer{hold: sc.stallHere} },

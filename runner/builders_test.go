@@ -1,8 +1,14 @@
 package runner
 
 import (
+	"context"
+	"errors"
+	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/kafkachaos/kafkachaos/client/java"
+	"github.com/kafkachaos/kafkachaos/workers"
 
 	"github.com/kafkachaos/kafkachaos/generators"
 )
@@ -51,15 +57,56 @@ func TestBuildersCoverTheProvidersKinds(t *testing.T) {
 	}
 }
 
-// A client kind without an in-process builder (pause-client stops a
-// worker's process) is refused on in-process clients, naming the kind.
-func TestClientKindWithoutInProcessBuilderIsRefused(t *testing.T) {
-	sc := &schedule{}
-	_, err := sc.fault(generators.Fault{Kind: generators.KindPauseClient})
-	if err == nil {
-		t.Fatal("pause-client built for in-process clients")
+// The java client's workers are what pause-client stops in process.
+var _ = []pausable{(*java.Producer)(nil), (*java.Consumer)(nil), (*java.TxnQueue)(nil)}
+
+// fakeJVM is a consumer in a process of its own, as the java client's.
+type fakeJVM struct {
+	workers.ConsumerClient
+	process int64
+	paused  bool
+}
+
+func (f *fakeJVM) Process() int64 { return f.process }
+func (f *fakeJVM) Ended() bool    { return false }
+func (f *fakeJVM) PID() int       { return int(f.process) + 1000 }
+func (f *fakeJVM) Paused() bool   { return f.paused }
+func (f *fakeJVM) Pause(context.Context) error {
+	f.paused = true
+	return nil
+}
+func (f *fakeJVM) Resume(context.Context) error {
+	f.paused = false
+	return nil
+}
+
+// pause-client on in-process clients stops a client that runs in a
+// process of its own and no pause holds, and lets it go on at the end;
+// with none such (librdkafka's, or every JVM held) it does not fire.
+func TestInProcessPauseStopsAJVM(t *testing.T) {
+	sc := &schedule{rng: rand.New(rand.NewPCG(1, 2)), consumers: []*workers.ConsumerSlot{{}, {}}}
+	jvm := &fakeJVM{process: 7}
+	sc.consumers[1].Put(jvm)
+	f, err := sc.fault(generators.Fault{Kind: generators.KindPauseClient, Params: generators.FaultParams{Role: generators.RoleConsumer}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := err.Error(); got != `fault kind "pause-client" has no nemesis in this build` {
-		t.Errorf("error %q", got)
+	if err := f.Start(t.Context()); err != nil || !jvm.paused {
+		t.Fatalf("start: %v, paused %v; want the JVM paused", err, jvm.paused)
+	}
+	detail := f.(*pauseClient).Detail().(map[string]any)
+	if detail["pid"] != 1007 || detail["signal"] != "SIGSTOP" || !slices.Equal(detail["processes"].([]int64), []int64{7}) {
+		t.Errorf("detail %v", detail)
+	}
+	second, _ := sc.fault(generators.Fault{Kind: generators.KindPauseClient})
+	if err := second.Start(t.Context()); !errors.Is(err, errNotFired) || !errors.Is(err, workers.ErrNothingToCrash) {
+		t.Errorf("a second pause with the one JVM held: %v, want not fired, nothing to pause", err)
+	}
+	if err := f.Stop(t.Context()); err != nil || jvm.paused {
+		t.Fatalf("stop: %v, paused %v; want it going on", err, jvm.paused)
+	}
+	producers, _ := sc.fault(generators.Fault{Kind: generators.KindPauseClient, Params: generators.FaultParams{Role: generators.RoleProducer}})
+	if err := producers.Start(t.Context()); !errors.Is(err, workers.ErrNothingToCrash) {
+		t.Errorf("a pause of producers, none in a process of its own: %v, want nothing to pause", err)
 	}
 }

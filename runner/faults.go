@@ -260,9 +260,9 @@ func (sc *schedule) intN(n int) int {
 func (sc *schedule) fault(f generators.Fault) (nemesis.Fault, error) {
 	b, ok := clientBuilders()[f.Kind]
 	switch {
-	case ok && sc.pool != nil && b.procs != nil:
+	case ok && sc.pool != nil:
 		return b.procs(sc.pool, f), nil
-	case ok && sc.pool == nil && b.inProcess != nil:
+	case ok:
 		return b.inProcess(sc, f), nil
 	}
 	return nil, fmt.Errorf("fault kind %q has no nemesis in this build", f.Kind)

@@ -48,7 +48,7 @@ const (
 type Consumer struct {
 	opts ConsumerOptions
 	ops  client.ConsumerOps // under opMu
-	jvm  *jvm
+	*jvm                    // Pause and Resume stop it whole (pause-client)
 	// Started is how long the JVM took to make its consumer.
 	Started time.Duration
 
@@ -89,13 +89,14 @@ type consumerAnswer struct {
 	Items      [][]json.RawMessage `json:"items"`
 	Offsets    [][]json.RawMessage `json:"offsets"`
 	AutoCommit [][]json.RawMessage `json:"auto-commit"`
+	call       string // the request's op, which its exception names
 }
 
 func (a consumerAnswer) exception() *Exception {
 	if a.Error == "" {
 		return nil
 	}
-	return &Exception{Class: a.Error, Message: a.Message}
+	return &Exception{Class: a.Error, Message: a.Message, Call: a.call}
 }
 
 // errJVMGone is the error of an op the JVM never answered because it
@@ -206,7 +207,9 @@ func keyOf(keys *client.KeyMap, topic, partition json.RawMessage) (histories.Key
 func (c *Consumer) request(req consumerRequest, bound time.Duration) (consumerAnswer, error) {
 	c.lastID++
 	req.ID = c.lastID
-	return ask(c.jvm, req, req.ID, req.Op, bound, c.replies, c.exited, &c.exit)
+	a, err := ask(c.jvm, req, req.ID, req.Op, bound, c.replies, c.exited, &c.exit)
+	a.call = req.Op
+	return a, err
 }
 
 func (a consumerAnswer) answerID() int64 { return a.ID }

@@ -56,7 +56,7 @@ func (c *Consumer) crashIn(open *histories.Op, mops []histories.Mop) error {
 	if open != nil {
 		c.completePoll(open, histories.Info, mops, client.ErrCrashed)
 	}
-	c.stop(histories.FCrash, crashJSON(crashValue{Killed: true}))
+	c.stop(histories.FCrash, crashJSON(killed()))
 	c.crashed.Store(true)
 	return client.ErrCrashed
 }
@@ -103,8 +103,12 @@ var errKilledCommit = errors.New("java: the consumer's JVM ended; an automatic c
 // it ended unasked.
 type crashValue struct {
 	Killed bool   `json:"killed,omitempty"`
+	Signal string `json:"signal,omitempty"`
 	Exit   string `json:"jvm-exit,omitempty"`
 }
+
+// killed is the crash op value of a JVM the harness killed.
+func killed() crashValue { return crashValue{Killed: true, Signal: "SIGKILL"} }
 
 // crashJSON marshals v; a bool and a string cannot fail to marshal.
 func crashJSON(v crashValue) json.RawMessage {

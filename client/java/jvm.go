@@ -24,6 +24,10 @@ type jvm struct {
 	started time.Duration
 
 	writeMu sync.Mutex // one request line at a time
+
+	pauseMu  sync.Mutex
+	pausedAt time.Time     // when the pause under way began; zero when none is
+	paused   time.Duration // the ended pauses' total
 }
 
 // startJVM runs the worker with args (its role's, then the client's
@@ -121,7 +125,7 @@ func ask[A answered](j *jvm, req any, id int64, op string, bound time.Duration, 
 	grace := client.HangGrace(bound)
 	t := time.NewTimer(bound + grace)
 	defer t.Stop()
-	began := time.Now()
+	began, stopped := time.Now(), j.stopped()
 	for {
 		select {
 		case a := <-replies:
@@ -131,6 +135,11 @@ func ask[A answered](j *jvm, req any, id int64, op string, bound time.Duration, 
 		case <-exited:
 			return none, fmt.Errorf("%w (%v)", errJVMGone, *exit)
 		case <-t.C:
+			// A stopped JVM cannot answer: its stopped time is not a hang.
+			if left := bound + grace + j.stopped() - stopped - time.Since(began); left > 0 {
+				t.Reset(left)
+				continue
+			}
 			return none, &client.HangError{Call: op, Timeout: bound, Grace: grace, Blocked: time.Since(began)}
 		}
 	}

@@ -15,7 +15,8 @@ type Exception struct {
 	// BeforeAppend: send() itself raised it, on the calling thread,
 	// before the record reached the accumulator.
 	BeforeAppend bool
-	// Call names the call of a txn queue that raised it; "" for a send.
+	// Call names the call of a consumer or txn queue that raised it; ""
+	// for a send.
 	Call string
 }
 

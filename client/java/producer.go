@@ -51,7 +51,7 @@ var (
 type Producer struct {
 	opts  ProducerOptions
 	sends *client.Sends
-	jvm   *jvm
+	*jvm                // Pause and Resume stop it whole (pause-client)
 	ended chan struct{} // closed once the JVM is reaped and every send completed
 	// Started is how long the JVM took to make its producer.
 	Started time.Duration

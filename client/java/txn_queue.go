@@ -41,7 +41,7 @@ type TxnQueue struct {
 	opts TxnQueueOptions
 	ops  client.ConsumerOps // under mu
 	rng  *rand.Rand
-	jvm  *jvm
+	*jvm // Pause and Resume stop it whole (pause-client)
 	// Started is how long the JVM took to make its clients.
 	Started time.Duration
 
@@ -403,7 +403,7 @@ func (q *TxnQueue) halt(why error) {
 	case errors.As(why, &hang):
 		q.record(histories.FClientHang, hangJSON(hang))
 	case errors.Is(why, client.ErrCrashed):
-		q.record(histories.FCrash, crashJSON(crashValue{Killed: true}))
+		q.record(histories.FCrash, crashJSON(killed()))
 	case errors.Is(why, errJVMGone):
 		q.record(histories.FCrash, crashJSON(crashValue{Exit: fmt.Sprint(q.exit)}))
 	}

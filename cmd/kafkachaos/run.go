@@ -115,7 +115,11 @@ func runWith(args []string, stdout, stderr io.Writer) int {
 	for _, a := range out.Result.AnomalyTypes {
 		fmt.Fprintf(stdout, "  %-22s %d\n", a, out.Result.Counts[a])
 	}
-	fmt.Fprintf(stdout, "ops %d, faults fired %d, crashes %d; replay: %s\n", out.Stats.Ops, out.Stats.FaultsFired, out.Stats.Crashes, out.Scenario.Replay)
+	then := "replay: " + out.Scenario.Replay
+	if !out.Kept {
+		then = "run directory removed, as the guarantee held (--keep keeps it)"
+	}
+	fmt.Fprintf(stdout, "ops %d, faults fired %d, crashes %d; %s\n", out.Stats.Ops, out.Stats.FaultsFired, out.Stats.Crashes, then)
 	if !out.Held {
 		return exitInvalid
 	}

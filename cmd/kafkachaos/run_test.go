@@ -57,6 +57,10 @@ func TestRunPrintsDirAndVerdictAndReplays(t *testing.T) {
 	if _, err := os.Stat(saved[0]); err != nil {
 		t.Fatalf("replay removed the original run: %v", err)
 	}
+	// the replay held and kept nothing: it names no replay it removed
+	if got := out.String(); strings.Contains(got, "replay:") || !strings.Contains(got, "run directory removed") {
+		t.Fatalf("replay without --keep: %q, want it to say its directory was removed", got)
+	}
 }
 
 func TestRunRandomWorkloadFitsTheTimeLimit(t *testing.T) {

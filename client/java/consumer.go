@@ -89,7 +89,7 @@ type consumerAnswer struct {
 	Items      [][]json.RawMessage `json:"items"`
 	Offsets    [][]json.RawMessage `json:"offsets"`
 	AutoCommit [][]json.RawMessage `json:"auto-commit"`
-	call       string // the request's op, which its exception names
+	call       string              // the request's op, which its exception names
 }
 
 func (a consumerAnswer) exception() *Exception {

@@ -283,7 +283,7 @@ func (sc *schedule) crashProducer(ctx context.Context) (any, error) {
 			})
 		}
 	}
-	crash = append(crash, txnCrashes[*client.Copier](ctx, sc, sc.copiers, "copier")...)
+	crash = append(crash, txnCrashes[workers.CopierClient](ctx, sc, sc.copiers, "copier")...)
 	crash = append(crash, txnCrashes[workers.TxnQueueClient](ctx, sc, sc.txnQueues, "txn-queue")...)
 	if len(crash) == 0 {
 		return nil, workers.ErrNothingToCrash

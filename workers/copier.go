@@ -10,6 +10,22 @@ import (
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
+// CopierClient is a consume-transform-produce client under test: a
+// client.Copier (librdkafka). Each is one process of the history and
+// records its ops itself, the same ops for the same copy mode.
+type CopierClient interface {
+	// Step runs one transaction (or at-least-once cycle) of up to max
+	// records, waiting at most wait for the first.
+	Step(ctx context.Context, max int, wait time.Duration) (histories.Type, error)
+	Process() int64
+	Ended() bool
+	Crashed() bool
+	NeedsFencing() bool
+	// Crash asks for a crash at the next transaction's worst moment.
+	Crash()
+	Close()
+}
+
 // CopierSlot is one consume-transform-produce position: a copier runs in
 // it until it crashes or stops on a fatal error, then a successor with a
 // new process id takes over. A transactional successor has the same
@@ -17,7 +33,7 @@ import (
 // transaction; an at-least-once one resumes from the group's committed
 // offsets and copies again what its predecessor sent but did not commit.
 type CopierSlot struct {
-	Slot[*client.Copier]
+	Slot[CopierClient]
 	w     *Workload
 	index int
 	done  chan struct{} // closed when the slot's worker returned
@@ -62,7 +78,7 @@ func (s *CopierSlot) options() client.CopierOptions {
 	return opts
 }
 
-func (s *CopierSlot) open(ctx context.Context) (*client.Copier, error) {
+func (s *CopierSlot) open(ctx context.Context) (CopierClient, error) {
 	cp, err := client.NewCopier(ctx, s.options())
 	if err != nil {
 		return nil, fmt.Errorf("workload: copier %d: %w", s.index, err)
@@ -73,11 +89,11 @@ func (s *CopierSlot) open(ctx context.Context) (*client.Copier, error) {
 
 // run keeps a copier stepping in the slot until ctx ends (keepRunning).
 func (s *CopierSlot) run(ctx context.Context, every time.Duration) {
-	keepRunning(ctx, s.w, s.open, func(cp *client.Copier) { s.step(ctx, cp, every) })
+	keepRunning(ctx, s.w, s.open, func(cp CopierClient) { s.step(ctx, cp, every) })
 }
 
 // step runs cp until ctx ends or cp can step no more.
-func (s *CopierSlot) step(ctx context.Context, cp *client.Copier, every time.Duration) {
+func (s *CopierSlot) step(ctx context.Context, cp CopierClient, every time.Duration) {
 	stepUntilEnd(ctx, s.w, every, fmt.Sprintf("copier %d", s.index), client.ErrCopierStopped, func() error {
 		_, err := cp.Step(ctx, s.w.s.Workload.TxnSize, 100*time.Millisecond)
 		return err
@@ -87,7 +103,7 @@ func (s *CopierSlot) step(ctx context.Context, cp *client.Copier, every time.Dur
 // Crash asks the copier to crash at its next transaction's (or cycle's)
 // worst moment and returns it, so the caller can tell when it has
 // (Copier.Crashed); ErrNothingToCrash when there is none to ask.
-func (s *CopierSlot) Crash() (*client.Copier, error) { return requestCrash(s.Current()) }
+func (s *CopierSlot) Crash() (CopierClient, error) { return requestCrash(s.Current()) }
 
 // settle makes sure no transaction is left open at the end: a copier that
 // crashed, stopped or hung, or whose worker never returned, may have one,

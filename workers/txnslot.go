@@ -10,7 +10,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/ctxsleep"
 )
 
-// txnWorker is a transactional worker a slot runs: *client.Copier or a
+// txnWorker is a transactional worker a slot runs: a CopierClient or a
 // TxnQueueClient. Both hold a transactional.id that their successor in
 // the slot takes over, fencing them.
 type txnWorker interface {

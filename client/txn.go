@@ -96,7 +96,7 @@ var ErrAbortedOnPurpose = errors.New("transaction aborted on purpose")
 // (fencing any earlier copier with the same transactional.id) and records
 // the assign or subscribe op.
 func NewCopier(ctx context.Context, opts CopierOptions) (*Copier, error) {
-	if err := opts.validate(); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	in, outputs, err := opts.split()
@@ -128,7 +128,9 @@ func NewCopier(ctx context.Context, opts CopierOptions) (*Copier, error) {
 	return cp, nil
 }
 
-func (o *CopierOptions) validate() error {
+// Validate refuses options no copier can run with, and fills in the
+// default mode and timeouts.
+func (o *CopierOptions) Validate() error {
 	switch {
 	case o.Keys == nil || o.Recorder == nil:
 		return errors.New("copier: Keys and Recorder are required")
@@ -151,6 +153,13 @@ func (o *CopierOptions) validate() error {
 	}
 	defaultTimeouts(&o.CallTimeout, &o.RetryBudget)
 	return nil
+}
+
+// Inputs returns the key map of the input keys, checking Pairs against
+// Keys as NewCopier does.
+func (o *CopierOptions) Inputs() (*KeyMap, error) {
+	in, _, err := o.split()
+	return in, err
 }
 
 // split returns the key map of the input keys and the output

@@ -90,46 +90,57 @@ func (c *Consumer) fetch(got *client.Fetched, max int, wait time.Duration) error
 
 // fold adds a poll's items to got, in the order they happened.
 func (c *Consumer) fold(items [][]json.RawMessage, got *client.Fetched) error {
+	return foldPoll(&c.ops, c.opts.Keys, items, got, c.noteStored, func(k histories.Key) { c.dropRevoked(k, got) })
+}
+
+// foldPoll adds a poll's items to got, in the order they happened: each
+// record of keys, told to added when it is not nil; each assignment and
+// revocation noted on ops' rebalance, and each revoked key told to
+// revoked.
+func foldPoll(ops *client.ConsumerOps, keys *client.KeyMap, items [][]json.RawMessage, got *client.Fetched,
+	added func(histories.Key, histories.Record), revoked func(histories.Key)) error {
 	for _, it := range items {
 		var kind string
 		if len(it) < 3 || json.Unmarshal(it[0], &kind) != nil {
 			return fmt.Errorf("java consumer: unreadable poll item %s", it)
 		}
-		k, ok := c.key(it[1], it[2])
+		k, ok := keyOf(keys, it[1], it[2])
 		if !ok {
 			return fmt.Errorf("java consumer: %s of partition %s:%s, which no key maps to", kind, it[1], it[2])
 		}
 		switch kind {
 		case "rec":
-			if err := c.record(it, k, got); err != nil {
+			_, r, err := recordItem(keys, it)
+			if err != nil {
 				return err
 			}
+			got.Add(k, r)
+			if added != nil {
+				added(k, r)
+			}
 		case "asg":
-			r := c.ops.Rebalanced()
+			r := ops.Rebalanced()
 			r.Assigned = append(r.Assigned, k)
 		case "rev":
-			r := c.ops.Rebalanced()
+			r := ops.Rebalanced()
 			r.Revoked = append(r.Revoked, k)
-			c.dropRevoked(k, got)
+			revoked(k)
 		}
 	}
 	return nil
 }
 
-// record adds one ["rec", topic, partition, offset, value] of key k.
-func (c *Consumer) record(it []json.RawMessage, k histories.Key, got *client.Fetched) error {
-	_, r, err := recordItem(c.opts.Keys, it)
-	if err != nil {
-		return err
+// noteStored keeps, for an auto-committing consumer, the offset after
+// record r of key k as the position the client's next automatic commit
+// commits.
+func (c *Consumer) noteStored(k histories.Key, r histories.Record) {
+	if c.opts.Config.Commit != client.CommitAuto {
+		return
 	}
-	got.Add(k, r)
-	if c.opts.Config.Commit == client.CommitAuto {
-		if c.stored == nil {
-			c.stored = map[histories.Key]int64{}
-		}
-		c.stored[k] = r.Offset + 1
+	if c.stored == nil {
+		c.stored = map[histories.Key]int64{}
 	}
-	return nil
+	c.stored[k] = r.Offset + 1
 }
 
 // recordItem reads one ["rec", topic, partition, offset, value] of the

@@ -249,7 +249,7 @@ func TestJavaTxnQueueHangIsAFinding(t *testing.T) {
 	// seconds on loaded cores); the frozen step a short one, so that its
 	// bound, and the test, stay short.
 	q := r.queue("qh", func(o *client.TxnQueueOptions) { o.CallTimeout, o.RetryBudget = 2*time.Second, 30*time.Second })
-	q.opts.RetryBudget = 3 * time.Second
+	q.retryBudget = 3 * time.Second
 	if err := q.jvm.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}

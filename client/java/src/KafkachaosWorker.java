@@ -1,5 +1,5 @@
 // KafkachaosWorker runs one Kafka client (kafka-clients) for kafkachaos, a
-// producer, a consumer or a transactional queue: it reads requests from stdin and writes answers
+// producer, a consumer, a transactional queue or a transactional copier: it reads requests from stdin and writes answers
 // to stdout, one JSON object a line.
 //
 // Producer (the default role):
@@ -62,6 +62,32 @@
 // block (init, commit, abort) are retried after a TimeoutException while B
 // lasts, as the Java client allows. After an abort the consumer seeks back
 // to the first offset each partition's polls read in the transaction.
+//
+// Transactional copier (arg kafkachaos.role=copier; configs prefixed
+// producer. and consumer., the consumer's with a group.id, read_committed
+// and no automatic commit; one request at a time, answered as the
+// consumer's are):
+//
+//   {"op":"init","id":N,"budget-ms":B}                      initTransactions
+//   {"op":"subscribe","id":N,"topics":"a,b"}               subscribe, with the consumer's rebalance listener
+//   {"op":"assign","id":N,"partitions":"t:0,t:1","timeout-ms":T}
+//        assign, each partition at the group's committed offset, else its beginning
+//   {"op":"poll","id":N,"max":M,"wait-ms":W}               the consumer's poll: rec, rev and asg items
+//   {"op":"txn","id":N,"sends":"T:P:V,...","offsets":"T:P:O,...","budget-ms":B}
+//        -> {"id":N,"items":[["sent",I,OFFSET],...]}
+//   {"op":"commit","id":N,"budget-ms":B}                    commitTransaction
+//   {"op":"abort","id":N,"budget-ms":B}                     abortTransaction if one may be open
+//   {"op":"rewind","id":N,"timeout-ms":T}                   seek each assigned partition to the group's
+//                                                           committed offset, else its beginning
+//   {"op":"close","timeout-ms":MS}                          close, then {"closed":true} and exit 0
+//
+// A txn begins a transaction, sends each value V to partition P of topic
+// T, waits for the sends' results at most B ms (item ["sent",I,OFFSET] for
+// the I-th send), then adds the offsets (the next to read, per input
+// partition) to the transaction with the consumer's group metadata, so a
+// member of a stale generation is refused. It stops at the first
+// exception, answered with the items it has. init, commit and abort are
+// retried after a TimeoutException while B lasts, as the txn queue's are.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -116,6 +142,10 @@ public final class KafkachaosWorker {
         }
         if ("txn-queue".equals(role)) {
             TxnQueue.run(props);
+            return;
+        }
+        if ("copier".equals(role)) {
+            Copier.run(props);
             return;
         }
         props.put("key.serializer", ByteArraySerializer.class.getName());
@@ -351,20 +381,8 @@ public final class KafkachaosWorker {
         }
 
         static void run(Properties all) throws Exception {
-            Properties pp = new Properties();
-            Properties cp = new Properties();
-            all.forEach((k, v) -> {
-                String key = (String) k;
-                if (key.startsWith("producer.")) {
-                    pp.put(key.substring("producer.".length()), v);
-                } else if (key.startsWith("consumer.")) {
-                    cp.put(key.substring("consumer.".length()), v);
-                }
-            });
-            pp.put("key.serializer", ByteArraySerializer.class.getName());
-            pp.put("value.serializer", ByteArraySerializer.class.getName());
-            cp.put("key.deserializer", ByteArrayDeserializer.class.getName());
-            cp.put("value.deserializer", ByteArrayDeserializer.class.getName());
+            Properties pp = prefixed(all, "producer.");
+            Properties cp = prefixed(all, "consumer.");
             TxnQueue q;
             try {
                 q = new TxnQueue(new KafkaProducer<>(pp), new Consumer(new KafkaConsumer<>(cp)));
@@ -479,23 +497,176 @@ public final class KafkachaosWorker {
             first.putIfAbsent(new TopicPartition(topic, Integer.parseInt(f[2])), Long.parseLong(f[3]));
         }
 
-        // retried runs call again after each TimeoutException while budget
-        // ms last, backing off between attempts.
-        private static void retried(long budgetMs, Runnable call) throws InterruptedException {
-            long deadline = System.nanoTime() + budgetMs * 1_000_000L;
-            long backoff = 50;
-            while (true) {
-                try {
-                    call.run();
-                    return;
-                } catch (org.apache.kafka.common.errors.TimeoutException e) {
-                    if (System.nanoTime() + backoff * 1_000_000L > deadline) {
-                        throw e;
+    }
+
+    // retried runs call again after each TimeoutException while budget ms
+    // last, backing off between attempts.
+    private static void retried(long budgetMs, Runnable call) throws InterruptedException {
+        long deadline = System.nanoTime() + budgetMs * 1_000_000L;
+        long backoff = 50;
+        while (true) {
+            try {
+                call.run();
+                return;
+            } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                if (System.nanoTime() + backoff * 1_000_000L > deadline) {
+                    throw e;
+                }
+                Thread.sleep(backoff);
+                backoff = Math.min(2 * backoff, 1000);
+            }
+        }
+    }
+
+    // prefixed is the configs of all under prefix (producer. or
+    // consumer.), without it, with the byte-array serializers or
+    // deserializers that client needs.
+    private static Properties prefixed(Properties all, String prefix) {
+        Properties out = new Properties();
+        all.forEach((k, v) -> {
+            String key = (String) k;
+            if (key.startsWith(prefix)) {
+                out.put(key.substring(prefix.length()), v);
+            }
+        });
+        if ("producer.".equals(prefix)) {
+            out.put("key.serializer", ByteArraySerializer.class.getName());
+            out.put("value.serializer", ByteArraySerializer.class.getName());
+        } else {
+            out.put("key.deserializer", ByteArrayDeserializer.class.getName());
+            out.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        }
+        return out;
+    }
+
+    // Copier runs the copier role: a transactional producer and a
+    // read_committed group consumer (the consumer role's, listener and
+    // poll included), used from the reading thread only, one request at a
+    // time.
+    static final class Copier {
+        private final KafkaProducer<byte[], byte[]> producer;
+        private final Consumer reader;
+        private boolean open;
+
+        private Copier(KafkaProducer<byte[], byte[]> producer, Consumer reader) {
+            this.producer = producer;
+            this.reader = reader;
+        }
+
+        static void run(Properties all) throws Exception {
+            Copier c;
+            try {
+                c = new Copier(new KafkaProducer<>(prefixed(all, "producer.")), new Consumer(new KafkaConsumer<>(prefixed(all, "consumer."))));
+            } catch (Throwable t) {
+                fatal(t);
+                return;
+            }
+            long closeMs = serveUntilClose(c::serve);
+            c.reader.consumer.close(Duration.ofMillis(closeMs));
+            c.producer.close(Duration.ofMillis(closeMs));
+            emit("{\"closed\":true}");
+            System.exit(0);
+        }
+
+        private void serve(Map<String, String> req) {
+            long id = Long.parseLong(req.get("id"));
+            List<String> items = new ArrayList<>();
+            try {
+                answer(req, items);
+                items.addAll(reader.items);
+                reader.items.clear();
+                emit("{\"id\":" + id + ",\"items\":[" + String.join(",", items) + "]}");
+            } catch (Throwable e) {
+                items.addAll(reader.items);
+                reader.items.clear();
+                emit("{\"id\":" + id + ",\"error\":" + str(e.getClass().getName()) + ",\"message\":"
+                        + str(String.valueOf(e.getMessage())) + ",\"items\":[" + String.join(",", items) + "]}");
+            }
+        }
+
+        private void answer(Map<String, String> req, List<String> items) throws Exception {
+            long budgetMs = Long.parseLong(req.getOrDefault("budget-ms", "0"));
+            Duration timeout = Duration.ofMillis(Long.parseLong(req.getOrDefault("timeout-ms", "0")));
+            KafkaConsumer<byte[], byte[]> consumer = reader.consumer;
+            switch (req.get("op")) {
+                case "init":
+                    retried(budgetMs, producer::initTransactions);
+                    break;
+                case "subscribe":
+                    consumer.subscribe(Arrays.asList(req.get("topics").split(",")), reader);
+                    break;
+                case "assign":
+                    List<TopicPartition> tps = new ArrayList<>(Consumer.offsets(req.get("partitions")).keySet());
+                    consumer.assign(tps);
+                    seekCommitted(tps, timeout);
+                    break;
+                case "poll":
+                    reader.poll(Integer.parseInt(req.get("max")), Long.parseLong(req.get("wait-ms")), false);
+                    break;
+                case "txn":
+                    txn(req, budgetMs, items);
+                    break;
+                case "commit":
+                    retried(budgetMs, producer::commitTransaction);
+                    open = false;
+                    break;
+                case "abort":
+                    if (open) {
+                        retried(budgetMs, producer::abortTransaction);
+                        open = false;
                     }
-                    Thread.sleep(backoff);
-                    backoff = Math.min(2 * backoff, 1000);
+                    break;
+                case "rewind":
+                    seekCommitted(consumer.assignment(), timeout);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown op " + req.get("op"));
+            }
+        }
+
+        // txn begins a transaction, makes its sends, waits for their
+        // results and adds the offsets to it (see the top).
+        private void txn(Map<String, String> req, long budgetMs, List<String> items) throws Exception {
+            // Open from here on for the abort that follows a failure, as
+            // the txn queue's.
+            open = true;
+            producer.beginTransaction();
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
+            for (String one : req.get("sends").split(",")) {
+                String[] f = one.split(":");
+                sent.add(producer.send(new ProducerRecord<>(f[0], Integer.valueOf(f[1]), null, f[2].getBytes(StandardCharsets.UTF_8))));
+            }
+            long deadline = System.nanoTime() + budgetMs * 1_000_000L;
+            for (int i = 0; i < sent.size(); i++) {
+                try {
+                    long offset = sent.get(i).get(Math.max(deadline - System.nanoTime(), 0), TimeUnit.NANOSECONDS).offset();
+                    items.add("[\"sent\"," + i + "," + offset + "]");
+                } catch (ExecutionException x) {
+                    throw x.getCause() instanceof Exception ? (Exception) x.getCause() : x;
                 }
             }
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            Consumer.offsets(req.get("offsets")).forEach((tp, off) -> offsets.put(tp, new OffsetAndMetadata(off)));
+            producer.sendOffsetsToTransaction(offsets, reader.consumer.groupMetadata());
+        }
+
+        // seekCommitted seeks each of tps to the group's committed offset,
+        // its beginning where there is none.
+        private void seekCommitted(Collection<TopicPartition> tps, Duration timeout) {
+            if (tps.isEmpty()) {
+                return;
+            }
+            Map<TopicPartition, OffsetAndMetadata> committed = reader.consumer.committed(new java.util.HashSet<>(tps), timeout);
+            List<TopicPartition> none = new ArrayList<>();
+            for (TopicPartition tp : tps) {
+                OffsetAndMetadata om = committed.get(tp);
+                if (om == null) {
+                    none.add(tp);
+                } else {
+                    reader.consumer.seek(tp, om.offset());
+                }
+            }
+            reader.consumer.seekToBeginning(none);
         }
     }
 

@@ -666,7 +666,10 @@ public final class KafkachaosWorker {
                     reader.consumer.seek(tp, om.offset());
                 }
             }
-            reader.consumer.seekToBeginning(none);
+            // seekToBeginning of no partition seeks every assigned one
+            if (!none.isEmpty()) {
+                reader.consumer.seekToBeginning(none);
+            }
         }
     }
 

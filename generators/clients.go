@@ -26,7 +26,7 @@ const (
 func builtRoles() map[string][]string {
 	return map[string][]string{
 		ClientLibrdkafka: {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
-		ClientJava:       {RoleProducer, RoleConsumer, RoleTxnQueue},
+		ClientJava:       {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
 		ClientFranzGo:    {RoleProducer, RoleConsumer},
 	}
 }
@@ -80,8 +80,9 @@ func (s Scenario) JavaVersion() string {
 // UseClient makes client (at version, for a client with versions) the
 // client under test of s, and names librdkafka for each role of s's
 // workload that client does not run yet, or cannot play as s asks (the
-// consumers: see playsConsumers), so the scenario says which
-// client ran what. An unknown client is left for Validate to refuse.
+// consumers: see playsConsumers; the copiers: see playsCopiers), so the
+// scenario says which client ran what. An unknown client is left for
+// Validate to refuse.
 func UseClient(s *Scenario, client, version string) {
 	s.Client, s.ClientVersion, s.Clients = client, version, nil
 	if client == ClientJava && version == "" {
@@ -92,7 +93,7 @@ func UseClient(s *Scenario, client, version string) {
 		return
 	}
 	for role, n := range roles(s.Workload) {
-		unplayable := role == RoleConsumer && !playsConsumers(*s)
+		unplayable := (role == RoleConsumer && !playsConsumers(*s)) || (role == RoleCopier && !playsCopiers(*s))
 		if n > 0 && (!slices.Contains(built, role) || unplayable) {
 			if s.Clients == nil {
 				s.Clients = map[string]string{}
@@ -122,6 +123,12 @@ func playsConsumers(s Scenario) bool {
 		}
 	}
 	return true
+}
+
+// playsCopiers reports whether the copiers s names can play s's: the java
+// copier's checks pass.
+func playsCopiers(s Scenario) bool {
+	return s.ClientOf(RoleCopier) != ClientJava || len(s.validateJavaCopier()) == 0
 }
 
 var clientVersionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?$`)
@@ -215,7 +222,20 @@ func (s *Scenario) validateJava() []error {
 	if s.ClientOf(RoleConsumer) == ClientJava && s.Workload.Consumers > 0 {
 		errs = append(errs, s.validateJavaConsumer()...)
 	}
+	if s.ClientOf(RoleCopier) == ClientJava && s.Workload.Copiers > 0 {
+		errs = append(errs, s.validateJavaCopier()...)
+	}
 	return errs
+}
+
+// validateJavaCopier checks what the java copier cannot play yet: the
+// at-least-once copy mode (it copies transactionally only).
+func (s *Scenario) validateJavaCopier() []error {
+	if s.Workload.CopyMode() == CopyAtLeastOnce {
+		return []error{bad("workload.copier-mode", "%s: the java copier copies %s only; name librdkafka in clients.copier",
+			CopyAtLeastOnce, CopyTransactional)}
+	}
+	return nil
 }
 
 // validateJavaConsumer checks what the java consumer cannot play yet: the

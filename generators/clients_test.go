@@ -67,10 +67,21 @@ func TestValidateClients(t *testing.T) {
 		}, ""},
 		{"java copier by role", func(s *Scenario) { s.Workload.Consumers = 0; s.Clients = map[string]string{RoleCopier: ClientJava} }, ""},
 		{"java copier with copiers", func(s *Scenario) {
-			s.Workload.Copiers, s.Keys = 1, SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
-			s.Producer.TransactionalID = "t"
+			s.Workload.Copiers, s.Workload.TxnSize, s.Keys = 1, 3, SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
+			s.Producer.TransactionalID, s.Producer.Acks = "t", model.AcksAll
 			s.Clients = map[string]string{RoleCopier: ClientJava}
-		}, "clients.copier: the java client runs producer, consumer, txn-queue workers only so far"},
+		}, ""},
+		{"java copier, at-least-once", func(s *Scenario) {
+			s.Workload.Copiers, s.Workload.TxnSize, s.Keys = 1, 3, SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
+			s.Workload.CopierMode, s.Consumer.CommitStrategy = CopyAtLeastOnce, model.CommitAfterProcessing
+			s.Clients = map[string]string{RoleCopier: ClientJava}
+		}, "workload.copier-mode: at-least-once: the java copier copies transactional only"},
+		{"java copiers beside transactional librdkafka consumers", func(s *Scenario) {
+			*s = groupBase()
+			s.Workload.Copiers, s.Workload.TxnSize, s.Keys = 1, 3, SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
+			s.Producer.TransactionalID, s.Producer.Acks, s.Consumer.CommitStrategy = "t", model.AcksAll, model.CommitTransactional
+			s.Clients = map[string]string{RoleCopier: ClientJava, RoleProducer: ClientJava}
+		}, ""},
 		{"version without java", func(s *Scenario) { s.ClientVersion = "3.9.1" }, "client-version: \"3.9.1\": only the java client has versions"},
 		{"bad version", func(s *Scenario) { s.Clients, s.ClientVersion = map[string]string{RoleProducer: ClientJava}, "3.9" },
 			"client-version: \"3.9\", want a kafka-clients release"},
@@ -157,6 +168,31 @@ func TestJavaRunsTxnQueues(t *testing.T) {
 	UseClient(&s, ClientJava, "3.9.1")
 	if got := s.ClientOf(RoleTxnQueue); got != ClientJava {
 		t.Fatalf("txn queues run %s (clients %v), want java", got, s.Clients)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The java client runs transactional copiers: --client java names it for
+// them, and a scenario asking for it validates; at-least-once copiers,
+// which it does not run, stay librdkafka.
+func TestJavaRunsCopiers(t *testing.T) {
+	s := clientBase()
+	s.Producer.TransactionalID, s.Producer.Acks = "copy", model.AcksAll
+	s.Workload.Copiers, s.Workload.TxnSize, s.Workload.Mix.Txn = 1, 3, 1
+	s.Keys = SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
+	UseClient(&s, ClientJava, "")
+	if got := s.ClientOf(RoleCopier); got != ClientJava {
+		t.Fatalf("copiers run %s (clients %v), want java", got, s.Clients)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s.Workload.CopierMode, s.Consumer.CommitStrategy = CopyAtLeastOnce, model.CommitAfterProcessing
+	UseClient(&s, ClientJava, "")
+	if got := s.ClientOf(RoleCopier); got != ClientLibrdkafka {
+		t.Fatalf("at-least-once copiers run %s (clients %v), want librdkafka", got, s.Clients)
 	}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)

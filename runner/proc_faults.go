@@ -128,6 +128,11 @@ func (sc *schedule) pausable(role string) []pausableClient {
 			add(generators.RoleConsumer, c, c.Process())
 		}
 	}
+	for _, s := range sc.copiers {
+		if c := s.Current(); c != nil && !c.Ended() {
+			add(generators.RoleCopier, c, c.Process())
+		}
+	}
 	for _, s := range sc.txnQueues {
 		if c := s.Current(); c != nil && !c.Ended() {
 			add(generators.RoleTxnQueue, c, c.Process())

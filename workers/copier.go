@@ -6,13 +6,16 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/client/java"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// CopierClient is a consume-transform-produce client under test: a
-// client.Copier (librdkafka). Each is one process of the history and
-// records its ops itself, the same ops for the same copy mode.
+// CopierClient is a consume-transform-produce client under test, as the
+// scenario names the client for its copier role: client.Copier
+// (librdkafka) or java.Copier (the Java client in a JVM of its own,
+// transactional only). Each is one process of the history and records its
+// ops itself, the same ops for the same copy mode.
 type CopierClient interface {
 	// Step runs one transaction (or at-least-once cycle) of up to max
 	// records, waiting at most wait for the first.
@@ -79,12 +82,20 @@ func (s *CopierSlot) options() client.CopierOptions {
 }
 
 func (s *CopierSlot) open(ctx context.Context) (CopierClient, error) {
-	cp, err := client.NewCopier(ctx, s.options())
+	cp, err := s.newCopier(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("workload: copier %d: %w", s.index, err)
 	}
 	s.Put(cp)
 	return cp, nil
+}
+
+// newCopier opens a copier of the scenario's copier client.
+func (s *CopierSlot) newCopier(ctx context.Context) (CopierClient, error) {
+	if s.w.s.ClientOf(generators.RoleCopier) == generators.ClientJava {
+		return java.NewCopier(ctx, java.CopierOptions{CopierOptions: s.options(), Version: s.w.s.JavaVersion()})
+	}
+	return client.NewCopier(ctx, s.options())
 }
 
 // run keeps a copier stepping in the slot until ctx ends (keepRunning).

@@ -1,7 +1,9 @@
 package kafkachaos_test
 
 import (
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 	"github.com/kafkachaos/kafkachaos/model"
+	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/runner"
 )
 
@@ -184,4 +187,65 @@ func TestChaosLocalJavaPausedConsumerZombie(t *testing.T) {
 	if !a.out.Held {
 		t.Errorf("the guarantee did not hold: %s", weaker(a))
 	}
+}
+
+// Java transactional copiers (two, subscribed to the copiers' group, a
+// fifth of their transactions aborted on purpose), one of them crashed
+// (SIGKILL of its JVM between the offsets and the commit; its successor's
+// initTransactions fences what it left open) and the leader killed once:
+// the copy is exactly-once, with no duplicate on the output, no record of
+// the input delivered twice to the group, and no aborted copy read.
+func TestChaosLocalJavaCopiersCrashAndKillExactlyOnce(t *testing.T) {
+	p := requireFull(t, "local", "full profile only (make chaos-local): the short profile has a safe and a weak claim per client")
+	s := realScenario("local-java-copiers-crash-kill", p)
+	s.Keys = generators.SequentialKeys(2, "in", "out")
+	s.Producer.TransactionalID = "java-copier"
+	s.Consumer.CommitStrategy = model.CommitTransactional
+	s.Clients = map[string]string{generators.RoleCopier: generators.ClientJava}
+	w := &s.Workload
+	w.Copiers, w.TxnSize, w.AbortRatio, w.Mix.Txn = 2, 5, 0.2, 2
+	// crash-producer picks among the producer and the copiers: a few
+	// crashes land one on a copier.
+	crash := faultAt(s, generators.KindCrashProducer, "", 0.4, 0.8)
+	crash.Params.Every = d(5 * time.Second)
+	s.Nemesis = append(javaKill(s), crash)
+	claim := "java transactional copiers, a copier crashed and the leader killed: exactly-once"
+	a := runReal(t, s, 0)
+	if why := worked(a, 50); why != "" {
+		t.Fatalf("the run proves nothing: %s; %s", why, a)
+	}
+	if n := copierCrashes(t, a.out); n == 0 {
+		t.Fatalf("no copier crashed mid-transaction (crash-producer fell on the producer only): %s", a)
+	}
+	for _, an := range []checkers.Anomaly{checkers.Duplicate, checkers.DuplicateDelivery, checkers.G1a} {
+		if c := a.out.Result.Counts[an]; c > 0 {
+			t.Errorf("CLAIM BROKEN (%s): %d %s; %s", claim, c, an, a)
+		}
+	}
+	if a.out.Observed.EndToEnd != model.ExactlyOnce || !a.out.Held {
+		t.Errorf("CLAIM BROKEN (%s): observed %s, expected %s; %s", claim, a.out.Observed.EndToEnd, a.out.Expected.EndToEnd, a)
+	}
+	if !t.Failed() {
+		t.Logf("CLAIM HELD (%s)", claim)
+	}
+}
+
+// copierCrashes counts the copiers of out that crashed mid-transaction:
+// an info txn op followed by a crash op (SIGKILL) of the same process.
+func copierCrashes(t *testing.T, out runner.Outcome) int {
+	t.Helper()
+	ops, _, err := histories.ReadFile(filepath.Join(out.Dir, report.HistoryFile), histories.FormatJSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTxn, n := map[int64]bool{}, 0
+	for _, op := range ops {
+		switch {
+		case op.F == histories.FTxn && op.Type == histories.Info:
+			inTxn[op.Process] = true
+		case op.F == histories.FCrash && inTxn[op.Process] && strings.Contains(string(op.Value), "SIGKILL"):
+			n++
+		}
+	}
+	return n
 }

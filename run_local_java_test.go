@@ -214,9 +214,11 @@ func TestChaosLocalJavaCopiersCrashAndKillExactlyOnce(t *testing.T) {
 	if why := worked(a, 50); why != "" {
 		t.Fatalf("the run proves nothing: %s; %s", why, a)
 	}
-	if n := copierCrashes(t, a.out); n == 0 {
+	n := copierCrashes(t, a.out)
+	if n == 0 {
 		t.Fatalf("no copier crashed mid-transaction (crash-producer fell on the producer only): %s", a)
 	}
+	t.Logf("%d copiers crashed mid-transaction", n)
 	for _, an := range []checkers.Anomaly{checkers.Duplicate, checkers.DuplicateDelivery, checkers.G1a} {
 		if c := a.out.Result.Counts[an]; c > 0 {
 			t.Errorf("CLAIM BROKEN (%s): %d %s; %s", claim, c, an, a)

@@ -9,12 +9,13 @@
 // sizes, copier mode) and client configuration into client options, paces
 // the ops, draws the txn queues' transactions, and ends every worker
 // within a bound once the run is over, fencing what a copier or a txn queue
-// may have left open. Producers, consumers and txn queues are of the
-// client the scenario names for them (ProducerClient: client.Producer over
-// librdkafka, or java.Producer, the Java client in a JVM of its own;
-// ConsumerClient: client.Consumer or java.Consumer; TxnQueueClient:
-// client.TxnQueue or java.TxnQueue); copiers run librdkafka. Only client.Consumer has the stall hook (Stall refuses the
-// others with ErrNoStall).
+// may have left open. Every role's workers are of the client the scenario
+// names for it (ProducerClient: client.Producer over librdkafka, or
+// java.Producer, the Java client in a JVM of its own; ConsumerClient:
+// client.Consumer or java.Consumer; CopierClient: client.Copier or
+// java.Copier, transactional only; TxnQueueClient: client.TxnQueue or
+// java.TxnQueue). Only client.Consumer has the stall hook (Stall refuses
+// the others with ErrNoStall).
 //
 // It must not know the cluster provider (it is given a bootstrap address and
 // at most a client.MemberFencer), the nemesis schedule (faults reach a

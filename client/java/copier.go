@@ -178,6 +178,9 @@ func (cp *Copier) txn(ctx context.Context, run *txnRun, got *client.Fetched, sen
 		return typ, cp.stop(err)
 	}
 	run.begun = true
+	// beginTransaction, the first send's wait for metadata and
+	// sendOffsetsToTransaction may each block a call timeout
+	// (max.block.ms); the sends' results are awaited within the budget.
 	a, err := cp.request(txnRequest{Op: "txn", Sends: sendArg, Offsets: offs, BudgetMS: cp.retryBudget.Milliseconds()},
 		cp.retryBudget+3*cp.callTimeout+quickBound)
 	run.mops = append(run.mops, sends...)

@@ -1,10 +1,12 @@
 // Package java runs the Apache Kafka Java client (kafka-clients, any
 // release on Maven Central) as a client under test: a producer whose sends
 // are recorded in the history exactly as client.Producer's are, while the
-// record goes through the JVM's KafkaProducer, and a consumer (Consumer)
+// record goes through the JVM's KafkaProducer, a consumer (Consumer)
 // whose assign, subscribe, poll and commit ops are recorded exactly as
 // client.Consumer's are, while its records and commits go through the
-// JVM's KafkaConsumer.
+// JVM's KafkaConsumer, and the transactional workers, a txn queue
+// (TxnQueue) and a copier (Copier), recorded as client.TxnQueue's and
+// client.Copier's are.
 //
 // The harness keeps the workload (pacing, lanes, values, the recorder); the
 // client is a JVM process of its own running src/KafkachaosWorker.java,
@@ -110,6 +112,29 @@
 // refuses the abort, and an abort that fails stops the queue (its JVM is
 // killed, and a successor fences what is open), as a hung call does (with
 // a client-hang op).
+//
+// The copier (Copier) is client.Copier's transactional consume-transform-
+// produce process in a JVM of its own: a read_committed KafkaConsumer of
+// the copiers' group (no automatic commit; subscribed with the consumer's
+// rebalance listener, or assigned at the group's committed offsets) and a
+// transactional KafkaProducer configured as the txn queue's. Each Step is
+// one transaction, recorded as client.Copier records it (the same op
+// shapes; the same seed draws the same aborts): the JVM is asked to poll;
+// a step that read nothing is an ok txn with an empty poll and no
+// transaction, and one during whose poll partitions were revoked and
+// records read fails; otherwise the JVM is asked, in one request, to begin
+// the transaction, send each record's copy (or its poison, when aborting
+// on purpose), wait for the sends and add the next offsets to the
+// transaction with the consumer's group metadata
+// (sendOffsetsToTransaction), then to commit or abort it. A requested
+// crash (SIGKILL) lands between the two; the op types are TxnOutcome's.
+// After a step that did not commit, the JVM seeks each assigned partition
+// back to the group's committed offset (its beginning where none). The
+// txn queue and the copier share how a transaction ends and how the
+// process does (txnProc): a JVM that exits unasked is info and a crash
+// op, one that does not answer a request within its bound is killed with
+// a client-hang op. The at-least-once copy mode is not built: NewCopier
+// refuses it.
 //
 // It must not know checkers, models or cluster providers: like package
 // client it records ops and talks to a bootstrap address.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
@@ -78,14 +80,19 @@ func (cp *Copier) finish(ctx context.Context, run *txnRun, err error) (histories
 	return cp.end(ctx, run, err, cp.rewind)
 }
 
-// copies returns one send mop per record read, key by key in read order:
-// the record's copy to its output key, poisoned by attempt (the txn op's
-// invoke index) when the transaction is to abort (histories.CopyValue,
-// histories.PoisonValue).
+// copies returns the sends of the records got holds (CopySends).
 func (cp *Copier) copies(got *fetched, poison bool, attempt int64) ([]histories.Mop, error) {
+	return CopySends(got.Records, cp.opts.Pairs, poison, attempt)
+}
+
+// CopySends returns one send mop per record of records, key by key in
+// key order and each key's in read order: the record's copy to its output
+// key pairs names, poisoned by attempt (the txn op's invoke index) when
+// the transaction is to abort (histories.CopyValue, histories.PoisonValue).
+func CopySends(records map[histories.Key][]histories.Record, pairs map[histories.Key]histories.Key, poison bool, attempt int64) ([]histories.Mop, error) {
 	var mops []histories.Mop
-	for k, recs := range got.Records {
-		for _, r := range recs {
+	for _, k := range slices.Sorted(maps.Keys(records)) {
+		for _, r := range records[k] {
 			v, err := histories.CopyValue(r.Value, r.Offset)
 			if poison {
 				v, err = histories.PoisonValue(r.Offset, attempt)
@@ -93,7 +100,7 @@ func (cp *Copier) copies(got *fetched, poison bool, attempt int64) ([]histories.
 			if err != nil {
 				return nil, fmt.Errorf("key %d: %w", k, err)
 			}
-			mops = append(mops, histories.Send(cp.opts.Pairs[k], v))
+			mops = append(mops, histories.Send(pairs[k], v))
 		}
 	}
 	return mops, nil

@@ -112,22 +112,7 @@ func (r *copyRig) copierWith(edit func(*CopierOptions)) *Copier {
 }
 
 // copied returns the input values that ok steps of the group processed.
-func (r *copyRig) copied() map[int64]int {
-	out := map[int64]int{}
-	for _, o := range r.rec.Ops() {
-		if o.Type != histories.OK || o.Group == "" || (o.F != histories.FTxn && o.F != histories.FPoll) {
-			continue
-		}
-		for _, m := range o.Mops {
-			for _, recs := range m.Records {
-				for _, rec := range recs {
-					out[rec.Value]++
-				}
-			}
-		}
-	}
-	return out
-}
+func (r *copyRig) copied() map[int64]int { return clienttest.Copied(r.rec.Ops()) }
 
 // run steps cp until every value below n was copied, cp crashed, or the
 // deadline; it returns Step's last error.
@@ -189,27 +174,6 @@ func (r *copyRig) finishReading(readCommitted bool) (checkers.Result, map[histor
 	return res, out
 }
 
-// exactlyOnce fails unless output key k holds a copy of each record of
-// input key k-2 below n exactly once (input key i holds the values v with
-// v%2 == i, v at offset v/2: r.produce).
-func exactlyOnce(t *testing.T, out map[histories.Key][]int64, n int64) {
-	t.Helper()
-	for k, in := range map[histories.Key]int64{2: 0, 3: 1} {
-		var want []int64
-		for v := in; v < n; v += 2 {
-			c, err := histories.CopyValue(v, v/2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want = append(want, c)
-		}
-		got := slices.Sorted(slices.Values(out[k]))
-		if !slices.Equal(got, want) {
-			t.Errorf("output key %d holds %v, want each of %v once", k, out[k], want)
-		}
-	}
-}
-
 // hangsAsCrashes is ops with each client-hang op renamed a crash op:
 // checkPaired knows a crash as a process's last op, and a client-hang is
 // one as well.
@@ -261,7 +225,7 @@ func TestCopierExactlyOnceWithAborts(t *testing.T) {
 			}
 			copiesName(t, ops, r.pairs)
 			res, out := r.finish()
-			exactlyOnce(t, out, n)
+			clienttest.CheckCopiedOnce(t, out, r.pairs, n)
 			expectClean(t, res)
 			t.Logf("%d txns committed, %d aborted; %d ops", committed, aborted, res.Stats.Ops)
 		})
@@ -302,7 +266,7 @@ func TestCopierCrashTakeover(t *testing.T) {
 		}
 	}
 	res, out := r.finish()
-	exactlyOnce(t, out, n)
+	clienttest.CheckCopiedOnce(t, out, r.pairs, n)
 	expectClean(t, res)
 }
 
@@ -367,7 +331,7 @@ func TestCopierZombieFenced(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, out := r.finish()
-	exactlyOnce(t, out, n)
+	clienttest.CheckCopiedOnce(t, out, r.pairs, n)
 	expectClean(t, res)
 }
 
@@ -457,7 +421,7 @@ func TestCopierHangIsAFinding(t *testing.T) {
 				t.Fatalf("process %d recorded %+v after its client-hang", a.Process(), got[len(got)-1])
 			}
 			res, out := r.finish()
-			exactlyOnce(t, out, n)
+			clienttest.CheckCopiedOnce(t, out, r.pairs, n)
 			expectClean(t, res)
 		})
 	}

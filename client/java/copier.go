@@ -121,14 +121,10 @@ func zeros(keys []histories.Key) map[histories.Key]int64 {
 // client.ErrCopierStopped). A step that read nothing records an ok txn
 // with an empty poll and begins no transaction.
 func (cp *Copier) Step(ctx context.Context, max int, wait time.Duration) (histories.Type, error) {
-	cp.mu.Lock()
-	defer cp.mu.Unlock()
-	switch {
-	case cp.crashed.Load():
-		return "", client.ErrCrashed
-	case cp.ended.Load():
-		return "", client.ErrCopierStopped
+	if err := cp.begin(); err != nil {
+		return "", err
 	}
+	defer cp.mu.Unlock()
 	run := &txnRun{inv: cp.ops.Invoke(histories.FTxn, []histories.Mop{{F: histories.MPoll}}, nil)}
 	got, err, lost := cp.poll(run, max, wait)
 	if lost != nil {
@@ -141,7 +137,7 @@ func (cp *Copier) Step(ctx context.Context, max int, wait time.Duration) (histor
 		return cp.finish(ctx, run, err)
 	}
 	abort := cp.rng.Float64() < cp.opts.AbortProbability
-	sends, err := cp.copies(got, abort, run.inv.Index)
+	sends, err := client.CopySends(got.Records, cp.opts.Pairs, abort, run.inv.Index)
 	if err != nil {
 		typ, _ := cp.finish(ctx, run, err)
 		return typ, cp.stop(err)
@@ -231,27 +227,6 @@ func (cp *Copier) rewind() error {
 		return cp.stop(fmt.Errorf("rewind: %w", err))
 	}
 	return nil
-}
-
-// copies returns one send mop per record read, key by key in read order:
-// the record's copy to its output key, poisoned by attempt (the txn op's
-// invoke index) when the transaction is to abort (histories.CopyValue,
-// histories.PoisonValue).
-func (cp *Copier) copies(got *client.Fetched, poison bool, attempt int64) ([]histories.Mop, error) {
-	var mops []histories.Mop
-	for _, k := range cp.in.Keys() {
-		for _, r := range got.Records[k] {
-			v, err := histories.CopyValue(r.Value, r.Offset)
-			if poison {
-				v, err = histories.PoisonValue(r.Offset, attempt)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("key %d: %w", k, err)
-			}
-			mops = append(mops, histories.Send(cp.opts.Pairs[k], v))
-		}
-	}
-	return mops, nil
 }
 
 // sendsArg writes sends as the JVM reads them: "T:P:V" each.

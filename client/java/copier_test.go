@@ -3,7 +3,6 @@ package java
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -80,20 +79,7 @@ func (r *copyRig) copier(id string, edit func(*client.CopierOptions)) *Copier {
 }
 
 // copied is the input values the group's ok txn ops read.
-func (r *copyRig) copied() map[int64]int {
-	out := map[int64]int{}
-	for _, o := range r.rec.Ops() {
-		if o.F != histories.FTxn || o.Type != histories.OK || o.Group == "" {
-			continue
-		}
-		for _, recs := range o.Mops[0].Records {
-			for _, rec := range recs {
-				out[rec.Value]++
-			}
-		}
-	}
-	return out
-}
+func (r *copyRig) copied() map[int64]int { return clienttest.Copied(r.rec.Ops()) }
 
 // run steps cp until n values were copied or until (when set) says so,
 // failing after 30 s; it returns Step's first error.
@@ -138,25 +124,6 @@ func (r *copyRig) finish() map[histories.Key][]int64 {
 		}
 	}
 	return out
-}
-
-// exactlyOnce fails unless output key k holds the copy of each record of
-// input key k-2 below n exactly once, and nothing else (no poison).
-func exactlyOnce(t *testing.T, out map[histories.Key][]int64, n int64) {
-	t.Helper()
-	for k, in := range map[histories.Key]int64{2: 0, 3: 1} {
-		var want []int64
-		for v := in; v < n; v += 2 {
-			c, err := histories.CopyValue(v, v/2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want = append(want, c)
-		}
-		if got := slices.Sorted(slices.Values(out[k])); !slices.Equal(got, want) {
-			t.Errorf("output key %d holds %v, want each of %v once", k, got, want)
-		}
-	}
 }
 
 // committed reads the group's committed offsets of the input partitions
@@ -216,7 +183,7 @@ func TestJavaCopierExactlyOnceWithAborts(t *testing.T) {
 			if got := r.committed(); got[0] != n/2 || got[1] != n/2 {
 				t.Errorf("the group committed %v, want offset %d of both input partitions", got, n/2)
 			}
-			exactlyOnce(t, r.finish(), n)
+			clienttest.CheckCopiedOnce(t, r.finish(), r.pairs, n)
 			t.Logf("%d txns committed, %d aborted, %d poisoned values sent", committed, aborted, poisoned)
 		})
 	}
@@ -261,7 +228,7 @@ func TestJavaCopierCrashTakeover(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Close()
-	exactlyOnce(t, r.finish(), n)
+	clienttest.CheckCopiedOnce(t, r.finish(), r.pairs, n)
 	t.Logf("the crashed txn had %d sends that landed; none is visible", sent)
 }
 
@@ -307,7 +274,7 @@ func TestJavaCopierRevokedStepFails(t *testing.T) {
 	}
 	a.Close()
 	b.Close()
-	exactlyOnce(t, r.finish(), n)
+	clienttest.CheckCopiedOnce(t, r.finish(), r.pairs, n)
 }
 
 // The at-least-once mode is refused before any JVM starts, and so are

@@ -177,6 +177,21 @@ func (p *txnProc) intent(f string, keys []histories.Key, req txnRequest, bound t
 	return nil
 }
 
+// begin takes mu for a step, refusing once the worker has ended:
+// client.ErrCrashed after a crash, its stopped error otherwise.
+func (p *txnProc) begin() error {
+	p.mu.Lock()
+	switch {
+	case p.crashed.Load():
+		p.mu.Unlock()
+		return client.ErrCrashed
+	case p.ended.Load():
+		p.mu.Unlock()
+		return p.stopped
+	}
+	return nil
+}
+
 // Process returns the worker's process id.
 func (p *txnProc) Process() int64 { return p.ops.Process }
 

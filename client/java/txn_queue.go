@@ -90,14 +90,10 @@ func (q *TxnQueue) Step(ctx context.Context, plan []histories.Mop, pollMax int, 
 	if err := q.opts.CheckPlan(plan); err != nil {
 		return "", err
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	switch {
-	case q.crashed.Load():
-		return "", client.ErrCrashed
-	case q.ended.Load():
-		return "", client.ErrTxnQueueStopped
+	if err := q.begin(); err != nil {
+		return "", err
 	}
+	defer q.mu.Unlock()
 	run := &txnRun{inv: q.ops.Invoke(histories.FTxn, plan, nil), mops: slices.Clone(plan), begun: true}
 	// Drawn in client.TxnQueue's order: a seed means the same dice.
 	abort := q.rng.Float64() < q.opts.AbortProbability

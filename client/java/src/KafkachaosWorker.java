@@ -141,11 +141,11 @@ public final class KafkachaosWorker {
             return;
         }
         if ("txn-queue".equals(role)) {
-            TxnQueue.run(props);
+            runTransactional(props, (producer, reader) -> new TxnQueue(producer, reader)::serve);
             return;
         }
         if ("copier".equals(role)) {
-            Copier.run(props);
+            runTransactional(props, (producer, reader) -> new Copier(producer, reader)::serve);
             return;
         }
         props.put("key.serializer", ByteArraySerializer.class.getName());
@@ -367,34 +367,13 @@ public final class KafkachaosWorker {
     // TxnQueue runs the txn-queue role: a transactional producer and a
     // read_committed consumer assigned its partitions, no group, used from
     // the reading thread only, one request at a time.
-    static final class TxnQueue {
-        private final KafkaProducer<byte[], byte[]> producer;
-        private final Consumer reader;
+    static final class TxnQueue extends Transactional {
         // first is the first offset the open transaction's polls read,
         // per partition: where an abort seeks back to.
         private final Map<TopicPartition, Long> first = new HashMap<>();
-        private boolean open;
 
         private TxnQueue(KafkaProducer<byte[], byte[]> producer, Consumer reader) {
-            this.producer = producer;
-            this.reader = reader;
-        }
-
-        static void run(Properties all) throws Exception {
-            Properties pp = prefixed(all, "producer.");
-            Properties cp = prefixed(all, "consumer.");
-            TxnQueue q;
-            try {
-                q = new TxnQueue(new KafkaProducer<>(pp), new Consumer(new KafkaConsumer<>(cp)));
-            } catch (Throwable t) {
-                fatal(t);
-                return;
-            }
-            long closeMs = serveUntilClose(q::serve);
-            q.reader.consumer.close(Duration.ofMillis(closeMs));
-            q.producer.close(Duration.ofMillis(closeMs));
-            emit("{\"closed\":true}");
-            System.exit(0);
+            super(producer, reader);
         }
 
         private void serve(Map<String, String> req) {
@@ -415,15 +394,11 @@ public final class KafkachaosWorker {
                         txn(req, budgetMs, items);
                         break;
                     case "commit":
-                        retried(budgetMs, producer::commitTransaction);
-                        open = false;
+                        commit(budgetMs);
                         first.clear();
                         break;
                     case "abort":
-                        if (open) {
-                            retried(budgetMs, producer::abortTransaction);
-                            open = false;
-                        }
+                        abortIfOpen(budgetMs);
                         first.forEach(reader.consumer::seek);
                         first.clear();
                         break;
@@ -518,6 +493,57 @@ public final class KafkachaosWorker {
         }
     }
 
+    // Transactional is what the txn queue and the copier hold: a
+    // transactional producer and a read_committed consumer, used from the
+    // reading thread only, and whether a transaction may be open.
+    abstract static class Transactional {
+        final KafkaProducer<byte[], byte[]> producer;
+        final Consumer reader;
+        boolean open;
+
+        Transactional(KafkaProducer<byte[], byte[]> producer, Consumer reader) {
+            this.producer = producer;
+            this.reader = reader;
+        }
+
+        // commit commits the open transaction, retried within budgetMs.
+        void commit(long budgetMs) throws InterruptedException {
+            retried(budgetMs, producer::commitTransaction);
+            open = false;
+        }
+
+        // abortIfOpen aborts the transaction if one may be open, retried
+        // within budgetMs.
+        void abortIfOpen(long budgetMs) throws InterruptedException {
+            if (open) {
+                retried(budgetMs, producer::abortTransaction);
+                open = false;
+            }
+        }
+    }
+
+    // runTransactional makes a transactional worker's producer and consumer
+    // from the producer. and consumer. configs of all, serves each request
+    // with what worker makes of them until a close, then closes both.
+    private static void runTransactional(Properties all,
+            java.util.function.BiFunction<KafkaProducer<byte[], byte[]>, Consumer, java.util.function.Consumer<Map<String, String>>> worker)
+            throws Exception {
+        KafkaProducer<byte[], byte[]> producer;
+        Consumer reader;
+        try {
+            producer = new KafkaProducer<>(prefixed(all, "producer."));
+            reader = new Consumer(new KafkaConsumer<>(prefixed(all, "consumer.")));
+        } catch (Throwable t) {
+            fatal(t);
+            return;
+        }
+        long closeMs = serveUntilClose(worker.apply(producer, reader));
+        reader.consumer.close(Duration.ofMillis(closeMs));
+        producer.close(Duration.ofMillis(closeMs));
+        emit("{\"closed\":true}");
+        System.exit(0);
+    }
+
     // prefixed is the configs of all under prefix (producer. or
     // consumer.), without it, with the byte-array serializers or
     // deserializers that client needs.
@@ -543,29 +569,9 @@ public final class KafkachaosWorker {
     // read_committed group consumer (the consumer role's, listener and
     // poll included), used from the reading thread only, one request at a
     // time.
-    static final class Copier {
-        private final KafkaProducer<byte[], byte[]> producer;
-        private final Consumer reader;
-        private boolean open;
-
+    static final class Copier extends Transactional {
         private Copier(KafkaProducer<byte[], byte[]> producer, Consumer reader) {
-            this.producer = producer;
-            this.reader = reader;
-        }
-
-        static void run(Properties all) throws Exception {
-            Copier c;
-            try {
-                c = new Copier(new KafkaProducer<>(prefixed(all, "producer.")), new Consumer(new KafkaConsumer<>(prefixed(all, "consumer."))));
-            } catch (Throwable t) {
-                fatal(t);
-                return;
-            }
-            long closeMs = serveUntilClose(c::serve);
-            c.reader.consumer.close(Duration.ofMillis(closeMs));
-            c.producer.close(Duration.ofMillis(closeMs));
-            emit("{\"closed\":true}");
-            System.exit(0);
+            super(producer, reader);
         }
 
         private void serve(Map<String, String> req) {
@@ -607,14 +613,10 @@ public final class KafkachaosWorker {
                     txn(req, budgetMs, items);
                     break;
                 case "commit":
-                    retried(budgetMs, producer::commitTransaction);
-                    open = false;
+                    commit(budgetMs);
                     break;
                 case "abort":
-                    if (open) {
-                        retried(budgetMs, producer::abortTransaction);
-                        open = false;
-                    }
+                    abortIfOpen(budgetMs);
                     break;
                 case "rewind":
                     seekCommitted(consumer.assignment(), timeout);

@@ -3,8 +3,10 @@ package java
 import (
 	"context"
 	"errors"
+	"math/rand"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -169,9 +171,17 @@ func TestJavaCopierExactlyOnceWithAborts(t *testing.T) {
 					committed, aborted, countTxns(ops, histories.Info))
 			}
 			poisoned := 0
-			for _, o := range ops {
+			dice := rand.New(rand.NewSource(7))
+			for _, o := range clienttest.OpsOf(ops, cp.Process()) {
+				if o.F != histories.FTxn || o.Type == histories.Invoke || len(o.Mops) < 2 {
+					continue
+				}
+				// client.Copier draws once per transaction with records
+				if abort := dice.Float64() < 0.3; abort != strings.Contains(o.Error, client.ErrAbortedOnPurpose.Error()) {
+					t.Errorf("txn %d (%s %q): the seed's dice say abort=%v", o.Index, o.Type, o.Error, abort)
+				}
 				for _, m := range o.Mops {
-					if o.F == histories.FTxn && o.Type == histories.Fail && m.F == histories.MSend && m.Value < 0 {
+					if o.Type == histories.Fail && m.F == histories.MSend && m.Value < 0 {
 						poisoned++
 					}
 				}
@@ -296,5 +306,49 @@ func TestJavaCopierRefusesBadOptions(t *testing.T) {
 		if _, err := NewCopier(t.Context(), CopierOptions{CopierOptions: opts}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v, want an error naming %q", err, c.want)
 		}
+	}
+}
+
+// A Java copier whose JVM stops answering (SIGSTOP) does not hang the
+// step: past the poll's bound and grace the JVM is killed, the txn op
+// completes fail (no commit was asked for), a client-hang op follows, and
+// the copier stops and asks to be fenced.
+func TestJavaCopierHangIsAFinding(t *testing.T) {
+	r := newCopyRig(t)
+	cp := r.copier("copier-h", func(*client.CopierOptions) {})
+	if err := cp.jvm.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	typ, err := cp.Step(t.Context(), 7, 200*time.Millisecond)
+	if !errors.Is(err, client.ErrClientHang) || !errors.Is(err, client.ErrCopierStopped) || typ != histories.Fail {
+		t.Fatalf("step: %s %v; want a fail txn and a hang that stops the copier", typ, err)
+	}
+	ops := clienttest.OpsOf(r.rec.Ops(), cp.Process())
+	if last, txn := ops[len(ops)-1], ops[len(ops)-2]; last.F != histories.FClientHang || txn.F != histories.FTxn || txn.Type != histories.Fail {
+		t.Fatalf("hung copier ended with %+v then %+v; want a fail txn, then its client-hang op", txn, last)
+	}
+	if _, err := cp.Step(t.Context(), 7, 0); !errors.Is(err, client.ErrCopierStopped) || !cp.NeedsFencing() {
+		t.Fatalf("a hung copier stepped again (%v) or does not ask to be fenced", err)
+	}
+}
+
+// A Java copier whose JVM exits unasked (here SIGTERM, from outside)
+// ends its step as info, with a crash op naming how the JVM ended.
+func TestJavaCopierJVMGoneIsACrash(t *testing.T) {
+	r := newCopyRig(t)
+	r.produce(0, 4)
+	cp := r.copier("copier-g", func(*client.CopierOptions) {})
+	if err := cp.jvm.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-cp.exited
+	typ, err := cp.Step(t.Context(), 7, 200*time.Millisecond)
+	if !errors.Is(err, client.ErrCrashed) || typ != histories.Info || cp.Crashed() || !cp.Ended() {
+		t.Fatalf("step: %s %v (crashed %v, ended %v); want an info txn, an ended copier, and no requested crash",
+			typ, err, cp.Crashed(), cp.Ended())
+	}
+	ops := clienttest.OpsOf(r.rec.Ops(), cp.Process())
+	if last := ops[len(ops)-1]; last.F != histories.FCrash || !strings.Contains(string(last.Value), "jvm-exit") {
+		t.Fatalf("the copier's last op is %+v, want a crash op with the JVM's exit", last)
 	}
 }

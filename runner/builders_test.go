@@ -58,7 +58,7 @@ func TestBuildersCoverTheProvidersKinds(t *testing.T) {
 }
 
 // The java client's workers are what pause-client stops in process.
-var _ = []pausable{(*java.Producer)(nil), (*java.Consumer)(nil), (*java.TxnQueue)(nil)}
+var _ = []pausable{(*java.Producer)(nil), (*java.Consumer)(nil), (*java.Copier)(nil), (*java.TxnQueue)(nil)}
 
 // fakeJVM is a consumer in a process of its own, as the java client's.
 type fakeJVM struct {
@@ -78,6 +78,36 @@ func (f *fakeJVM) Pause(context.Context) error {
 func (f *fakeJVM) Resume(context.Context) error {
 	f.paused = false
 	return nil
+}
+
+// fakeCopierJVM is a copier in a process of its own, as the java
+// client's.
+type fakeCopierJVM struct {
+	workers.CopierClient
+	*fakeJVM
+}
+
+func (f fakeCopierJVM) Process() int64 { return f.fakeJVM.Process() }
+func (f fakeCopierJVM) Ended() bool    { return false }
+
+// pause-client of the copiers stops a copier's JVM.
+func TestInProcessPauseStopsACopierJVM(t *testing.T) {
+	sc := &schedule{rng: rand.New(rand.NewPCG(1, 2)), copiers: []*workers.CopierSlot{{}}}
+	jvm := &fakeJVM{process: 9}
+	sc.copiers[0].Put(fakeCopierJVM{fakeJVM: jvm})
+	f, err := sc.fault(generators.Fault{Kind: generators.KindPauseClient, Params: generators.FaultParams{Role: generators.RoleCopier}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Start(t.Context()); err != nil || !jvm.paused {
+		t.Fatalf("start: %v, paused %v; want the copier's JVM paused", err, jvm.paused)
+	}
+	if detail := f.(*pauseClient).Detail().(map[string]any); detail["role"] != generators.RoleCopier || detail["pid"] != 1009 {
+		t.Errorf("detail %v", detail)
+	}
+	if err := f.Stop(t.Context()); err != nil || jvm.paused {
+		t.Fatalf("stop: %v, paused %v; want it going on", err, jvm.paused)
+	}
 }
 
 // pause-client on in-process clients stops a client that runs in a

@@ -11,9 +11,15 @@ import (
 // Processed is the values of the ok poll ops in ops, with how often each
 // was processed.
 func Processed(ops []histories.Op) map[int64]int {
+	return readBy(ops, func(o histories.Op) bool { return o.F == histories.FPoll })
+}
+
+// readBy is the values the ok ops of ops that keep takes read, with how
+// often each was read.
+func readBy(ops []histories.Op, keep func(histories.Op) bool) map[int64]int {
 	out := map[int64]int{}
 	for _, o := range ops {
-		if o.F != histories.FPoll || o.Type != histories.OK {
+		if o.Type != histories.OK || !keep(o) {
 			continue
 		}
 		for _, m := range o.Mops {

@@ -10,20 +10,9 @@ import (
 // Copied is the input values the ok txn and poll ops of a group (a
 // copier's steps) read in ops, with how often each was read.
 func Copied(ops []histories.Op) map[int64]int {
-	out := map[int64]int{}
-	for _, o := range ops {
-		if o.Type != histories.OK || o.Group == "" || (o.F != histories.FTxn && o.F != histories.FPoll) {
-			continue
-		}
-		for _, m := range o.Mops {
-			for _, recs := range m.Records {
-				for _, rec := range recs {
-					out[rec.Value]++
-				}
-			}
-		}
-	}
-	return out
+	return readBy(ops, func(o histories.Op) bool {
+		return o.Group != "" && (o.F == histories.FTxn || o.F == histories.FPoll)
+	})
 }
 
 // CheckCopiedOnce fails t unless each output key of pairs holds in out

@@ -51,3 +51,13 @@ func TestChaosLocalFranzConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
 	expectSafe(t, p, s, "franz-go producer and consumer, acks=all idempotent, commit after processing: at least once under kill -9 of the leader and consumer crashes",
 		50, checkers.LostWrite, checkers.Unseen, checkers.LostDelivery, checkers.Duplicate)
 }
+
+// franz-go txn queues (one kgo client each, producer and read_committed
+// reader) under a pause of the txn coordinator, as the Java queues'
+// claim: no G1a, lost write or torn transaction.
+func TestChaosLocalFranzTxnQueueCoordinatorPauseHolds(t *testing.T) {
+	p := requireFull(t, "local", "full profile only (make chaos-local): the short profile has a safe and a weak claim per client")
+	s := queuesUnderCoordinatorPause(realScenario("local-franz-txn-queue-coordinator-pause", p))
+	s.Clients = map[string]string{generators.RoleTxnQueue: generators.ClientFranzGo}
+	expectQueuesHold(t, p, s, "franz-go txn queues")
+}

@@ -27,7 +27,7 @@ func builtRoles() map[string][]string {
 	return map[string][]string{
 		ClientLibrdkafka: {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
 		ClientJava:       {RoleProducer, RoleConsumer, RoleTxnQueue},
-		ClientFranzGo:    {RoleProducer, RoleConsumer},
+		ClientFranzGo:    {RoleProducer, RoleConsumer, RoleTxnQueue},
 	}
 }
 

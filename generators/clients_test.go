@@ -40,7 +40,7 @@ func TestValidateClients(t *testing.T) {
 		}, "consumer.auto.commit.interval: 50ms: the franz-go consumer takes 100ms at least"},
 		{"franz-go copiers", func(s *Scenario) {
 			s.Client, s.Workload.Copiers, s.Keys = ClientFranzGo, 1, SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
-		}, "client: the franz-go client runs producer, consumer workers only so far, and the workload has 1 copier worker(s)"},
+		}, "client: the franz-go client runs producer, consumer, txn-queue workers only so far, and the workload has 1 copier worker(s)"},
 		{"franz-go consumers stalled", func(s *Scenario) {
 			*s = groupBase()
 			s.Clients, s.Nemesis = map[string]string{RoleConsumer: ClientFranzGo}, []Fault{stallFault(*s)}

@@ -61,7 +61,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.rate, "rate", 500, "ops per second over all workers; 0 = as fast as they go")
 	fs.BoolVar(&f.clientProcesses, "client-processes", false, "run every client in a worker process of its own: crashes are SIGKILL, pause-client SIGSTOPs one")
 	fs.StringVar(&f.inventory, "inventory", "", inventoryUsage)
-	fs.StringVar(&f.client, "client", generators.ClientLibrdkafka, "client under test, NAME[@VERSION]: librdkafka, java[@kafka-clients release] or franz-go (java runs producers, consumers and txn queues, franz-go producers and consumers; the roles a client does not run stay librdkafka, named in the scenario)")
+	fs.StringVar(&f.client, "client", generators.ClientLibrdkafka, "client under test, NAME[@VERSION]: librdkafka, java[@kafka-clients release] or franz-go (java and franz-go run producers, consumers and txn queues; the roles a client does not run stay librdkafka, named in the scenario)")
 }
 
 func runWith(args []string, stdout, stderr io.Writer) int {

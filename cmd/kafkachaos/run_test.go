@@ -163,8 +163,8 @@ func validateRunArgs(t *testing.T, args ...string) error {
 	return s.Validate()
 }
 
-// --client names the client of every role it runs (java: producers and
-// consumers; franz-go: producers and consumers); the roles it does not run stay
+// --client names the client of every role it runs (producers and
+// consumers here; txn queues too); the roles it does not run stay
 // librdkafka, named in the scenario; an unknown client, or a version for
 // one without versions, is refused naming the field.
 func TestRunClientFlag(t *testing.T) {

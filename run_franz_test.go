@@ -140,3 +140,23 @@ func TestChaosFranzTxnQueueCrashes(t *testing.T) {
 	}
 	t.Logf("%v; %d crashes", ops, out.Stats.Crashes)
 }
+
+// franz-go copiers (kgo's group transact session), a fifth of their
+// transactions aborted on purpose, crashed and replaced every 500 ms: the
+// copy stays exactly once (no duplicate, no loss, no aborted read).
+func TestChaosFranzCopierCrashesExactlyOnce(t *testing.T) {
+	parallelOnEmbedded(t)
+	s := base("franz-copier-crashes", 5*time.Second).TransactionalCopy(2, 0.2, 300)
+	s.Producer.Acks, s.Producer.EnableIdempotence = model.AcksAll, true
+	s.Clients = map[string]string{generators.RoleCopier: generators.ClientFranzGo}
+	start, dur := window(s)
+	s.Nemesis = []generators.Fault{{Kind: generators.KindCrashProducer, Start: start, Duration: dur,
+		Params: generators.FaultParams{Every: d(500 * time.Millisecond)}}}
+	out := run(t, s)
+	ops := out.Stats.OpsByType
+	if ops["txn ok"] == 0 || ops["txn fail"] == 0 || out.Stats.Crashes == 0 {
+		t.Errorf("want committed and aborted transactions and crashes: %v, %d crashes", ops, out.Stats.Crashes)
+	}
+	wantHop(t, "end to end", out.Observed.EndToEnd, model.ExactlyOnce)
+	t.Logf("%v; %d crashes", ops, out.Stats.Crashes)
+}

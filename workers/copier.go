@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/client/franz"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
 // CopierClient is a consume-transform-produce client under test: a
-// client.Copier (librdkafka). Each is one process of the history and
+// client.Copier (librdkafka) or a franz.Copier (franz-go). Each is one process of the history and
 // records its ops itself, the same ops for the same copy mode.
 type CopierClient interface {
 	// Step runs one transaction (or at-least-once cycle) of up to max
@@ -79,12 +80,20 @@ func (s *CopierSlot) options() client.CopierOptions {
 }
 
 func (s *CopierSlot) open(ctx context.Context) (CopierClient, error) {
-	cp, err := client.NewCopier(ctx, s.options())
+	cp, err := s.newCopier(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("workload: copier %d: %w", s.index, err)
 	}
 	s.Put(cp)
 	return cp, nil
+}
+
+// newCopier opens a copier of the scenario's copier client.
+func (s *CopierSlot) newCopier(ctx context.Context) (CopierClient, error) {
+	if s.w.s.ClientOf(generators.RoleCopier) == generators.ClientFranzGo {
+		return franz.NewCopier(ctx, s.options())
+	}
+	return client.NewCopier(ctx, s.options())
 }
 
 // run keeps a copier stepping in the slot until ctx ends (keepRunning).

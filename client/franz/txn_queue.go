@@ -372,26 +372,27 @@ func (q *TxnQueue) stop(err error) error {
 }
 
 // halt cuts the client off (no request of it reaches a broker again),
-// closes it in the background and records the process's last op for why:
-// a client-hang op for a hang, a crash op for a crash; none for an error
-// the queue stops at.
+// closes it in the background and records the process's last op for why.
 func (q *TxnQueue) halt(why error) {
 	q.ended.Store(true)
 	q.unfenced.Store(true)
 	q.link.sever()
 	go q.cl.Close()
-	var hang *client.HangError
-	switch {
-	case errors.As(why, &hang):
-		b, _ := json.Marshal(histories.ClientHang{Call: hang.Call, TimeoutMs: hang.Timeout.Milliseconds(),
-			GraceMs: hang.Grace.Milliseconds(), BlockedMs: hang.Blocked.Milliseconds()})
-		q.record(histories.FClientHang, b)
-	case errors.Is(why, client.ErrCrashed):
-		q.record(histories.FCrash, json.RawMessage(`{"killed":true}`))
-	}
+	lastOp(q.opts.Recorder, q.opts.Process, "", why)
 }
 
-// record records the process's last op, f with value.
-func (q *TxnQueue) record(f string, value json.RawMessage) {
-	q.opts.Recorder.Record(&histories.Op{Process: q.opts.Process, Type: histories.Info, F: f, Value: value})
+// lastOp records a transactional worker's last op for why it stopped: a
+// client-hang op for a hang, a crash op for a crash; none for an error it
+// stops at.
+func lastOp(rec client.Recorder, process int64, group string, why error) {
+	var hang *client.HangError
+	var value json.RawMessage
+	switch {
+	case errors.As(why, &hang):
+		value, _ = json.Marshal(histories.ClientHang{Call: hang.Call, TimeoutMs: hang.Timeout.Milliseconds(),
+			GraceMs: hang.Grace.Milliseconds(), BlockedMs: hang.Blocked.Milliseconds()})
+		rec.Record(&histories.Op{Process: process, Type: histories.Info, F: histories.FClientHang, Group: group, Value: value})
+	case errors.Is(why, client.ErrCrashed):
+		rec.Record(&histories.Op{Process: process, Type: histories.Info, F: histories.FCrash, Group: group, Value: json.RawMessage(`{"killed":true}`)})
+	}
 }

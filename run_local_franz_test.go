@@ -61,3 +61,19 @@ func TestChaosLocalFranzTxnQueueCoordinatorPauseHolds(t *testing.T) {
 	s.Clients = map[string]string{generators.RoleTxnQueue: generators.ClientFranzGo}
 	expectQueuesHold(t, p, s, "franz-go txn queues")
 }
+
+// franz-go copiers (kgo's group transact session) under kills of the
+// leader and the controller and a pause of one broker: the transactional
+// copy stays exactly once, as librdkafka's does.
+func TestChaosLocalFranzCopyExactlyOnce(t *testing.T) {
+	p := requireFull(t, "local", "full profile only (make chaos-local): the short profile has a safe and a weak claim per client")
+	s := realScenario("local-franz-copy", p).TransactionalCopy(1, 0.2, 200)
+	s.Clients = map[string]string{generators.RoleCopier: generators.ClientFranzGo}
+	s.Nemesis = []generators.Fault{
+		faultAt(s, generators.KindKill, "leader", 0.1, 0.3),
+		faultAt(s, generators.KindPause, "one", 0.45, 0.6),
+		faultAt(s, generators.KindKill, "controller", 0.7, 0.85),
+	}
+	expectSafe(t, p, s, "franz-go transactional copy: exactly once under kill and pause", 20,
+		checkers.G1a, checkers.Duplicate, checkers.DuplicateDelivery, checkers.LostDelivery, checkers.Unseen, checkers.LostWrite)
+}

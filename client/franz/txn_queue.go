@@ -386,12 +386,9 @@ func (q *TxnQueue) halt(why error) {
 // stops at.
 func lastOp(rec client.Recorder, process int64, group string, why error) {
 	var hang *client.HangError
-	var value json.RawMessage
 	switch {
 	case errors.As(why, &hang):
-		value, _ = json.Marshal(histories.ClientHang{Call: hang.Call, TimeoutMs: hang.Timeout.Milliseconds(),
-			GraceMs: hang.Grace.Milliseconds(), BlockedMs: hang.Blocked.Milliseconds()})
-		rec.Record(&histories.Op{Process: process, Type: histories.Info, F: histories.FClientHang, Group: group, Value: value})
+		rec.Record(&histories.Op{Process: process, Type: histories.Info, F: histories.FClientHang, Group: group, Value: hang.Value()})
 	case errors.Is(why, client.ErrCrashed):
 		rec.Record(&histories.Op{Process: process, Type: histories.Info, F: histories.FCrash, Group: group, Value: json.RawMessage(`{"killed":true}`)})
 	}

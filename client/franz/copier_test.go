@@ -103,7 +103,7 @@ func TestFranzCopierCopiesExactlyOnce(t *testing.T) {
 		t.Fatalf("%d aborted, %d unknown transactions: want aborts and no unknown one", countTxns(ops, histories.Fail), countTxns(ops, histories.Info))
 	}
 	cp.Close()
-	final := r.finish()
+	final := r.Finish()
 	for v := range r.n {
 		// value v went to input key v%2 at offset v/2
 		c, _ := histories.CopyValue(v, v/2)
@@ -138,7 +138,7 @@ func TestFranzCopierCrashTakeover(t *testing.T) {
 	b := r.copier(func(*client.CopierOptions) {})
 	r.stepUntil(b, 30)
 	b.Close()
-	final := r.finish()
+	final := r.Finish()
 	for v := range r.n {
 		if c, _ := histories.CopyValue(v, v/2); !final[c] {
 			t.Errorf("the copy of value %d is not in the final reads", v)

@@ -108,3 +108,55 @@ func TestChaosFranzConsumerAutoCommitLosesNothing(t *testing.T) {
 	t.Logf("franz-go auto-commit under %d crashes: observed %s, %d duplicate deliveries",
 		out.Stats.Crashes, out.Observed.Consumer, out.Result.Counts[checkers.DuplicateDelivery])
 }
+
+// Two franz-go txn queues (Jepsen's transactions: sends and read_committed
+// polls over two keys, a third aborted on purpose), crashed and replaced
+// every 400 ms: no committed transaction reads an aborted value (G1a) or
+// one before its commit, loses a write or is torn; the crashed ones are
+// info, and transactions both commit and abort.
+func TestChaosFranzTxnQueueCrashes(t *testing.T) {
+	parallelOnEmbedded(t)
+	s := base("franz-txn-queue-crashes", 4*time.Second)
+	s.Producer.TransactionalID = "queue"
+	s.Clients = map[string]string{generators.RoleTxnQueue: generators.ClientFranzGo}
+	w := &s.Workload
+	w.TxnQueues, w.TxnSize, w.AbortRatio, w.Mix.Txn = 2, 4, 0.3, 2
+	start, dur := window(s)
+	s.Nemesis = []generators.Fault{{Kind: generators.KindCrashProducer, Start: start, Duration: dur,
+		Params: generators.FaultParams{Every: d(400 * time.Millisecond)}}}
+	out := run(t, s)
+	ops := out.Stats.OpsByType
+	if ops["txn ok"] == 0 || ops["txn fail"] == 0 || ops["txn info"] == 0 {
+		t.Errorf("want committed, aborted and crashed transactions: %v", ops)
+	}
+	for _, a := range []checkers.Anomaly{checkers.G1a, checkers.PrecommittedRead, checkers.LostWrite, checkers.TornTransaction,
+		checkers.InterleavedTransaction} {
+		if n := out.Result.Counts[a]; n != 0 {
+			t.Errorf("franz-go txn queues: %d %s", n, a)
+		}
+	}
+	if !out.Held {
+		t.Errorf("the guarantee did not hold: %v", out.Result.Counts)
+	}
+	t.Logf("%v; %d crashes", ops, out.Stats.Crashes)
+}
+
+// franz-go copiers (kgo's group transact session), a fifth of their
+// transactions aborted on purpose, crashed and replaced every 500 ms: the
+// copy stays exactly once (no duplicate, no loss, no aborted read).
+func TestChaosFranzCopierCrashesExactlyOnce(t *testing.T) {
+	parallelOnEmbedded(t)
+	s := base("franz-copier-crashes", 5*time.Second).TransactionalCopy(2, 0.2, 300)
+	s.Producer.Acks, s.Producer.EnableIdempotence = model.AcksAll, true
+	s.Clients = map[string]string{generators.RoleCopier: generators.ClientFranzGo}
+	start, dur := window(s)
+	s.Nemesis = []generators.Fault{{Kind: generators.KindCrashProducer, Start: start, Duration: dur,
+		Params: generators.FaultParams{Every: d(500 * time.Millisecond)}}}
+	out := run(t, s)
+	ops := out.Stats.OpsByType
+	if ops["txn ok"] == 0 || ops["txn fail"] == 0 || out.Stats.Crashes == 0 {
+		t.Errorf("want committed and aborted transactions and crashes: %v, %d crashes", ops, out.Stats.Crashes)
+	}
+	wantHop(t, "end to end", out.Observed.EndToEnd, model.ExactlyOnce)
+	t.Logf("%v; %d crashes", ops, out.Stats.Crashes)
+}

@@ -53,3 +53,32 @@ func TestChaosJavaIdempotentLostAcks(t *testing.T) {
 	wantHop(t, "producer", out.Observed.Producer, model.ExactlyOnce)
 	t.Logf("%d lost acknowledgements -> no duplicate, no loss (%d polls ok)", hits(out), out.Stats.OpsByType["poll ok"])
 }
+
+// A Java producer's JVM stopped whole (SIGSTOP) for 4 s of the run and let
+// go on, without worker processes: the pause fires and heals, the JVM's
+// sends held across it complete (no client hang: its stopped time is not
+// counted against its bounds), and nothing acknowledged is lost.
+func TestChaosJavaPausedProducerGoesOn(t *testing.T) {
+	requireJDK(t)
+	parallelOnEmbedded(t)
+	s := base("java-paused-producer", 12*time.Second)
+	s.Clients = map[string]string{generators.RoleProducer: generators.ClientJava}
+	s.Nemesis = []generators.Fault{{Kind: generators.KindPauseClient, Start: d(4 * time.Second), Duration: d(4 * time.Second),
+		Params: generators.FaultParams{Role: generators.RoleProducer}}}
+	out := run(t, s)
+	if out.Stats.FaultsFired != 1 {
+		t.Fatalf("pause-client fired %d times, want once: %+v", out.Stats.FaultsFired, out.Stats.Faults)
+	}
+	if n := out.Stats.OpsByType["client-hang info"]; n != 0 {
+		t.Errorf("%d client hangs: the pause was counted against the JVM's bounds", n)
+	}
+	for _, a := range []checkers.Anomaly{checkers.LostWrite, checkers.Unseen} {
+		if n := out.Result.Counts[a]; n != 0 {
+			t.Errorf("paused Java producer: %d %s", n, a)
+		}
+	}
+	if lat := out.Stats.Latency["send"]; lat.Max < 3000 {
+		t.Errorf("send latency max %.0f ms: no send waited out the 4 s pause", lat.Max)
+	}
+	t.Logf("send latency %+v ms", out.Stats.Latency["send"])
+}

@@ -51,3 +51,29 @@ func TestChaosLocalFranzConsumerCommitAfterProcessingAtLeastOnce(t *testing.T) {
 	expectSafe(t, p, s, "franz-go producer and consumer, acks=all idempotent, commit after processing: at least once under kill -9 of the leader and consumer crashes",
 		50, checkers.LostWrite, checkers.Unseen, checkers.LostDelivery, checkers.Duplicate)
 }
+
+// franz-go txn queues (one kgo client each, producer and read_committed
+// reader) under a pause of the txn coordinator, as the Java queues'
+// claim: no G1a, lost write or torn transaction.
+func TestChaosLocalFranzTxnQueueCoordinatorPauseHolds(t *testing.T) {
+	p := requireFull(t, "local", "full profile only (make chaos-local): the short profile has a safe and a weak claim per client")
+	s := queuesUnderCoordinatorPause(realScenario("local-franz-txn-queue-coordinator-pause", p))
+	s.Clients = map[string]string{generators.RoleTxnQueue: generators.ClientFranzGo}
+	expectQueuesHold(t, p, s, "franz-go txn queues")
+}
+
+// franz-go copiers (kgo's group transact session) under kills of the
+// leader and the controller and a pause of one broker: the transactional
+// copy stays exactly once, as librdkafka's does.
+func TestChaosLocalFranzCopyExactlyOnce(t *testing.T) {
+	p := requireFull(t, "local", "full profile only (make chaos-local): the short profile has a safe and a weak claim per client")
+	s := realScenario("local-franz-copy", p).TransactionalCopy(1, 0.2, 200)
+	s.Clients = map[string]string{generators.RoleCopier: generators.ClientFranzGo}
+	s.Nemesis = []generators.Fault{
+		faultAt(s, generators.KindKill, "leader", 0.1, 0.3),
+		faultAt(s, generators.KindPause, "one", 0.45, 0.6),
+		faultAt(s, generators.KindKill, "controller", 0.7, 0.85),
+	}
+	expectSafe(t, p, s, "franz-go transactional copy: exactly once under kill and pause", 20,
+		checkers.G1a, checkers.Duplicate, checkers.DuplicateDelivery, checkers.LostDelivery, checkers.Unseen, checkers.LostWrite)
+}

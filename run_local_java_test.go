@@ -134,14 +134,29 @@ func javaConsumers(s generators.Scenario) generators.Scenario {
 // is torn.
 func TestChaosLocalJavaTxnQueueCoordinatorPauseHolds(t *testing.T) {
 	p := requireFull(t, "local", "full profile only (make chaos-local): the short profile has a safe and a weak claim per client")
-	s := realScenario("local-java-txn-queue-coordinator-pause", p)
+	s := queuesUnderCoordinatorPause(realScenario("local-java-txn-queue-coordinator-pause", p))
+	s.Clients, s.ClientVersion = map[string]string{generators.RoleTxnQueue: generators.ClientJava}, "3.9.1"
+	expectQueuesHold(t, p, s, "java txn queues")
+}
+
+// queuesUnderCoordinatorPause is s with two txn queues over four keys
+// (transactions of up to 4 sends and polls, a fifth aborted, half pausing
+// up to 100 ms between their steps) and the txn coordinator paused.
+func queuesUnderCoordinatorPause(s generators.Scenario) generators.Scenario {
 	s.Keys = generators.SequentialKeys(4, "in", "")
 	s.Producer.TransactionalID = "queue"
-	s.Clients, s.ClientVersion = map[string]string{generators.RoleTxnQueue: generators.ClientJava}, "3.9.1"
 	w := &s.Workload
 	w.TxnQueues, w.TxnSize, w.AbortRatio, w.Mix.Txn, w.IntraTxnDelay = 2, 4, 0.2, 2, d(100*time.Millisecond)
 	s.Nemesis = []generators.Fault{faultAt(s, generators.KindPause, generators.TargetTxnCoordinator, 0.3, 0.5)}
-	claim := "java txn queues with intra-transaction pauses, txn coordinator paused: no G1a, lost-write or torn transaction"
+	return s
+}
+
+// expectQueuesHold runs s, whose txn queues are who's: transactions commit
+// and abort, and none reads an aborted value (G1a), loses a write or is
+// torn.
+func expectQueuesHold(t *testing.T, p realProfile, s generators.Scenario, who string) {
+	t.Helper()
+	claim := who + " with intra-transaction pauses, txn coordinator paused: no G1a, lost-write or torn transaction"
 	for i := range max(1, p.attempts-1) {
 		a := runReal(t, s, i)
 		if why := worked(a, 0); why != "" {

@@ -35,10 +35,10 @@ func (e *HangError) Error() string {
 // Is makes every HangError match ErrClientHang.
 func (e *HangError) Is(target error) bool { return target == ErrClientHang }
 
-// value marshals e as a client-hang op's value, the shape checkers and the
+// Value marshals e as a client-hang op's value, the shape checkers and the
 // report read a liveness finding from; strings and integers cannot fail to
 // marshal.
-func (e *HangError) value() json.RawMessage {
+func (e *HangError) Value() json.RawMessage {
 	b, _ := json.Marshal(histories.ClientHang{Call: e.Call, TimeoutMs: e.Timeout.Milliseconds(),
 		GraceMs: e.Grace.Milliseconds(), BlockedMs: e.Blocked.Milliseconds()})
 	return b

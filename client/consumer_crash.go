@@ -312,7 +312,7 @@ func (c *Consumer) hangOp() error {
 			c.stored = nil
 		}
 		c.opts.Recorder.Record(&histories.Op{Process: c.opts.Process, Type: histories.Info,
-			F: histories.FClientHang, Group: c.opts.Config.Group, Value: c.hang.value()})
+			F: histories.FClientHang, Group: c.opts.Config.Group, Value: c.hang.Value()})
 	}
 	return &abandonedError{hang: c.hang}
 }

@@ -219,7 +219,7 @@ func (t *txnClient) abandon(err error) {
 	if errors.As(err, &hang) {
 		t.unfenced.Store(true)
 		t.recorder.Record(&histories.Op{Process: t.process, Type: histories.Info,
-			F: histories.FClientHang, Value: hang.value()})
+			F: histories.FClientHang, Value: hang.Value()})
 	}
 	if !t.consumerReleased {
 		t.consumerReleased = true

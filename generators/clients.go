@@ -27,7 +27,7 @@ func builtRoles() map[string][]string {
 	return map[string][]string{
 		ClientLibrdkafka: {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
 		ClientJava:       {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
-		ClientFranzGo:    {RoleProducer, RoleConsumer},
+		ClientFranzGo:    {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
 	}
 }
 
@@ -184,7 +184,25 @@ func (s *Scenario) validateClients() []error {
 	if java {
 		errs = append(errs, s.validateJava()...)
 	}
-	return append(errs, s.validateFranzConsumer()...)
+	return append(append(errs, s.validateFranzConsumer()...), s.validateFranzCopiers()...)
+}
+
+// validateFranzCopiers checks what the franz-go copier does not play: it
+// is kgo's group transact session, which subscribes and copies
+// transactionally.
+func (s *Scenario) validateFranzCopiers() []error {
+	w := s.Workload
+	if s.ClientOf(RoleCopier) != ClientFranzGo || w.Copiers == 0 {
+		return nil
+	}
+	var errs []error
+	if w.CopyMode() != CopyTransactional {
+		errs = append(errs, bad("workload.copier-mode", "%s: the franz-go copier copies transactionally only; name librdkafka in clients.copier", w.CopyMode()))
+	}
+	if w.CopierAssign {
+		errs = append(errs, bad("workload.copier-assign", "the franz-go copier joins its group by subscribing; name librdkafka in clients.copier"))
+	}
+	return errs
 }
 
 // franzMinAutoCommit is the shortest automatic-commit interval kgo takes.

@@ -20,6 +20,13 @@ func clientBase() Scenario {
 	return s
 }
 
+// franzCopy is s as a transactional copy by franz-go copiers.
+func franzCopy(s Scenario) Scenario {
+	s = s.TransactionalCopy(2, 0.1, 100)
+	s.Client, s.Producer.Acks, s.Producer.EnableIdempotence = ClientFranzGo, model.AcksAll, true
+	return s
+}
+
 func TestValidateClients(t *testing.T) {
 	checkValidations(t, clientBase, []validation{
 		{"librdkafka by default", func(s *Scenario) {}, ""},
@@ -39,8 +46,16 @@ func TestValidateClients(t *testing.T) {
 			s.Client, s.Consumer.CommitStrategy, s.Consumer.AutoCommitInterval = ClientFranzGo, model.CommitAuto, Duration(50*time.Millisecond)
 		}, "consumer.auto.commit.interval: 50ms: the franz-go consumer takes 100ms at least"},
 		{"franz-go copiers", func(s *Scenario) {
-			s.Client, s.Workload.Copiers, s.Keys = ClientFranzGo, 1, SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
-		}, "client: the franz-go client runs producer, consumer workers only so far, and the workload has 1 copier worker(s)"},
+			*s = franzCopy(*s)
+		}, ""},
+		{"franz-go copiers at least once", func(s *Scenario) {
+			s.Client, s.Workload.Copiers, s.Workload.TxnSize, s.Workload.CopierMode = ClientFranzGo, 1, 5, CopyAtLeastOnce
+			s.Keys = SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
+		}, "workload.copier-mode: at-least-once: the franz-go copier copies transactionally only"},
+		{"franz-go copiers assigning", func(s *Scenario) {
+			*s = franzCopy(*s)
+			s.Workload.CopierAssign = true
+		}, "workload.copier-assign: the franz-go copier joins its group by subscribing"},
 		{"franz-go consumers stalled", func(s *Scenario) {
 			*s = groupBase()
 			s.Clients, s.Nemesis = map[string]string{RoleConsumer: ClientFranzGo}, []Fault{stallFault(*s)}

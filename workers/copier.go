@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/client/franz"
 	"github.com/kafkachaos/kafkachaos/client/java"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -13,9 +14,10 @@ import (
 
 // CopierClient is a consume-transform-produce client under test, as the
 // scenario names the client for its copier role: client.Copier
-// (librdkafka) or java.Copier (the Java client in a JVM of its own,
-// transactional only). Each is one process of the history and records its
-// ops itself, the same ops for the same copy mode.
+// (librdkafka), java.Copier (the Java client in a JVM of its own) or
+// franz.Copier (franz-go); the last two copy transactionally only. Each is
+// one process of the history and records its ops itself, the same ops for
+// the same copy mode.
 type CopierClient interface {
 	// Step runs one transaction (or at-least-once cycle) of up to max
 	// records, waiting at most wait for the first.
@@ -92,8 +94,11 @@ func (s *CopierSlot) open(ctx context.Context) (CopierClient, error) {
 
 // newCopier opens a copier of the scenario's copier client.
 func (s *CopierSlot) newCopier(ctx context.Context) (CopierClient, error) {
-	if s.w.s.ClientOf(generators.RoleCopier) == generators.ClientJava {
+	switch s.w.s.ClientOf(generators.RoleCopier) {
+	case generators.ClientJava:
 		return java.NewCopier(ctx, java.CopierOptions{CopierOptions: s.options(), Version: s.w.s.JavaVersion()})
+	case generators.ClientFranzGo:
+		return franz.NewCopier(ctx, s.options())
 	}
 	return client.NewCopier(ctx, s.options())
 }

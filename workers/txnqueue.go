@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/client"
+	"github.com/kafkachaos/kafkachaos/client/franz"
 	"github.com/kafkachaos/kafkachaos/client/java"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -108,8 +109,11 @@ func (s *TxnQueueSlot) open(ctx context.Context) (TxnQueueClient, error) {
 
 // newQueue opens a queue of the scenario's txn-queue client.
 func (s *TxnQueueSlot) newQueue(ctx context.Context) (TxnQueueClient, error) {
-	if s.w.s.ClientOf(generators.RoleTxnQueue) == generators.ClientJava {
+	switch s.w.s.ClientOf(generators.RoleTxnQueue) {
+	case generators.ClientJava:
 		return java.NewTxnQueue(ctx, java.TxnQueueOptions{TxnQueueOptions: s.options(), Version: s.w.s.JavaVersion()})
+	case generators.ClientFranzGo:
+		return franz.NewTxnQueue(ctx, s.options())
 	}
 	return client.NewTxnQueue(ctx, s.options())
 }

@@ -72,9 +72,7 @@ func (c *Consumer) crashIn(open *histories.Op, mops []histories.Mop) error {
 func (c *Consumer) end(why error) error {
 	var hang *client.HangError
 	if errors.As(why, &hang) {
-		b, _ := json.Marshal(histories.ClientHang{Call: hang.Call, TimeoutMs: hang.Timeout.Milliseconds(),
-			GraceMs: hang.Grace.Milliseconds(), BlockedMs: hang.Blocked.Milliseconds()})
-		c.stop(histories.FClientHang, b)
+		c.stop(histories.FClientHang, hang.Value())
 	} else {
 		b, _ := json.Marshal(map[string]string{"error": why.Error()})
 		c.stop(histories.FCrash, b)

@@ -47,6 +47,14 @@
 // may hold for silent members; then the connections are cut the same way.
 // A call outliving its timeout and a grace is a client-hang op.
 //
+// The txn queue (TxnQueue) is one kgo client that is both Jepsen's
+// transactional producer and its read_committed reader of every key,
+// recording one txn op per transaction as client.TxnQueue does: ok only
+// once EndTransaction(commit) succeeded, fail when the transaction ended
+// before the commit was asked for, info once it was asked for and failed,
+// and on a crash (its connections cut first, its transaction left open to
+// the successor's fence).
+//
 // It must not know checkers, models or cluster providers: it records ops
 // and talks to a bootstrap address.
 package franz

@@ -132,7 +132,7 @@ func check(path string, f histories.Format, opts checkers.Options) (checkOutput,
 		return out, err
 	}
 	var out checkOutput
-	if _, err := os.Stat(filepath.Join(path, generators.FileName)); err == nil {
+	if _, serr := os.Stat(filepath.Join(path, generators.FileName)); serr == nil {
 		out, err = checkRunDir(path)
 	} else {
 		out, err = checkHistoryDir(path, f, opts)

@@ -165,6 +165,29 @@ func saveScenario(t *testing.T, dir string) {
 	}
 }
 
+// A run directory whose scenario.json this build refuses is an error
+// naming the field, never a verdict.
+func TestCheckRunDirectoryWithABadScenarioExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "history.jsonl"), []byte(validHistory), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saveScenario(t, dir)
+	path := filepath.Join(dir, generators.FileName)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(b), "{", `{"client": "kcat",`, 1)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "check", dir)
+	if code != exitError || !strings.Contains(errs, `unknown client "kcat"`) || strings.Contains(out, "VALID") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d naming the client", code, out, errs, exitError)
+	}
+}
+
 func TestCheckMissingFileExitsTwo(t *testing.T) {
 	if code, _, _ := cli(t, "check", filepath.Join(t.TempDir(), "nope.jsonl")); code != exitError {
 		t.Fatalf("exit %d", code)

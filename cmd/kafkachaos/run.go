@@ -49,7 +49,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.retries, "retries", 2147483647, "producer retries")
 	fs.BoolVar(&f.idempotence, "idempotence", true, "enable.idempotence (turned off by --acks 0|1 unless given)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 5, "max.in.flight.requests.per.connection")
-	fs.BoolVar(&f.transactional, "transactional", false, "transactional producer (consume-transform-produce copiers)")
+	fs.BoolVar(&f.transactional, "transactional", false, "a transactional copy: two consume-transform-produce copiers copy the input keys to topic out, a tenth of their transactions aborted on purpose")
 	fs.StringVar(&f.isolation, "isolation", string(model.ReadCommitted), "consumer isolation.level: read_committed or read_uncommitted")
 	fs.StringVar(&f.commit, "commit-strategy", string(model.CommitAfterProcessing), "consumer commits: auto, before-processing, after-processing, transactional")
 	fs.DurationVar(&f.maxPollInterval, "max-poll-interval", 0, "consumer max.poll.interval.ms (0: librdkafka's 300s); a stall-consumer past it is evicted")
@@ -61,7 +61,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.rate, "rate", 500, "ops per second over all workers; 0 = as fast as they go")
 	fs.BoolVar(&f.clientProcesses, "client-processes", false, "run every client in a worker process of its own: crashes are SIGKILL, pause-client SIGSTOPs one")
 	fs.StringVar(&f.inventory, "inventory", "", inventoryUsage)
-	fs.StringVar(&f.client, "client", generators.ClientLibrdkafka, "client under test, NAME[@VERSION]: librdkafka, java[@kafka-clients release] or franz-go (java runs producers, consumers, transactional copiers and txn queues, franz-go producers and consumers; the roles a client does not run stay librdkafka, named in the scenario)")
+	fs.StringVar(&f.client, "client", generators.ClientLibrdkafka, "client under test, NAME[@VERSION]: librdkafka, java[@kafka-clients release] or franz-go (java and franz-go run producers, consumers, transactional copiers and txn queues; the roles a client does not run stay librdkafka, named in the scenario)")
 }
 
 func runWith(args []string, stdout, stderr io.Writer) int {
@@ -262,7 +262,8 @@ func fromFlags(rf runFlags, set map[string]bool) (generators.Scenario, error) {
 		return s, fmt.Errorf("--workload %q: want produce, consume or random", rf.workload)
 	}
 	if rf.transactional {
-		s.Producer.TransactionalID = "kafkachaos"
+		// the copy keeps the run's rate and its consumers, which watch
+		s = s.TransactionalCopy(rf.keys, 0.1, s.Workload.Rate)
 	}
 	faults, err := faultsOf(rf, s.TimeLimit)
 	s.Nemesis = faults

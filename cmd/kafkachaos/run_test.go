@@ -163,9 +163,30 @@ func validateRunArgs(t *testing.T, args ...string) error {
 	return s.Validate()
 }
 
-// --client names the client of every role it runs (java: producers,
-// consumers, transactional copiers and txn queues; franz-go: producers and
-// consumers); the roles it does not run stay
+// --transactional runs a transactional copy: copiers with a
+// transactional.id, whose transactions the model expects exactly once.
+func TestRunTransactionalFlagCopies(t *testing.T) {
+	var rf runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	rf.register(fs)
+	if err := fs.Parse([]string{"--transactional", "--client", "franz-go"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenarioOf(t.Context(), rf, map[string]bool{"transactional": true, "client": true}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Workload.Copiers == 0 || !s.Producer.Transactional() || s.ClientOf(generators.RoleCopier) != generators.ClientFranzGo {
+		t.Fatalf("--transactional: %d copiers, transactional.id %q, copier client %s; want franz-go copiers", s.Workload.Copiers,
+			s.Producer.TransactionalID, s.ClientOf(generators.RoleCopier))
+	}
+}
+
+// --client names the client of every role it runs (producers and
+// consumers here; copiers and txn queues too); the roles it does not run stay
 // librdkafka, named in the scenario; an unknown client, or a version for
 // one without versions, is refused naming the field.
 func TestRunClientFlag(t *testing.T) {

@@ -126,9 +126,12 @@ func playsConsumers(s Scenario) bool {
 }
 
 // playsCopiers reports whether the copiers s names can play s's: the java
-// copier's checks pass.
+// and franz-go copiers' checks pass.
 func playsCopiers(s Scenario) bool {
-	return s.ClientOf(RoleCopier) != ClientJava || len(s.validateJavaCopier()) == 0
+	if s.ClientOf(RoleCopier) == ClientJava && len(s.validateJavaCopier()) > 0 {
+		return false
+	}
+	return len(s.validateFranzCopiers()) == 0
 }
 
 var clientVersionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?$`)

@@ -192,25 +192,27 @@ func TestJavaRunsTxnQueues(t *testing.T) {
 // The java client runs transactional copiers: --client java names it for
 // them, and a scenario asking for it validates; at-least-once copiers,
 // which it does not run, stay librdkafka.
-func TestJavaRunsCopiers(t *testing.T) {
-	s := clientBase()
-	s.Producer.TransactionalID, s.Producer.Acks = "copy", model.AcksAll
-	s.Workload.Copiers, s.Workload.TxnSize, s.Workload.Mix.Txn = 1, 3, 1
-	s.Keys = SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
-	UseClient(&s, ClientJava, "")
-	if got := s.ClientOf(RoleCopier); got != ClientJava {
-		t.Fatalf("copiers run %s (clients %v), want java", got, s.Clients)
-	}
-	if err := s.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	s.Workload.CopierMode, s.Consumer.CommitStrategy = CopyAtLeastOnce, model.CommitAfterProcessing
-	UseClient(&s, ClientJava, "")
-	if got := s.ClientOf(RoleCopier); got != ClientLibrdkafka {
-		t.Fatalf("at-least-once copiers run %s (clients %v), want librdkafka", got, s.Clients)
-	}
-	if err := s.Validate(); err != nil {
-		t.Fatal(err)
+func TestJavaAndFranzRunCopiers(t *testing.T) {
+	for _, c := range []string{ClientJava, ClientFranzGo} {
+		s := clientBase()
+		s.Producer.TransactionalID, s.Producer.Acks, s.Producer.EnableIdempotence = "copy", model.AcksAll, true
+		s.Workload.Copiers, s.Workload.TxnSize, s.Workload.Mix.Txn = 1, 3, 1
+		s.Keys = SequentialKeys(s.Keys.Count, s.Keys.Topic, "out")
+		UseClient(&s, c, "")
+		if got := s.ClientOf(RoleCopier); got != c {
+			t.Fatalf("copiers run %s (clients %v), want %s", got, s.Clients, c)
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		s.Workload.CopierMode, s.Consumer.CommitStrategy = CopyAtLeastOnce, model.CommitAfterProcessing
+		UseClient(&s, c, "")
+		if got := s.ClientOf(RoleCopier); got != ClientLibrdkafka {
+			t.Fatalf("%s: at-least-once copiers run %s (clients %v), want librdkafka", c, got, s.Clients)
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

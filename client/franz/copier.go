@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math/rand"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -230,7 +228,7 @@ func (cp *Copier) Step(ctx context.Context, max int, wait time.Duration) (histor
 		return cp.end(ctx, run, err)
 	}
 	abort := cp.rng.Float64() < cp.opts.AbortProbability
-	sends, err := cp.copies(got, abort, run.inv.Index)
+	sends, err := client.CopySends(got.Records, cp.opts.Pairs, abort, run.inv.Index)
 	if err != nil {
 		typ, _ := cp.end(ctx, run, err)
 		return typ, cp.stop(err)
@@ -295,26 +293,6 @@ func (cp *Copier) fetch(max int, wait time.Duration) (*client.Fetched, error) {
 		got.Add(k, histories.Record{Offset: r.Offset, Value: v})
 	}
 	return got, err
-}
-
-// copies returns one send mop per record read, key by key in read order:
-// its copy to the output key, or its poison for attempt when the
-// transaction is to abort (client.CopierOptions).
-func (cp *Copier) copies(got *client.Fetched, poison bool, attempt int64) ([]histories.Mop, error) {
-	var mops []histories.Mop
-	for _, k := range slices.Sorted(maps.Keys(got.Records)) {
-		for _, r := range got.Records[k] {
-			v, err := histories.CopyValue(r.Value, r.Offset)
-			if poison {
-				v, err = histories.PoisonValue(r.Offset, attempt)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("key %d: %w", k, err)
-			}
-			mops = append(mops, histories.Send(cp.opts.Pairs[k], v))
-		}
-	}
-	return mops, nil
 }
 
 // produce sends each copy and flushes them (within the retry budget),

@@ -69,7 +69,7 @@ func (c *Consumer) crashIn(open *histories.Op, mops []histories.Mop) error {
 func (c *Consumer) end(why error) error {
 	var hang *client.HangError
 	if errors.As(why, &hang) {
-		c.stop(histories.FClientHang, hangJSON(hang))
+		c.stop(histories.FClientHang, hang.Value())
 	} else {
 		c.stop(histories.FCrash, crashJSON(crashValue{Exit: fmt.Sprint(c.exit)}))
 	}
@@ -116,10 +116,3 @@ func crashJSON(v crashValue) json.RawMessage {
 	return b
 }
 
-// hangJSON is the value of the client-hang op of a request the JVM did
-// not answer in time.
-func hangJSON(hang *client.HangError) json.RawMessage {
-	b, _ := json.Marshal(histories.ClientHang{Call: hang.Call, TimeoutMs: hang.Timeout.Milliseconds(),
-		GraceMs: hang.Grace.Milliseconds(), BlockedMs: hang.Blocked.Milliseconds()})
-	return b
-}

@@ -367,7 +367,7 @@ func (p *txnProc) halt(why error) {
 	var hang *client.HangError
 	switch {
 	case errors.As(why, &hang):
-		p.record(histories.FClientHang, hangJSON(hang))
+		p.record(histories.FClientHang, hang.Value())
 	case errors.Is(why, client.ErrCrashed):
 		p.record(histories.FCrash, crashJSON(killed()))
 	case errors.Is(why, errJVMGone):

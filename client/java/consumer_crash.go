@@ -115,4 +115,3 @@ func crashJSON(v crashValue) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
 }
-

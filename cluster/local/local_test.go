@@ -144,6 +144,36 @@ func TestLocalClusterFaults(t *testing.T) {
 		}
 	}
 
+	// First, before any probe made the clock topic: a probe of one node
+	// needs only that node, not a fenced other (a clock-skew beside a
+	// partition or a kill).
+	t.Run("clock probe with another node fenced", func(t *testing.T) {
+		down, probed := leader, leader%3+1
+		if err := p.Kill(ctx, down); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+			md, err := p.Admin().Metadata(ctx, nil)
+			if err == nil && !slices.ContainsFunc(md.Brokers, func(b kmsg.MetadataResponseBroker) bool { return b.NodeID == down }) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("killed node %d still in the metadata after 30 s (%v)", down, err)
+			}
+		}
+		if skew, rtt, err := p.ProbeClock(ctx, probed); err != nil {
+			t.Errorf("clock probe of node %d with node %d fenced: %v", probed, down, err)
+		} else {
+			t.Logf("node %d's clock: skew %v, round trip %v", probed, skew, rtt)
+		}
+		if err := p.Restart(ctx, down); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := waitHealthy(ctx, p, 90*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("kill and restart the leader", func(t *testing.T) {
 		if err := p.Kill(ctx, leader); err != nil {
 			t.Fatal(err)

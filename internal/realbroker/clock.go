@@ -31,7 +31,7 @@ func (c *Cluster) ProbeClock(ctx context.Context, id int32) (skew, rtt time.Dura
 	if err := c.started(); err != nil {
 		return 0, 0, err
 	}
-	topicID, partition, err := c.admin.clockPartition(ctx, c.ids, id)
+	topicID, partition, err := c.admin.clockPartition(ctx, id)
 	if err != nil {
 		return 0, 0, c.wrap(fmt.Errorf("clock probe of node %d: %w", id, err))
 	}
@@ -46,41 +46,44 @@ func (c *Cluster) ProbeClock(ctx context.Context, id int32) (skew, rtt time.Dura
 }
 
 // clockPartition is the topic id of ClockTopic and the partition node id
-// holds, creating the topic when it does not exist yet.
-func (a *Admin) clockPartition(ctx context.Context, ids []int32, id int32) ([16]byte, int32, error) {
-	for range 2 {
+// holds alone, creating the topic, or the partition, when there is none
+// yet. Only node id must be able to take a replica: a probe of one node
+// does not wait for the others, which a fault may have fenced.
+func (a *Admin) clockPartition(ctx context.Context, id int32) ([16]byte, int32, error) {
+	for range 3 {
 		resp, err := a.Metadata(ctx, []string{ClockTopic})
 		if err != nil {
 			return [16]byte{}, 0, err
 		}
-		if len(resp.Topics) == 1 && resp.Topics[0].ErrorCode == 0 {
-			t := resp.Topics[0]
-			for _, p := range t.Partitions {
-				if len(p.Replicas) == 1 && p.Replicas[0] == id {
-					return t.TopicID, p.Partition, nil
-				}
+		if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != 0 {
+			if err := a.createClockTopic(ctx, id); err != nil {
+				return [16]byte{}, 0, err
 			}
-			return [16]byte{}, 0, fmt.Errorf("%s has no partition on node %d", ClockTopic, id)
+			continue
 		}
-		if err := a.createClockTopic(ctx, ids); err != nil {
+		t := resp.Topics[0]
+		for _, p := range t.Partitions {
+			if len(p.Replicas) == 1 && p.Replicas[0] == id {
+				return t.TopicID, p.Partition, nil
+			}
+		}
+		if err := a.addClockPartition(ctx, id, int32(len(t.Partitions))); err != nil {
 			return [16]byte{}, 0, err
 		}
 	}
-	return [16]byte{}, 0, fmt.Errorf("%s: created, but not in the metadata yet", ClockTopic)
+	return [16]byte{}, 0, fmt.Errorf("%s: node %d's partition made, but not in the metadata yet", ClockTopic, id)
 }
 
-// createClockTopic creates ClockTopic with partition i on the i-th node
-// only; one that exists already is fine.
-func (a *Admin) createClockTopic(ctx context.Context, ids []int32) error {
+// createClockTopic creates ClockTopic with one partition, on node id only;
+// one that exists already is fine.
+func (a *Admin) createClockTopic(ctx context.Context, id int32) error {
 	req := kmsg.NewPtrCreateTopicsRequest()
 	req.TimeoutMillis = 10000
 	rt := kmsg.NewCreateTopicsRequestTopic()
 	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = ClockTopic, -1, -1
-	for i, id := range ids {
-		ra := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
-		ra.Partition, ra.Replicas = int32(i), []int32{id}
-		rt.ReplicaAssignment = append(rt.ReplicaAssignment, ra)
-	}
+	ra := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+	ra.Partition, ra.Replicas = 0, []int32{id}
+	rt.ReplicaAssignment = append(rt.ReplicaAssignment, ra)
 	cfg := kmsg.NewCreateTopicsRequestTopicConfig()
 	cfg.Name, cfg.Value = "message.timestamp.type", kmsg.StringPtr("LogAppendTime")
 	rt.Configs = append(rt.Configs, cfg)
@@ -94,6 +97,32 @@ func (a *Admin) createClockTopic(ctx context.Context, ids []int32) error {
 	for _, t := range resp.Topics {
 		if err := kerr.ErrorForCode(t.ErrorCode); err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 			return fmt.Errorf("creating %s: %w", ClockTopic, err)
+		}
+	}
+	return nil
+}
+
+// addClockPartition adds to ClockTopic, which has n partitions, one on
+// node id only; a count another probe raised meanwhile is fine (the
+// caller reads the metadata again).
+func (a *Admin) addClockPartition(ctx context.Context, id, n int32) error {
+	req := kmsg.NewPtrCreatePartitionsRequest()
+	req.TimeoutMillis = 10000
+	rt := kmsg.NewCreatePartitionsRequestTopic()
+	rt.Topic, rt.Count = ClockTopic, n+1
+	ra := kmsg.NewCreatePartitionsRequestTopicAssignment()
+	ra.Replicas = []int32{id}
+	rt.Assignment = append(rt.Assignment, ra)
+	req.Topics = append(req.Topics, rt)
+	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	resp, err := req.RequestWith(rctx, a.cl)
+	if err != nil {
+		return fmt.Errorf("adding node %d's partition to %s: %w", id, ClockTopic, err)
+	}
+	for _, t := range resp.Topics {
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil && !errors.Is(err, kerr.InvalidPartitions) {
+			return fmt.Errorf("adding node %d's partition to %s: %w", id, ClockTopic, err)
 		}
 	}
 	return nil

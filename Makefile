@@ -102,10 +102,11 @@ chaos-local: build kafka
 
 # probe-kafka-17754 runs the probes of docs/FINDINGS.md on each release of
 # PROBE_VERSIONS, on local brokers (root): produce requests of a
-# transactional copy held past the client's own timeouts, and EndTxn
-# requests of Java txn queues held until the next transaction is open
-# (KAFKA-17754 on 3.x, fenced by transaction version 2 on 4.x).
-PROBE_VERSIONS ?= 3.9.1 4.4.0
+# transactional copy held past the client's own timeouts (committed by the
+# next transaction before 3.6, refused from 3.6), and EndTxn requests of
+# Java txn queues held until the next transaction is open (KAFKA-17754 on
+# 3.x, fenced by transaction version 2 on 4.x).
+PROBE_VERSIONS ?= 3.3.2 3.9.1 4.4.0
 probe-kafka-17754: build kafka
 	mkdir -p $(RUNS_DIR)
 	@status=0; for v in $(PROBE_VERSIONS); do \

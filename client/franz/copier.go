@@ -38,10 +38,10 @@ import (
 // client.Copier's does: the connections are cut first, the transaction is
 // left to the successor's fence.
 type Copier struct {
+	txnLife
 	opts  client.CopierOptions
 	in    *client.KeyMap // the input keys
 	sess  *kgo.GroupTransactSession
-	link  *link
 	moves *moves
 	ops   client.ConsumerOps // under mu
 	rng   *rand.Rand
@@ -49,11 +49,7 @@ type Copier struct {
 	// the last End sent EndTxn(commit).
 	triedCommit atomic.Bool
 
-	mu       sync.Mutex // held for the whole of each step
-	crashReq atomic.Bool
-	crashed  atomic.Bool
-	ended    atomic.Bool
-	unfenced atomic.Bool
+	mu sync.Mutex // held for the whole of each step
 }
 
 // NewCopier makes the session, loads its producer id (fencing any earlier
@@ -67,8 +63,9 @@ func NewCopier(ctx context.Context, opts client.CopierOptions) (*Copier, error) 
 	if err != nil {
 		return nil, err
 	}
-	cp := &Copier{opts: opts, in: in, link: &link{}, moves: &moves{keys: in}, rng: rand.New(rand.NewSource(opts.Seed)),
-		ops: client.ConsumerOps{Recorder: opts.Recorder, Process: opts.Process, Group: opts.Group}}
+	cp := &Copier{opts: opts, in: in, moves: &moves{keys: in}, rng: rand.New(rand.NewSource(opts.Seed)),
+		ops:     client.ConsumerOps{Recorder: opts.Recorder, Process: opts.Process, Group: opts.Group},
+		txnLife: txnLife{process: opts.Process, group: opts.Group, rec: opts.Recorder, link: &link{}, stopped: client.ErrCopierStopped}}
 	kopts, err := cp.options()
 	if err != nil {
 		return nil, err
@@ -76,6 +73,7 @@ func NewCopier(ctx context.Context, opts client.CopierOptions) (*Copier, error) 
 	if cp.sess, err = kgo.NewGroupTransactSession(kopts...); err != nil {
 		return nil, fmt.Errorf("franz copier: %w", err)
 	}
+	cp.close = cp.sess.Close
 	if err := cp.open(ctx); err != nil {
 		cp.halt(err)
 		return nil, fmt.Errorf("franz copier: %w", err)
@@ -161,23 +159,6 @@ func (cp *Copier) open(ctx context.Context) error {
 	return nil
 }
 
-// Process returns the copier's process id.
-func (cp *Copier) Process() int64 { return cp.opts.Process }
-
-// Ended reports whether the copier has ended; no op of its process
-// follows.
-func (cp *Copier) Ended() bool { return cp.ended.Load() }
-
-// Crashed reports whether a crash requested by Crash has taken effect.
-func (cp *Copier) Crashed() bool { return cp.crashed.Load() }
-
-// NeedsFencing reports whether the copier ended without a clean close.
-func (cp *Copier) NeedsFencing() bool { return cp.unfenced.Load() }
-
-// Crash requests a crash after the next transaction's sends, before its
-// end.
-func (cp *Copier) Crash() { cp.crashReq.Store(true) }
-
 // Close leaves the group and closes the session (an idle copier has no
 // open transaction); a leave kgo cannot finish within closeGrace is cut
 // off. A no-op once the copier has ended.
@@ -210,11 +191,8 @@ type copyRun struct {
 func (cp *Copier) Step(ctx context.Context, max int, wait time.Duration) (histories.Type, error) {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
-	switch {
-	case cp.crashed.Load():
-		return "", client.ErrCrashed
-	case cp.ended.Load():
-		return "", client.ErrCopierStopped
+	if err := cp.refuse(); err != nil {
+		return "", err
 	}
 	run := &copyRun{inv: cp.ops.Invoke(histories.FTxn, []histories.Mop{{F: histories.MPoll}}, nil)}
 	cp.ops.Rebalance = nil
@@ -388,30 +366,11 @@ func (cp *Copier) complete(run *copyRun, typ histories.Type, err error) {
 	cp.ops.RecordPoll(cp.ops.PollCompletion(run.inv, typ, run.mops, err))
 }
 
-// crash completes run as info, cuts the session off and records the
-// crash op: the transaction stays open until a successor fences it.
+// crash completes run as info and ends the copier: the transaction stays
+// open until a successor fences it.
 func (cp *Copier) crash(run *copyRun) (histories.Type, error) {
 	cp.complete(run, histories.Info, client.ErrCrashed)
-	cp.halt(client.ErrCrashed)
-	cp.crashed.Store(true)
-	return histories.Info, client.ErrCrashed
-}
-
-// stop ends the copier after err, which it cannot step past.
-func (cp *Copier) stop(err error) error {
-	cp.halt(err)
-	return fmt.Errorf("%w: %w", client.ErrCopierStopped, err)
-}
-
-// halt cuts the session off (no request of it reaches a broker again, so
-// the group sees a member gone silent), closes it in the background and
-// records the process's last op for why.
-func (cp *Copier) halt(why error) {
-	cp.ended.Store(true)
-	cp.unfenced.Store(true)
-	cp.link.sever()
-	go cp.sess.Close()
-	lastOp(cp.opts.Recorder, cp.opts.Process, cp.opts.Group, why)
+	return histories.Info, cp.crashNow()
 }
 
 // moves is what a group moved since its last take, by key.

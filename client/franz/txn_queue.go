@@ -3,14 +3,12 @@ package franz
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
@@ -35,17 +33,13 @@ import (
 // transactional.id fences it. Step runs one transaction at a time; Crash
 // may be called from any goroutine.
 type TxnQueue struct {
+	txnLife
 	opts client.TxnQueueOptions
 	cl   *kgo.Client
-	link *link
 	ops  client.ConsumerOps // under mu
 	rng  *rand.Rand
 
-	mu       sync.Mutex // held for the whole of each step
-	crashReq atomic.Bool
-	crashed  atomic.Bool
-	ended    atomic.Bool
-	unfenced atomic.Bool
+	mu sync.Mutex // held for the whole of each step
 }
 
 // NewTxnQueue makes the kgo client, initialises its producer id (fencing
@@ -59,11 +53,13 @@ func NewTxnQueue(ctx context.Context, opts client.TxnQueueOptions) (*TxnQueue, e
 	if err != nil {
 		return nil, err
 	}
-	q := &TxnQueue{opts: opts, link: &link{}, rng: rand.New(rand.NewSource(opts.Seed)),
-		ops: client.ConsumerOps{Recorder: opts.Recorder, Process: opts.Process}}
+	q := &TxnQueue{opts: opts, rng: rand.New(rand.NewSource(opts.Seed)),
+		ops:     client.ConsumerOps{Recorder: opts.Recorder, Process: opts.Process},
+		txnLife: txnLife{process: opts.Process, rec: opts.Recorder, link: &link{}, stopped: client.ErrTxnQueueStopped}}
 	if q.cl, err = kgo.NewClient(append(kopts, kgo.Dialer(q.link.dial))...); err != nil {
 		return nil, fmt.Errorf("franz txn queue: %w", err)
 	}
+	q.close = q.cl.Close
 	if err := q.open(ctx); err != nil {
 		q.halt(err)
 		return nil, fmt.Errorf("franz txn queue: %w", err)
@@ -119,24 +115,6 @@ func (q *TxnQueue) open(ctx context.Context) error {
 	return nil
 }
 
-// Process returns the queue's process id.
-func (q *TxnQueue) Process() int64 { return q.opts.Process }
-
-// Ended reports whether the queue has ended: crashed, stopped, hung or
-// closed. No op of its process follows.
-func (q *TxnQueue) Ended() bool { return q.ended.Load() }
-
-// Crashed reports whether a crash requested by Crash has taken effect.
-func (q *TxnQueue) Crashed() bool { return q.crashed.Load() }
-
-// NeedsFencing reports whether the queue ended without a clean close: a
-// transaction of its may still be open until a successor fences it.
-func (q *TxnQueue) NeedsFencing() bool { return q.unfenced.Load() }
-
-// Crash requests a crash after the next transaction's sends and polls,
-// before its commit.
-func (q *TxnQueue) Crash() { q.crashReq.Store(true) }
-
 // Close closes the client (an idle queue has no open transaction); a
 // no-op once the queue has ended.
 func (q *TxnQueue) Close() {
@@ -170,11 +148,8 @@ func (q *TxnQueue) Step(ctx context.Context, plan []histories.Mop, pollMax int, 
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	switch {
-	case q.crashed.Load():
-		return "", client.ErrCrashed
-	case q.ended.Load():
-		return "", client.ErrTxnQueueStopped
+	if err := q.refuse(); err != nil {
+		return "", err
 	}
 	run := &txnRun{inv: q.ops.Invoke(histories.FTxn, plan, nil), mops: slices.Clone(plan), first: map[histories.Key]int64{}}
 	// Drawn in client.TxnQueue's order: a seed means the same dice.
@@ -355,41 +330,9 @@ func (q *TxnQueue) complete(run *txnRun, typ histories.Type, err error) {
 	q.ops.RecordPoll(op)
 }
 
-// crash completes run as info with what it did, cuts the client off and
-// records the crash op: the transaction stays open until a successor
-// fences it.
+// crash completes run as info with what it did and ends the queue: the
+// transaction stays open until a successor fences it.
 func (q *TxnQueue) crash(run *txnRun) (histories.Type, error) {
 	q.complete(run, histories.Info, client.ErrCrashed)
-	q.halt(client.ErrCrashed)
-	q.crashed.Store(true)
-	return histories.Info, client.ErrCrashed
-}
-
-// stop ends the queue after err, which it cannot step past.
-func (q *TxnQueue) stop(err error) error {
-	q.halt(err)
-	return fmt.Errorf("%w: %w", client.ErrTxnQueueStopped, err)
-}
-
-// halt cuts the client off (no request of it reaches a broker again),
-// closes it in the background and records the process's last op for why.
-func (q *TxnQueue) halt(why error) {
-	q.ended.Store(true)
-	q.unfenced.Store(true)
-	q.link.sever()
-	go q.cl.Close()
-	lastOp(q.opts.Recorder, q.opts.Process, "", why)
-}
-
-// lastOp records a transactional worker's last op for why it stopped: a
-// client-hang op for a hang, a crash op for a crash; none for an error it
-// stops at.
-func lastOp(rec client.Recorder, process int64, group string, why error) {
-	var hang *client.HangError
-	switch {
-	case errors.As(why, &hang):
-		rec.Record(&histories.Op{Process: process, Type: histories.Info, F: histories.FClientHang, Group: group, Value: hang.Value()})
-	case errors.Is(why, client.ErrCrashed):
-		rec.Record(&histories.Op{Process: process, Type: histories.Info, F: histories.FCrash, Group: group, Value: json.RawMessage(`{"killed":true}`)})
-	}
+	return histories.Info, q.crashNow()
 }

@@ -35,14 +35,32 @@ func (c *Cluster) ProbeClock(ctx context.Context, id int32) (skew, rtt time.Dura
 	if err != nil {
 		return 0, 0, c.wrap(fmt.Errorf("clock probe of node %d: %w", id, err))
 	}
-	sent := time.Now()
-	appended, err := c.admin.produceOne(ctx, id, topicID, partition, sent)
-	rtt = time.Since(sent)
-	if err != nil {
-		return 0, rtt, c.wrap(fmt.Errorf("clock probe of node %d: %w", id, err))
+	// A partition just made is in the controller's metadata before the
+	// node has loaded it; until then the node answers that it does not
+	// host it.
+	loaded := time.Now().Add(clockLoad)
+	for {
+		sent := time.Now()
+		appended, err := c.admin.produceOne(ctx, id, topicID, partition, sent)
+		rtt = time.Since(sent)
+		if err == nil {
+			return time.UnixMilli(appended).Sub(sent.Add(rtt / 2)), rtt, nil
+		}
+		if !notLoadedYet(err) || time.Now().After(loaded) || ctx.Err() != nil {
+			return 0, rtt, c.wrap(fmt.Errorf("clock probe of node %d: %w", id, err))
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(clockPoll):
+		}
 	}
-	mid := sent.Add(rtt / 2)
-	return time.UnixMilli(appended).Sub(mid), rtt, nil
+}
+
+// notLoadedYet says err is a node's answer about a partition it has not
+// loaded from the metadata yet.
+func notLoadedYet(err error) bool {
+	return errors.Is(err, kerr.UnknownTopicID) || errors.Is(err, kerr.UnknownTopicOrPartition) ||
+		errors.Is(err, kerr.NotLeaderForPartition)
 }
 
 // clockPartition is the topic id of ClockTopic and the partition node id
@@ -177,11 +195,13 @@ func oneRecordBatch(nowMs int64) []byte {
 
 // Clock verification bounds: a provider's clock control takes effect
 // within a second (libfaketime rereads its file once a second), a probe is
-// good to half its round trip, and the JVM stamps whole milliseconds.
+// good to half its round trip, and the JVM stamps whole milliseconds. A
+// node loads a partition made for a probe within clockLoad.
 const (
 	ClockSettle    = 10 * time.Second
 	clockTolerance = 250 * time.Millisecond
 	clockPoll      = 200 * time.Millisecond
+	clockLoad      = 10 * time.Second
 )
 
 // AwaitClock probes node id until its clock reads offset from this

@@ -287,8 +287,13 @@ func drawFault(d drawer, label func(string) string, s Scenario, kind string, w w
 	// act; a window already past the latest start keeps the earliest
 	lo = max(lo, w.from)
 	hi = max(lo, min(hi, w.from+(w.to-w.from)*7/10))
-	startMs := d.intRange(label("start-ms"), lo, hi)
 	minDur := max(1, limitMs/10)
+	if window := kindOf(kind).window; window != nil {
+		// and early enough for the window its kind needs, where there is room
+		minDur = max(minDur, int(window(f)/time.Millisecond))
+		hi = max(lo, min(hi, min(w.to, limitMs)-minDur))
+	}
+	startMs := d.intRange(label("start-ms"), lo, hi)
 	end := max(min(w.to, limitMs), startMs+1)
 	durMs := d.intRange(label("duration-ms"), min(minDur, end-startMs), end-startMs)
 	f.Start = Duration(time.Duration(startMs) * time.Millisecond)

@@ -17,7 +17,9 @@ import (
 //   delay. Some client of the workload must send a request it holds.
 // * Footprint: the clients' proxies; one proxy fault at a time on them.
 // * Drawn: produce requests (and EndTxn where transactions end) held
-//   100 ms up to a quarter of the run, every one or the first few;
+//   100 ms up to a quarter of the run, every one or the first few; where
+//   transactions end, half the draws hold the first one to three past the
+//   producer's delivery timeout. The window outlasts the hold by a second.
 //   --nemesis holds produce and EndTxn 2 s.
 
 // KindDelayedRequests holds the Params.Requests of clients whose
@@ -51,6 +53,7 @@ func delayedRequestsKind() Kind {
 			return Footprint{Proxies: LinkClients}
 		},
 		draw:      drawHold,
+		window:    holdWindow,
 		available: holdWorkload,
 	}
 }
@@ -72,16 +75,37 @@ func checkHold(f Fault, field string, _ *Scenario) error {
 // drawHold draws produce and EndTxn requests (EndTxn only where
 // transactional copiers or txn queues send it) held for 100 ms up to a
 // quarter of the run (at most DefaultHold), every one of them or the
-// first few.
+// first few. Where transactions end, half the draws hold the first few
+// requests past the producer's delivery timeout instead: the client has
+// given the request up, aborted, and begun its next transaction when the
+// request lands, which is KAFKA-17754's late arrival.
 func drawHold(d drawer, label func(string) string, s Scenario) FaultParams {
 	held := []string{"produce"}
 	if sendsEndTxn(s.Workload) {
 		held = []string{"produce", "end-txn", "produce+end-txn"}
 	}
+	requests := strings.Split(d.pick(label("requests"), held), "+")
+	if past, ok := pastTimeout(s); ok && d.pick(label("hold"), []string{"brief", "past-timeout"}) == "past-timeout" {
+		return FaultParams{Requests: requests, Delay: past + drawMs(d, label, "hold-past-ms", 500, 3000),
+			Count: d.intRange(label("hold-count"), 1, 3)}
+	}
 	longest := int(min(DefaultHold, s.TimeLimit.D()/4) / time.Millisecond)
-	return FaultParams{Requests: strings.Split(d.pick(label("requests"), held), "+"),
-		Delay: drawMs(d, label, "hold-ms", 100, max(100, longest)), Count: d.intRange(label("hold-count"), 0, 5)}
+	return FaultParams{Requests: requests, Delay: drawMs(d, label, "hold-ms", 100, max(100, longest)),
+		Count: d.intRange(label("hold-count"), 0, 5)}
 }
+
+// pastTimeout is how long a transactional producer of s waits for a
+// request before it gives the request up (its delivery timeout), when a
+// hold past it fits in half the run.
+func pastTimeout(s Scenario) (Duration, bool) {
+	give := s.Producer.DeliveryTimeout
+	return give, sendsEndTxn(s.Workload) && give > 0 && give+Duration(4*time.Second) <= s.TimeLimit/2
+}
+
+// holdWindow is the shortest window of a delayed-requests fault: long
+// enough for a request held from its start to be let go by the hold, not
+// by the heal.
+func holdWindow(f Fault) time.Duration { return f.Params.HoldFor() + time.Second }
 
 // HeldRequests is what a delayed-requests fault holds: Params.Requests, or
 // DefaultHoldRequests when it names none.

@@ -79,6 +79,9 @@ func TestProxyKindsAreDrawn(t *testing.T) {
 						t.Errorf("seed %d: holds %v without transactional copiers or txn queues to send EndTxn", seed, p.Requests)
 					}
 				}
+				if p.Delay > s.Producer.DeliveryTimeout {
+					break // past the timeout: TestHoldsPastTheTimeoutAreDrawn
+				}
 				if p.Delay.D() < 100*time.Millisecond || p.Delay.D() > s.TimeLimit.D()/4+100*time.Millisecond {
 					t.Errorf("seed %d: holds %v in a %v run", seed, p.Delay, s.TimeLimit)
 				}
@@ -89,6 +92,42 @@ func TestProxyKindsAreDrawn(t *testing.T) {
 		if drawn[k] < 10 {
 			t.Errorf("400 fast draws drew %s %d times, want at least 10: %v", k, drawn[k], drawn)
 		}
+	}
+}
+
+// Where transactions end and the run is long enough, some holds outlast
+// the producer's delivery timeout, by 0.5-3 s, for the first one to three
+// requests, in a window that lets the hold, not the heal, let them go; no
+// hold outlasts it without transactions.
+func TestHoldsPastTheTimeoutAreDrawn(t *testing.T) {
+	sp := ShortSpace()
+	sp.Kinds, sp.MinTime, sp.MaxTime, sp.MinFaults = []string{KindDelayedRequests}, 20*time.Second, time.Minute, 1
+	past, brief := 0, 0
+	for seed := range int64(300) {
+		s := RandomIn(sp, seed)
+		if err := s.Validate(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for _, f := range s.Nemesis {
+			p, give := f.Params, s.Producer.DeliveryTimeout
+			if p.Delay <= give {
+				brief++
+				continue
+			}
+			past++
+			switch {
+			case !sendsEndTxn(s.Workload):
+				t.Errorf("seed %d: holds %v, past the %v timeout, without transactions", seed, p.Delay, give)
+			case p.Delay < give+Duration(500*time.Millisecond) || p.Delay > give+Duration(3*time.Second) || p.Count < 1 || p.Count > 3:
+				t.Errorf("seed %d: holds %d requests %v with a %v timeout; want 1-3, 0.5-3 s past it", seed, p.Count, p.Delay, give)
+			case f.Duration.D() < p.HoldFor()+time.Second:
+				t.Errorf("seed %d: holds %v in a window of %v", seed, p.Delay, f.Duration)
+			}
+		}
+	}
+	t.Logf("300 draws: %d holds past the timeout, %d brief", past, brief)
+	if past < 10 || brief < 10 {
+		t.Errorf("300 draws held past the timeout %d times and briefly %d times; want at least 10 each", past, brief)
 	}
 }
 

@@ -47,6 +47,7 @@ type Kind struct {
 	footprint func(f Fault, s Scenario) Footprint                               // what it takes out while active
 	draw      func(d drawer, label func(string) string, s Scenario) FaultParams // a draw's parameters
 	probe     func(f Fault, brokers int) time.Duration                          // how long its start waits for a probe
+	window    func(f Fault) time.Duration                                       // the shortest window a draw gives it, where a tenth of the run may be short
 	available func(s Scenario, f Fault, field string) error                     // what it needs of s beyond its need
 	kafka     KafkaNeed                                                         // the release it needs (Min, Why; Field is filled in)
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,6 +77,9 @@ type Drawn struct {
 	Config  string   `json:"configuration"`
 	Kinds   []string `json:"kinds"`
 	Outcome string   `json:"outcome"`
+	// LateRequests are its requests still unanswered when their
+	// transaction ended, by API and answer (Verdict.LateRequests).
+	LateRequests map[string]int64 `json:"late-requests,omitempty"`
 }
 
 // Outcomes of a draw.
@@ -109,6 +114,8 @@ type Report struct {
 	// Clusters is how many clusters the draws started (Campaign.Clusters);
 	// 0 when not counted.
 	Clusters int
+	// LateRequests adds up the draws' Verdict.LateRequests.
+	LateRequests map[string]int64
 }
 
 // Summary is a campaign's numbers, for the summary line and as JSON.
@@ -125,12 +132,17 @@ type Summary struct {
 	// SimulatedNs is the virtual time the draws' runs took, on the
 	// simulation; absent on real clusters.
 	SimulatedNs int64 `json:"simulated-ns,omitempty"`
+	// LateRequests are the draws' transaction requests still unanswered
+	// when their transaction ended, by API and answer: how often a
+	// campaign made KAFKA-17754's late arrival, and what the brokers did
+	// with it.
+	LateRequests map[string]int64 `json:"late-requests,omitempty"`
 }
 
 // Summary is r's numbers.
 func (r Report) Summary() Summary {
 	s := Summary{Draws: r.Draws, Errors: r.Errors, NotLive: len(r.NotLive), FaultsFired: r.FaultsFired, ElapsedNs: int64(r.Elapsed), Clusters: r.Clusters,
-		SimulatedNs: int64(r.Simulated)}
+		SimulatedNs: int64(r.Simulated), LateRequests: r.LateRequests}
 	if r.Clusters > 0 {
 		s.DrawsPerCluster = float64(r.Draws) / float64(r.Clusters)
 	}
@@ -140,7 +152,7 @@ func (r Report) Summary() Summary {
 // String is the summary line's numbers: draws, time, faults, harness
 // errors, draws not live and, when counted, the clusters started and
 // draws per cluster; on the simulation, draws per minute and simulated
-// seconds per wall second.
+// seconds per wall second; the late requests, when there were any.
 func (s Summary) String() string {
 	out := fmt.Sprintf("%d draws in %s, %d faults fired, %d harness errors, %d not live",
 		s.Draws, time.Duration(s.ElapsedNs).Round(time.Second), s.FaultsFired, s.Errors, s.NotLive)
@@ -150,6 +162,9 @@ func (s Summary) String() string {
 	if s.SimulatedNs > 0 && s.ElapsedNs > 0 {
 		out += fmt.Sprintf(", %.0f draws a minute, %.0f simulated seconds per wall second",
 			float64(s.Draws)/time.Duration(s.ElapsedNs).Minutes(), float64(s.SimulatedNs)/float64(s.ElapsedNs))
+	}
+	if len(s.LateRequests) > 0 {
+		out += "; requests unanswered when their transaction ended: " + countsText(s.LateRequests)
 	}
 	return out
 }
@@ -333,6 +348,8 @@ func (c Campaign) record(r *Report, j judged, began time.Time) {
 	if err == nil {
 		r.FaultsFired += v.FaultsFired
 		r.Simulated += v.Simulated
+		r.LateRequests = addCounts(r.LateRequests, v.LateRequests)
+		d.LateRequests = v.LateRequests
 	}
 	r.Drawn = append(r.Drawn, d)
 	if c.Clusters != nil {
@@ -404,4 +421,25 @@ func CheckClient(client string) error {
 		err = fmt.Errorf("unknown client %q, want one of %v", name, generators.ClientNames())
 	}
 	return err
+}
+
+// addCounts adds b's counts to a, made when a is nil and b has some.
+func addCounts(a, b map[string]int64) map[string]int64 {
+	for k, n := range b {
+		if a == nil {
+			a = map[string]int64{}
+		}
+		a[k] += n
+	}
+	return a
+}
+
+// countsText is counts as "name n" in name order, comma-separated.
+func countsText(counts map[string]int64) string {
+	keys := slices.Sorted(maps.Keys(counts))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -281,6 +281,40 @@ func TestSummaryLineSaysSimulatedSecondsPerWallSecond(t *testing.T) {
 	}
 }
 
+// The draws' late requests add up in the summary, by API and answer, and
+// each draw keeps its own; a campaign without any says nothing of them.
+func TestCampaignCountsLateRequests(t *testing.T) {
+	draws := 0
+	judge := func(context.Context, generators.Scenario) (Verdict, error) {
+		draws++
+		switch draws {
+		case 2:
+			return Verdict{LateRequests: map[string]int64{"Produce accepted": 1, "Produce unanswered": 2}}, nil
+		case 3:
+			return Verdict{LateRequests: map[string]int64{"Produce unanswered": 1, "EndTxn INVALID_TXN_STATE": 1}}, nil
+		}
+		return Verdict{}, nil
+	}
+	rep, err := Campaign{Gen: GenSpace("embedded"), Space: SpaceAll, Seed: 1, Draws: 4, Judge: judge}.Run(context.Background())
+	if err != nil || rep.Draws != 4 {
+		t.Fatalf("draws %d, err %v", rep.Draws, err)
+	}
+	want := "; requests unanswered when their transaction ended: EndTxn INVALID_TXN_STATE 1, Produce accepted 1, Produce unanswered 3"
+	if line := rep.Summary().String(); !strings.HasSuffix(line, want) {
+		t.Errorf("summary line %q\nwant it to end %q", line, want)
+	}
+	if got := rep.Drawn[1].LateRequests["Produce unanswered"]; got != 2 {
+		t.Errorf("draw 1 lists %d unanswered produce requests, want 2", got)
+	}
+	merged := mergeSummaries([]Output{{Summary: rep.Summary()}, {Summary: rep.Summary()}})
+	if got := merged.LateRequests["Produce unanswered"]; got != 6 {
+		t.Errorf("two shards' summaries merged: %d unanswered produce requests, want 6", got)
+	}
+	if line := (Report{Draws: 3}).Summary().String(); strings.Contains(line, "unanswered") {
+		t.Errorf("summary line %q names late requests there were none of", line)
+	}
+}
+
 // A campaign whose draws all fail stops after allFailedAfter of them with
 // the last error, rather than failing as fast as it can until its duration
 // is over; one draw that ran lets it go on.

@@ -37,6 +37,10 @@ type Verdict struct {
 	Simulated time.Duration
 	// Kinds are the fault kinds scheduled.
 	Kinds []string
+	// LateRequests are the run's transaction requests still unanswered
+	// when their transaction ended, by API and answer
+	// (runner.Stats.LateRequests).
+	LateRequests map[string]int64
 }
 
 // Judge runs a scenario once and says whether it violated its claim; an
@@ -100,7 +104,7 @@ func runJudge(run Run, as func(generators.Scenario) generators.Scenario,
 
 func verdictOf(out runner.Outcome, claim string, want model.Guarantee) Verdict {
 	v := Verdict{Observed: out.Observed.EndToEnd.String(), Dir: out.Dir, FaultsFired: out.Stats.FaultsFired, Simulated: out.Simulated,
-		NotLive: strings.Join(out.Result.Liveness.NotLiveReasons(), "; ")}
+		NotLive: strings.Join(out.Result.Liveness.NotLiveReasons(), "; "), LateRequests: out.Stats.LateRequests}
 	for _, f := range out.Scenario.Nemesis {
 		v.Kinds = append(v.Kinds, f.Kind)
 	}

@@ -106,6 +106,7 @@ func mergeSummaries(outs []Output) Summary {
 		s.ElapsedNs = max(s.ElapsedNs, o.Summary.ElapsedNs)
 		s.Clusters += o.Summary.Clusters
 		s.SimulatedNs += o.Summary.SimulatedNs
+		s.LateRequests = addCounts(s.LateRequests, o.Summary.LateRequests)
 	}
 	if s.Clusters > 0 {
 		s.DrawsPerCluster = float64(s.Draws) / float64(s.Clusters)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/cluster"
 	"github.com/kafkachaos/kafkachaos/generators"
 	"github.com/kafkachaos/kafkachaos/histories"
+	"github.com/kafkachaos/kafkachaos/internal/kproxy"
 	"github.com/kafkachaos/kafkachaos/model"
 	"github.com/kafkachaos/kafkachaos/nemesis"
 	"github.com/kafkachaos/kafkachaos/report"
@@ -157,7 +159,27 @@ func (out *Outcome) judge(dir string, elapsed time.Duration, faults []FaultStat,
 		return err
 	}
 	out.Stats = m.stats(out.Result.Stats, elapsed, faults)
+	late, err := lateRequests(dir)
+	if err != nil {
+		return err
+	}
+	out.Stats.LateRequests = late
 	return WriteResults(dir, out, herr)
+}
+
+// lateRequests counts, by API and answer, the requests of dir's request
+// log still unanswered when their transaction ended (kproxy.Outlived):
+// nil when the run logged no requests.
+func lateRequests(dir string) (map[string]int64, error) {
+	path := filepath.Join(dir, report.RequestsFile)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	entries, err := kproxy.ReadLog(path)
+	if err != nil {
+		return nil, err
+	}
+	return kproxy.LateCounts(kproxy.OutlivedTxn(kproxy.Exchanges(entries))), nil
 }
 
 // Check runs the checkers on dir's history.jsonl and decides the verdict

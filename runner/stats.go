@@ -105,6 +105,11 @@ type Stats struct {
 	FaultsFired int64       `json:"faults-fired"`
 	Faults      []FaultStat `json:"faults"`
 	Crashes     int64       `json:"crashes"`
+	// LateRequests counts the transactions' requests still unanswered
+	// when their transaction ended, by API and answer ("Produce
+	// accepted"), from the request log of a run whose clients went
+	// through proxies (kproxy.Outlived).
+	LateRequests map[string]int64 `json:"late-requests,omitempty"`
 }
 
 func (m *meter) stats(cs checkers.Stats, elapsed time.Duration, faults []FaultStat) Stats {

@@ -30,8 +30,9 @@ func requestsCmd(args []string, stdout, stderr io.Writer) int {
 		f.APIs = append(f.APIs, strings.Split(s, ",")...)
 		return nil
 	})
+	late := fs.Bool("late", false, "only the transactions' requests answered after their transaction's EndTxn (sent after them) was: the late arrivals of KAFKA-17754, each with its answer")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkachaos requests RUN_DIR [--txn ID] [--pid N] [--api EndTxn,...]")
+		fmt.Fprintln(stderr, "usage: kafkachaos requests RUN_DIR [--txn ID] [--pid N] [--api EndTxn,...] [--late]")
 		fmt.Fprintln(stderr, "Prints the Kafka requests the run's clients sent through their proxies, in time order, each with")
 		fmt.Fprintln(stderr, "its response: the connection, broker, client id, API and version, correlation id, transactional")
 		fmt.Fprintln(stderr, "id, producer id/epoch, what the request asked (per batch: partition, producer id/epoch, base")
@@ -49,9 +50,13 @@ func requestsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kafkachaos requests:", err)
 		return exitError
 	}
+	xs := kproxy.Exchanges(entries)
+	if *late {
+		return lateRequests(xs, f, stdout, stderr)
+	}
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "TIME\tCONN\tBROKER\tCLIENT-ID\tAPI\tCORR\tTXN\tPID/EPOCH\tREQUEST\tRESPONSE\tMS")
-	for _, x := range kproxy.Exchanges(entries) {
+	for _, x := range xs {
 		if f.Match(x) {
 			fmt.Fprintln(w, row(x))
 		}
@@ -60,6 +65,34 @@ func requestsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kafkachaos requests:", err)
 		return exitError
 	}
+	return exitValid
+}
+
+// lateRequests prints the requests f picks that outlived their
+// transaction, each with the EndTxn that ended it, then their count by
+// API and answer.
+func lateRequests(xs []kproxy.Exchange, f kproxy.Filter, stdout, stderr io.Writer) int {
+	var picked []kproxy.Outlived
+	for _, o := range kproxy.OutlivedTxn(xs) {
+		if f.Match(o.Exchange) {
+			picked = append(picked, o)
+		}
+	}
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "TIME\tCONN\tBROKER\tCLIENT-ID\tAPI\tCORR\tTXN\tPID/EPOCH\tREQUEST\tRESPONSE\tMS")
+	for _, o := range picked {
+		fmt.Fprintln(w, row(o.Exchange))
+		fmt.Fprintln(w, row(o.End)+"\t(its transaction's end)")
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintln(stderr, "kafkachaos requests:", err)
+		return exitError
+	}
+	if len(picked) == 0 {
+		fmt.Fprintln(stdout, "no request outlived its transaction")
+		return exitValid
+	}
+	fmt.Fprintf(stdout, "%d requests outlived their transaction: %s\n", len(picked), kproxy.LateText(kproxy.LateCounts(picked)))
 	return exitValid
 }
 

@@ -82,3 +82,27 @@ func TestRequestsBadLine(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want %d naming %s:9 and the field", code, errs, exitError, report.RequestsFile)
 	}
 }
+
+// --late prints the requests still unanswered when their transaction
+// ended, each beside that end, and counts them by answer: in the pinned
+// run of KAFKA-17754's late produce on Kafka 3.3.2, the five produce
+// requests the proxies held past the client's timeouts.
+func TestRequestsLate(t *testing.T) {
+	code, out, errs := cli(t, "requests", "../../docs/evidence/kafka-17754-late-produce/librdkafka-kafka-3.3.2", "--late")
+	if code != exitValid {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, w := range []string{"5 requests outlived their transaction: Produce unanswered 5",
+		"out-r1[0] pid 2000/1 seq 0 n 5 txn", "(its transaction's end)"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("requests --late does not print %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "seq 5 n 5") {
+		t.Errorf("requests --late prints a produce answered within its transaction:\n%s", out)
+	}
+	_, out, _ = cli(t, "requests", writeRequestLog(t, requestLog), "--late")
+	if !strings.Contains(out, "no request outlived its transaction") {
+		t.Errorf("requests --late of a log without late requests:\n%s", out)
+	}
+}

@@ -21,34 +21,8 @@ const (
 	ClientFranzGo    = "franz-go"   // twmb/franz-go's kgo, in process, at the module's version in go.mod
 )
 
-// builtRoles are the roles each client can run so far; a client without
-// an entry is not built yet.
-func builtRoles() map[string][]string {
-	return map[string][]string{
-		ClientLibrdkafka: {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
-		ClientJava:       {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
-		ClientFranzGo:    {RoleProducer, RoleConsumer, RoleCopier, RoleTxnQueue},
-	}
-}
-
-// ClientNames are the clients a scenario may name, built or not.
+// ClientNames are the clients a scenario may name; each runs every role.
 func ClientNames() []string { return []string{ClientLibrdkafka, ClientJava, ClientFranzGo} }
-
-// BuiltRoles are the roles client can run so far; nil for a client not
-// built yet.
-func BuiltRoles(client string) []string { return slices.Clone(builtRoles()[client]) }
-
-// BuiltClients are the clients that run at least one role, in
-// ClientNames' order.
-func BuiltClients() []string {
-	var out []string
-	for _, c := range ClientNames() {
-		if builtRoles()[c] != nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
 
 // roles are the roles a scenario's clients map may name, with their
 // worker counts in w.
@@ -79,22 +53,20 @@ func (s Scenario) JavaVersion() string {
 
 // UseClient makes client (at version, for a client with versions) the
 // client under test of s, and names librdkafka for each role of s's
-// workload that client does not run yet, or cannot play as s asks (the
-// consumers: see playsConsumers; the copiers: see playsCopiers), so the
-// scenario says which client ran what. An unknown client is left for
-// Validate to refuse.
+// workload that client cannot play as s asks (the consumers: see
+// playsConsumers; the copiers: see playsCopiers), so the scenario says
+// which client ran what. An unknown client is left for Validate to refuse.
 func UseClient(s *Scenario, client, version string) {
 	s.Client, s.ClientVersion, s.Clients = client, version, nil
 	if client == ClientJava && version == "" {
 		s.ClientVersion = kafkadist.DefaultVersion
 	}
-	built, ok := builtRoles()[client]
-	if !ok || client == ClientLibrdkafka {
+	if !slices.Contains(ClientNames(), client) || client == ClientLibrdkafka {
 		return
 	}
 	for role, n := range roles(s.Workload) {
 		unplayable := (role == RoleConsumer && !playsConsumers(*s)) || (role == RoleCopier && !playsCopiers(*s))
-		if n > 0 && (!slices.Contains(built, role) || unplayable) {
+		if n > 0 && unplayable {
 			if s.Clients == nil {
 				s.Clients = map[string]string{}
 			}
@@ -137,22 +109,17 @@ func playsCopiers(s Scenario) bool {
 var clientVersionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?$`)
 
 // validateClients checks the client, client-version and clients fields:
-// known clients, built for the roles that have workers, a version only
-// for a client that has versions.
+// known clients and roles, a version only for a client that has versions.
 func (s *Scenario) validateClients() []error {
 	var errs []error
-	known := func(field, name string) bool {
+	known := func(field, name string) {
 		if !slices.Contains(ClientNames(), name) {
 			errs = append(errs, bad(field, "unknown client %q, want one of %v", name, ClientNames()))
-			return false
 		}
-		if _, ok := builtRoles()[name]; !ok {
-			errs = append(errs, bad(field, "the %s client is not built yet", name))
-			return false
-		}
-		return true
 	}
-	topOK := s.Client == "" || known("client", s.Client)
+	if s.Client != "" {
+		known("client", s.Client)
+	}
 	counts := roles(s.Workload)
 	for _, role := range slices.Sorted(maps.Keys(s.Clients)) {
 		if _, ok := counts[role]; !ok {
@@ -162,19 +129,8 @@ func (s *Scenario) validateClients() []error {
 		known("clients."+role, s.Clients[role])
 	}
 	java := s.Client == ClientJava
-	for _, role := range slices.Sorted(maps.Keys(counts)) {
-		c := s.ClientOf(role)
-		java = java || c == ClientJava
-		built, ok := builtRoles()[c]
-		if counts[role] == 0 || !ok || slices.Contains(built, role) || (s.Clients[role] == "" && !topOK) {
-			continue
-		}
-		field := "client"
-		if s.Clients[role] != "" {
-			field = "clients." + role
-		}
-		errs = append(errs, bad(field, "the %s client runs %s workers only so far, and the workload has %d %s worker(s): name another client in clients.%s",
-			c, strings.Join(built, ", "), counts[role], role, role))
+	for role := range counts {
+		java = java || s.ClientOf(role) == ClientJava
 	}
 	switch {
 	case s.ClientVersion != "" && s.Client == ClientFranzGo:

@@ -26,18 +26,17 @@ func (c Client) String() string {
 // slug is c as a part of a run directory's name.
 func (c Client) slug() string { return strings.ReplaceAll(c.String(), "@", "-") }
 
-// DefaultClients are the clients built so far, each at its default
-// version: every client generators can run joins the differential.
+// DefaultClients are every client generators can run, each at its
+// default version.
 func DefaultClients() []Client {
 	var out []Client
-	for _, name := range generators.BuiltClients() {
+	for _, name := range generators.ClientNames() {
 		out = append(out, Client{Name: name})
 	}
 	return out
 }
 
-// ParseClients reads a comma list of NAME[@VERSION]. A known client not
-// built yet is kept (its cells are n/a, saying so); an unknown one, a
+// ParseClients reads a comma list of NAME[@VERSION]. An unknown client, a
 // version it cannot take, or the same client twice is an error.
 func ParseClients(list string) ([]Client, error) {
 	var out []Client
@@ -53,12 +52,10 @@ func ParseClients(list string) ([]Client, error) {
 		if slices.Contains(out, c) {
 			return nil, fmt.Errorf("--clients: %s named twice", c)
 		}
-		if generators.BuiltRoles(name) != nil {
-			s := Base("embedded", time.Second)
-			generators.UseClient(&s, name, version)
-			if err := s.Validate(); err != nil {
-				return nil, fmt.Errorf("--clients %s: %w", c, err)
-			}
+		s := Base("embedded", time.Second)
+		generators.UseClient(&s, name, version)
+		if err := s.Validate(); err != nil {
+			return nil, fmt.Errorf("--clients %s: %w", c, err)
 		}
 		out = append(out, c)
 	}
@@ -66,21 +63,12 @@ func ParseClients(list string) ([]Client, error) {
 }
 
 // clientNA says why client cannot be the client under test of a row whose
-// cell scenario, with UseClient applied, is s: it is not built, or
-// UseClient left the workers of the row's hop to librdkafka (the client
-// does not run that role yet, or cannot play it in this scenario).
+// cell scenario, with UseClient applied, is s: UseClient left the workers
+// of the row's hop to librdkafka, as the client cannot play them in this
+// scenario.
 func clientNA(s generators.Scenario, c Client, h Hop) string {
-	built := generators.BuiltRoles(c.Name)
-	if built == nil {
-		return fmt.Sprintf("the %s client is not built yet", c.Name)
-	}
 	for _, role := range hopRoles(h) {
-		switch {
-		case s.ClientOf(role) == c.Name:
-		case !slices.Contains(built, role):
-			return fmt.Sprintf("the %s client runs %s workers only so far, and the %s hop is its %s workers'",
-				c.Name, strings.Join(built, ", "), h, role)
-		default:
+		if s.ClientOf(role) != c.Name {
 			return fmt.Sprintf("the %s client's %s workers cannot play this scenario (generators.UseClient leaves them to librdkafka)", c.Name, role)
 		}
 	}

@@ -12,8 +12,8 @@
 // the same scenario with generators.UseClient applied, and the clients'
 // cells are compared: one weaker than another (guarantee, anomalies,
 // liveness, client hangs) is a difference, written to CLIENTS.md. A client
-// that does not run the workers of a row's hop (generators.BuiltRoles, and
-// UseClient's choice for the cell's scenario) has the cell n/a.
+// whose workers cannot play a row's hop in the cell's scenario (UseClient
+// left them to librdkafka) has the cell n/a.
 //
 // It drives whole runs through runner's public API and builds its
 // scenarios from generators' types, asking generators (KindsFor,

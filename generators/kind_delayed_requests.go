@@ -18,8 +18,9 @@ import (
 // * Footprint: the clients' proxies; one proxy fault at a time on them.
 // * Drawn: produce requests (and EndTxn where transactions end) held
 //   100 ms up to a quarter of the run, every one or the first few; where
-//   transactions end, half the draws hold the first one to three past the
-//   producer's delivery timeout. The window outlasts the hold by a second.
+//   transactions end, half the draws hold them 0.5-3 s past the
+//   producer's delivery timeout, every one or the first six at most. The
+//   window outlasts the hold by a second.
 //   --nemesis holds produce and EndTxn 2 s.
 
 // KindDelayedRequests holds the Params.Requests of clients whose
@@ -75,10 +76,12 @@ func checkHold(f Fault, field string, _ *Scenario) error {
 // drawHold draws produce and EndTxn requests (EndTxn only where
 // transactional copiers or txn queues send it) held for 100 ms up to a
 // quarter of the run (at most DefaultHold), every one of them or the
-// first few. Where transactions end, half the draws hold the first few
-// requests past the producer's delivery timeout instead: the client has
-// given the request up, aborted, and begun its next transaction when the
-// request lands, which is KAFKA-17754's late arrival.
+// first few. Where transactions end, half the draws hold requests past
+// the producer's delivery timeout instead, every one or the first few:
+// held with its retries (a client retries a timed-out request with the
+// same sequence, which a late original then duplicates), a batch expires,
+// the client aborts and begins its next transaction while the request is
+// still on its way, which is KAFKA-17754's late arrival.
 func drawHold(d drawer, label func(string) string, s Scenario) FaultParams {
 	held := []string{"produce"}
 	if sendsEndTxn(s.Workload) {
@@ -87,7 +90,7 @@ func drawHold(d drawer, label func(string) string, s Scenario) FaultParams {
 	requests := strings.Split(d.pick(label("requests"), held), "+")
 	if past, ok := pastTimeout(s); ok && d.pick(label("hold"), []string{"brief", "past-timeout"}) == "past-timeout" {
 		return FaultParams{Requests: requests, Delay: past + drawMs(d, label, "hold-past-ms", 500, 3000),
-			Count: d.intRange(label("hold-count"), 1, 3)}
+			Count: d.intRange(label("hold-count"), 0, 6)}
 	}
 	longest := int(min(DefaultHold, s.TimeLimit.D()/4) / time.Millisecond)
 	return FaultParams{Requests: requests, Delay: drawMs(d, label, "hold-ms", 100, max(100, longest)),

@@ -113,7 +113,11 @@ func intraTxnDelays() []time.Duration {
 
 // TxnRecipe is s in Jepsen's recipe for KAFKA-17754: an intra-transaction
 // delay, and on real brokers each kill or pause aimed at the transaction
-// coordinator, the leader of key 0 or one broker, drawn from rng.
+// coordinator, the leader of key 0 or one broker, drawn from rng. On real
+// brokers, half the draws without a delayed-requests fault get one where
+// it fits (half of which hold requests past the client's timeout): the
+// late arrival is the other half of the recipe, which among a dozen kinds
+// a draw met about one time in four, and past the timeout one in twelve.
 func TxnRecipe(s generators.Scenario, rng *rand.Rand) generators.Scenario {
 	delays := intraTxnDelays()
 	s.Workload.IntraTxnDelay = generators.Duration(delays[rng.IntN(len(delays))])
@@ -126,6 +130,10 @@ func TxnRecipe(s generators.Scenario, rng *rand.Rand) generators.Scenario {
 		if (f.Kind == generators.KindKill || f.Kind == generators.KindPause) && len(f.Params.Nodes) == 0 {
 			s.Nemesis[i].Params.Target = targets[rng.IntN(len(targets))]
 		}
+	}
+	held := slices.ContainsFunc(s.Nemesis, func(f generators.Fault) bool { return f.Kind == generators.KindDelayedRequests })
+	if !held && rng.IntN(2) == 0 {
+		s = generators.AddDrawn(s, generators.KindDelayedRequests, rng)
 	}
 	return s
 }

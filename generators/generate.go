@@ -256,13 +256,22 @@ func drawPackages(d drawer, sp Space, s Scenario, kinds []string) []Fault {
 	return s.Nemesis
 }
 
+// AddDrawn is s with one more fault of kind, its params and window drawn
+// from rng as a draw's are, over the whole run, where it fits beside s's
+// faults (keepIfAvailable's rules); s as it was where it does not.
+func AddDrawn(s Scenario, kind string, rng *rand.Rand) Scenario {
+	label := func(name string) string { return "added-" + name }
+	s.Nemesis = keepIfAvailable(s, drawFault(randDrawer{rng}, label, s, kind, window{0, int(s.TimeLimit.D() / time.Millisecond)}))
+	return s
+}
+
 // keepIfAvailable is s's faults with f, unless f's heal would not fit
 // before the run's end, f or another could then not take effect, or two
 // would clash (every clash rule, each window stretched by its heal
 // budget: see clashes).
 func keepIfAvailable(s Scenario, f Fault) []Fault {
 	with := s
-	with.Nemesis = append(s.Nemesis, f)
+	with.Nemesis = append(slices.Clip(s.Nemesis), f)
 	if !healsInTime(f, with) || !allAvailable(with) || waitsOnProbes(with) || len(clashes(with, true)) > 0 {
 		return s.Nemesis
 	}

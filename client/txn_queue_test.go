@@ -33,100 +33,33 @@ func (r *copyRig) txnQueue(id string, edit func(*TxnQueueOptions)) *TxnQueue {
 	return q
 }
 
-// TestTxnQueueReadsOnlyCommitted: two queues' transactions mix sends and
-// polls over four keys and a third of them abort. Each txn op completes
-// ok or fail; the committed ones read each other's values; no committed
-// transaction read an aborted value; the read_committed final reads hold
-// every committed value and no aborted one; and the checker finds nothing.
-func TestTxnQueueReadsOnlyCommitted(t *testing.T) {
-	t.Parallel()
-	r := newCopyRig(t)
-	queues := []*TxnQueue{
-		r.txnQueue("qa", func(o *TxnQueueOptions) { o.AbortProbability = 0.3 }),
-		r.txnQueue("qb", func(o *TxnQueueOptions) { o.AbortProbability, o.Seed = 0.3, 4 }),
-	}
-	p := clienttest.NewPlanner(1)
-	for i := range 60 {
-		if _, err := queues[i%2].Step(context.Background(), p.Plan(), 20, queuePollWait); err != nil {
-			t.Fatalf("step %d: %v", i, err)
-		}
-	}
-	ops := r.rec.Ops()
-	committed, readOK := clienttest.TxnValues(ops, histories.OK)
-	aborted, _ := clienttest.TxnValues(ops, histories.Fail)
-	if len(committed) == 0 || len(aborted) == 0 || countOps(ops, histories.FTxn, histories.Info) != 0 {
-		t.Fatalf("%d values committed, %d aborted, %d info txns: want both outcomes and no unknown one",
-			len(committed), len(aborted), countOps(ops, histories.FTxn, histories.Info))
-	}
-	readCommitted := 0
-	for v := range readOK {
-		switch {
-		case aborted[v]:
-			t.Errorf("a committed transaction read value %d of an aborted one", v)
-		case committed[v]:
-			readCommitted++
-		}
-	}
-	if readCommitted == 0 {
-		t.Fatal("no committed transaction read a committed value: the polls proved nothing")
-	}
-	res, _ := r.finish()
-	final := clienttest.FinalValues(r.rec.Ops(), FinalExtra)
-	for v := range committed {
-		if !final[v] {
-			t.Errorf("committed value %d is not in the final reads", v)
-		}
-	}
-	for v := range aborted {
-		if final[v] {
-			t.Errorf("aborted value %d is in the read_committed final reads", v)
-		}
-	}
-	expectClean(t, res)
-	t.Logf("%d values committed, %d aborted; committed txns read %d committed values", len(committed), len(aborted), readCommitted)
+// queueRig makes a copyRig a clienttest.QueueRig of librdkafka queues.
+type queueRig struct{ *copyRig }
+
+func (r queueRig) Queue(id string, abort float64, seed int64) clienttest.TxnQueue {
+	return r.txnQueue(id, func(o *TxnQueueOptions) { o.AbortProbability, o.Seed = abort, seed })
 }
 
-// TestTxnQueueCrashTakeover: a queue crashes after its transaction's sends
-// and polls, before the commit; its txn op is info and a crash op follows.
-// A successor with the same transactional.id fences it, so the crashed
-// transaction's records, which landed, are never visible; the checker
-// finds nothing.
+func (r queueRig) Ops() []histories.Op { return r.rec.Ops() }
+
+// Finish reads every key back read_committed, checks that the history is
+// paired and that the checker finds nothing, and returns the values the
+// final reads hold.
+func (r queueRig) Finish() map[int64]bool {
+	r.t.Helper()
+	res, _ := r.finish()
+	expectClean(r.t, res)
+	return clienttest.FinalValues(r.rec.Ops(), FinalExtra)
+}
+
+func TestTxnQueueReadsOnlyCommitted(t *testing.T) {
+	t.Parallel()
+	clienttest.CheckQueueReadsOnlyCommitted(t, queueRig{newCopyRig(t)})
+}
+
 func TestTxnQueueCrashTakeover(t *testing.T) {
 	t.Parallel()
-	r := newCopyRig(t)
-	a := r.txnQueue("q", func(*TxnQueueOptions) {})
-	p := clienttest.NewPlanner(2)
-	for range 5 {
-		if _, err := a.Step(context.Background(), p.Plan(), 20, queuePollWait); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a.Crash()
-	crashed := []histories.Mop{histories.Send(0, 1000), {F: histories.MPoll}, histories.Send(2, 1001)}
-	if typ, err := a.Step(context.Background(), crashed, 20, queuePollWait); !errors.Is(err, ErrCrashed) || typ != histories.Info || !a.Crashed() {
-		t.Fatalf("step: %s %v; want an info txn and a crash", typ, err)
-	}
-	aOps := clienttest.OpsOf(r.rec.Ops(), a.Process())
-	last, txn := aOps[len(aOps)-1], aOps[len(aOps)-2]
-	if last.F != histories.FCrash || txn.F != histories.FTxn || txn.Type != histories.Info {
-		t.Fatalf("crashed queue ended with %+v then %+v; want an info txn, then its crash op", txn, last)
-	}
-	for _, m := range txn.Mops {
-		if m.F == histories.MSend && m.Offset < 0 {
-			t.Fatalf("the crashed txn's send %+v has no offset: nothing landed to be hidden", m)
-		}
-	}
-	b := r.txnQueue("q", func(*TxnQueueOptions) {})
-	for range 5 {
-		if typ, err := b.Step(context.Background(), p.Plan(), 20, queuePollWait); err != nil || typ != histories.OK {
-			t.Fatalf("successor step: %s %v", typ, err)
-		}
-	}
-	res, _ := r.finish()
-	if final := clienttest.FinalValues(r.rec.Ops(), FinalExtra); final[1000] || final[1001] {
-		t.Fatal("the crashed transaction's records are visible to read_committed final reads")
-	}
-	expectClean(t, res)
+	clienttest.CheckQueueCrashTakeover(t, queueRig{newCopyRig(t)}, ErrCrashed)
 }
 
 // TestTxnQueueHangIsAFinding: a CommitTransaction that ignores its timeout

@@ -145,3 +145,23 @@ func TestFranzCopierCrashTakeover(t *testing.T) {
 		}
 	}
 }
+
+// The copier tells a commit it sent from an abort it never asked for by
+// kgo's log line "transaction session ending" (will_try_commit): were kgo
+// to stop logging it, or rename it, an unconfirmed commit would be
+// recorded fail, a claim that it cannot have taken effect. A step that
+// committed must have been read from the log as tried, a step the copier
+// aborted on purpose as not.
+func TestFranzCopierReadsTheSessionsLogLine(t *testing.T) {
+	r := newCopyRig(t, 10)
+	cp := r.copier(func(*client.CopierOptions) {})
+	typ, err := cp.Step(t.Context(), 4, 200*time.Millisecond)
+	if err != nil || typ != histories.OK || !cp.triedCommit.Load() {
+		t.Fatalf("committed step: %s %v; the log said it tried to commit: %v", typ, err, cp.triedCommit.Load())
+	}
+	cp.opts.AbortProbability = 1
+	typ, err = cp.Step(t.Context(), 4, 200*time.Millisecond)
+	if err != nil || typ != histories.Fail || cp.triedCommit.Load() {
+		t.Fatalf("aborted step: %s %v; the log said it tried to commit: %v", typ, err, cp.triedCommit.Load())
+	}
+}

@@ -50,8 +50,9 @@ type Consumer struct {
 
 	autoCommits client.AutoCommits // stored by the broker, not recorded yet
 
-	mu    sync.Mutex
-	moved histories.Rebalance // keys the group moved since the last poll took them
+	moves *moves // keys the group moved since the last poll took them
+
+	mu sync.Mutex
 	// stored is, for an auto-committing consumer, the offset after the
 	// last record handed to the worker, per key: the position kgo's next
 	// automatic commit commits. Under mu: a revoke drops its keys.
@@ -75,7 +76,7 @@ func NewConsumer(opts ConsumerOpts) (*Consumer, error) {
 	if _, err := ConsumerOptions(opts.Config, opts.Bootstrap); err != nil {
 		return nil, err
 	}
-	return &Consumer{opts: opts, link: &link{},
+	return &Consumer{opts: opts, link: &link{}, moves: &moves{keys: opts.Keys},
 		ops: client.ConsumerOps{Recorder: opts.Recorder, Process: opts.Process, Group: opts.Config.Group}}, nil
 }
 
@@ -157,8 +158,8 @@ func (c *Consumer) start(f string, keys []histories.Key, reads ...kgo.Opt) error
 // poll's (kgo's one-poll lag, which makes its automatic commits
 // at-least-once). A lost partition is not committed (its generation is
 // gone). A revoked or lost key leaves the positions.
-func (c *Consumer) onAssigned(_ context.Context, _ *kgo.Client, m map[string][]int32) {
-	c.note(m, func(k histories.Key) { c.moved.Assigned = append(c.moved.Assigned, k) })
+func (c *Consumer) onAssigned(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
+	c.moves.assigned(ctx, cl, m)
 }
 
 func (c *Consumer) onRevoked(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
@@ -173,36 +174,18 @@ func (c *Consumer) onRevoked(ctx context.Context, cl *kgo.Client, m map[string][
 	c.onLost(ctx, cl, m)
 }
 
-func (c *Consumer) onLost(_ context.Context, _ *kgo.Client, m map[string][]int32) {
-	c.note(m, func(k histories.Key) {
-		c.moved.Revoked = append(c.moved.Revoked, k)
-		delete(c.stored, k)
-		delete(c.dirty, k)
-	})
-}
-
-func (c *Consumer) note(m map[string][]int32, add func(histories.Key)) {
+func (c *Consumer) onLost(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
+	c.moves.revoked(ctx, cl, m)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for t, ps := range m {
 		for _, p := range ps {
 			if k, ok := c.key(t, p); ok {
-				add(k)
+				delete(c.stored, k)
+				delete(c.dirty, k)
 			}
 		}
 	}
-}
-
-// takeMoved is what the group moved since the last call, nil for nothing.
-func (c *Consumer) takeMoved() *histories.Rebalance {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.moved.Assigned)+len(c.moved.Revoked) == 0 {
-		return nil
-	}
-	r := c.moved
-	c.moved = histories.Rebalance{}
-	return &r
 }
 
 // key is the key of a topic and partition.

@@ -373,45 +373,6 @@ func (cp *Copier) crash(run *copyRun) (histories.Type, error) {
 	return histories.Info, cp.crashNow()
 }
 
-// moves is what a group moved since its last take, by key.
-type moves struct {
-	keys  *client.KeyMap
-	mu    sync.Mutex
-	moved histories.Rebalance
-}
-
-func (m *moves) assigned(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
-	m.note(parts, func(k histories.Key) { m.moved.Assigned = append(m.moved.Assigned, k) })
-}
-
-func (m *moves) revoked(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
-	m.note(parts, func(k histories.Key) { m.moved.Revoked = append(m.moved.Revoked, k) })
-}
-
-func (m *moves) note(parts map[string][]int32, add func(histories.Key)) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for t, ps := range parts {
-		for _, p := range ps {
-			if k, ok := m.keys.Key(kafka.TopicPartition{Topic: &t, Partition: p}); ok {
-				add(k)
-			}
-		}
-	}
-}
-
-// take is what moved since the last take, nil for nothing.
-func (m *moves) take() *histories.Rebalance {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.moved.Assigned)+len(m.moved.Revoked) == 0 {
-		return nil
-	}
-	r := m.moved
-	m.moved = histories.Rebalance{}
-	return &r
-}
-
 // sessionLog reads kgo's log for the one line that says whether a
 // transaction session's end sends EndTxn(commit); it logs nothing.
 type sessionLog struct{ tried *atomic.Bool }

@@ -13,7 +13,7 @@ RUNS_DIR  ?= $(CURDIR)/runs
 faults-doc:
 	$(GO) run ./internal/faultsdoc -o docs/faults.md
 
-.PHONY: versions build test test-unit setup matrix clients soak chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka probe-kafka-17754
+.PHONY: versions build test test-unit setup matrix clients soak chaos chaos-local chaos-docker docker-engine docker-engine-stop docker-image bench fuzz clean vet kafka probe-kafka-17754 hunt-kafka-17754
 
 build:
 	$(GO) build -o bin/kafkachaos ./cmd/kafkachaos
@@ -113,6 +113,15 @@ probe-kafka-17754: build kafka
 		KAFKA_VERSION=$$v KAFKACHAOS_CLUSTER=local KAFKACHAOS_RUNS=$(RUNS_DIR) KAFKACHAOS_KEEP=1 \
 			$(GO) test -count=1 -timeout 15m -run '^TestChaosLocal(DelayedProduceOutlivesTheClient|JavaLateEndTxn)$$' -v . || status=1; \
 	done; echo "reports: $(RUNS_DIR)/TestChaosLocal{DelayedProduceOutlivesTheClient,JavaLateEndTxn}"; exit $$status
+
+# hunt-kafka-17754 runs the hunt of docs/FINDINGS.md (scripts/hunt.sh): a
+# 30-minute explore campaign of the txn space per Kafka release and client,
+# one after another, on local brokers (root); HUNT_LINES picks lines
+# (VERSION:CLIENT, e.g. 3.3.2:java@3.8.0), HUNT_DURATION their length.
+HUNT_LINES ?=
+HUNT_DURATION ?= 30m
+hunt-kafka-17754: build kafka
+	DURATION=$(HUNT_DURATION) OUT=$(RUNS_DIR)/hunt scripts/hunt.sh $(HUNT_LINES)
 
 # The docker provider's engine (its own socket and data root) and the Kafka
 # image, built locally from the same jars when apache/kafka cannot be pulled.

@@ -268,7 +268,7 @@ func (c *consumer) poll() {
 	fs := c.gen.cl.PollRecords(ctx, max(1, c.e.s.Workload.PollBatch))
 	cancel()
 	recs, next := fetched(c.e, fs)
-	done := &histories.Op{Process: c.pid, Type: histories.OK, F: histories.FPoll, Group: group, Rebalance: c.rebalances.take()}
+	done := &histories.Op{Process: c.pid, Type: histories.OK, F: histories.FPoll, Group: group, Rebalance: c.rebalances.Take()}
 	switch {
 	case len(recs) == 0 || !c.commitsAround():
 		done.Mops = []histories.Mop{{F: histories.MPoll, Records: recs}}

@@ -84,7 +84,7 @@ func (cp *copier) step() {
 	fs := cp.sess.PollRecords(ctx, max(1, cp.e.s.Workload.TxnSize))
 	cancel()
 	recs, next := fetched(cp.e, fs)
-	done.Rebalance = cp.rebalances.take()
+	done.Rebalance = cp.rebalances.Take()
 	done.Mops = []histories.Mop{{F: histories.MPoll, Records: recs}}
 	if len(recs) == 0 {
 		cp.e.rec.Record(done)

@@ -90,7 +90,7 @@ func (c *Consumer) fetch(got *client.Fetched, max int, wait time.Duration) (note
 	if err != nil {
 		return nil, err
 	}
-	if r := c.moves.take(); r != nil {
+	if r := c.moves.Take(); r != nil {
 		m := c.ops.Rebalanced()
 		m.Assigned, m.Revoked = append(m.Assigned, r.Assigned...), append(m.Revoked, r.Revoked...)
 	}

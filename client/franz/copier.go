@@ -250,7 +250,7 @@ func (cp *Copier) fetch(max int, wait time.Duration) (*client.Fetched, error) {
 	if err != nil {
 		return got, err
 	}
-	if r := cp.moves.take(); r != nil {
+	if r := cp.moves.Take(); r != nil {
 		m := cp.ops.Rebalanced()
 		m.Assigned, m.Revoked = append(m.Assigned, r.Assigned...), append(m.Revoked, r.Revoked...)
 	}

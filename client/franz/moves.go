@@ -2,7 +2,6 @@ package franz
 
 import (
 	"context"
-	"sync"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -11,41 +10,30 @@ import (
 	"github.com/kafkachaos/kafkachaos/histories"
 )
 
-// moves is what a group moved since its last take, by key.
+// moves is what a group moved since its last take, by key: kgo's
+// rebalance callbacks, in the harness's keys.
 type moves struct {
-	keys  *client.KeyMap
-	mu    sync.Mutex
-	moved histories.Rebalance
+	keys *client.KeyMap
+	histories.Moves
 }
 
 func (m *moves) assigned(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
-	m.note(parts, func(k histories.Key) { m.moved.Assigned = append(m.moved.Assigned, k) })
+	m.Assign(m.keysOf(parts)...)
 }
 
 func (m *moves) revoked(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
-	m.note(parts, func(k histories.Key) { m.moved.Revoked = append(m.moved.Revoked, k) })
+	m.Revoke(m.keysOf(parts)...)
 }
 
-func (m *moves) note(parts map[string][]int32, add func(histories.Key)) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// keysOf are the harness's keys of kgo's topics and partitions.
+func (m *moves) keysOf(parts map[string][]int32) []histories.Key {
+	var out []histories.Key
 	for t, ps := range parts {
 		for _, p := range ps {
 			if k, ok := m.keys.Key(kafka.TopicPartition{Topic: &t, Partition: p}); ok {
-				add(k)
+				out = append(out, k)
 			}
 		}
 	}
-}
-
-// take is what moved since the last take, nil for nothing.
-func (m *moves) take() *histories.Rebalance {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.moved.Assigned)+len(m.moved.Revoked) == 0 {
-		return nil
-	}
-	r := m.moved
-	m.moved = histories.Rebalance{}
-	return &r
+	return out
 }

@@ -2,6 +2,7 @@ package kproxy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -134,13 +135,9 @@ func LateCounts(late []Outlived) map[string]int64 {
 	return n
 }
 
-// LateText is counts in a stable order, for a summary line.
+// LateText is counts in name order, for a summary line.
 func LateText(counts map[string]int64) string {
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(counts))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s %d", k, counts[k])

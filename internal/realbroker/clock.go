@@ -207,8 +207,16 @@ const (
 // AwaitClock probes node id until its clock reads offset from this
 // process's (within half the probe's round trip and clockTolerance), for
 // at most ClockSettle; it returns the last reading, and an error naming it
-// when the clock never got there.
+// when the clock never got there. The node's partition of ClockTopic is
+// made first, outside ClockSettle: on a busy cluster making it can take
+// longer than a clock takes to settle.
 func (c *Cluster) AwaitClock(ctx context.Context, id int32, offset time.Duration) (skew, rtt time.Duration, err error) {
+	if err := c.started(); err != nil {
+		return 0, 0, err
+	}
+	if _, _, err := c.admin.clockPartition(ctx, id); err != nil {
+		return 0, 0, c.wrap(fmt.Errorf("clock probe of node %d: %w", id, err))
+	}
 	ctx, cancel := context.WithTimeout(ctx, ClockSettle)
 	defer cancel()
 	for {

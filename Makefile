@@ -102,8 +102,9 @@ chaos-local: build kafka
 
 # probe-kafka-17754 runs the probes of docs/FINDINGS.md on each release of
 # PROBE_VERSIONS, on local brokers (root): produce requests of a
-# transactional copy held past the client's own timeouts (committed by the
-# next transaction before 3.6, refused from 3.6), and EndTxn requests of
+# transactional copy held past the client's own timeouts, librdkafka's and
+# the Java client's (committed by the next transaction before 3.6, refused
+# from 3.6), and EndTxn requests of
 # Java txn queues held until the next transaction is open (KAFKA-17754 on
 # 3.x, fenced by transaction version 2 on 4.x).
 PROBE_VERSIONS ?= 3.3.2 3.9.1 4.4.0
@@ -111,8 +112,8 @@ probe-kafka-17754: build kafka
 	mkdir -p $(RUNS_DIR)
 	@status=0; for v in $(PROBE_VERSIONS); do \
 		KAFKA_VERSION=$$v KAFKACHAOS_CLUSTER=local KAFKACHAOS_RUNS=$(RUNS_DIR) KAFKACHAOS_KEEP=1 \
-			$(GO) test -count=1 -timeout 15m -run '^TestChaosLocal(DelayedProduceOutlivesTheClient|JavaLateEndTxn)$$' -v . || status=1; \
-	done; echo "reports: $(RUNS_DIR)/TestChaosLocal{DelayedProduceOutlivesTheClient,JavaLateEndTxn}"; exit $$status
+			$(GO) test -count=1 -timeout 15m -run '^TestChaosLocal(DelayedProduceOutlivesTheClient|JavaLateProduce|JavaLateEndTxn)$$' -v . || status=1; \
+	done; echo "reports: $(RUNS_DIR)/TestChaosLocal{DelayedProduceOutlivesTheClient,JavaLateProduce,JavaLateEndTxn}"; exit $$status
 
 # hunt-kafka-17754 runs the hunt of docs/FINDINGS.md (scripts/hunt.sh): a
 # 30-minute explore campaign of the txn space per Kafka release and client,

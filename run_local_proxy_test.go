@@ -109,6 +109,64 @@ func TestChaosLocalDelayedProduceOutlivesTheClient(t *testing.T) {
 		kafkadist.Version(), p.attempts, strings.Join(seen, "\n  "))
 }
 
+// TestChaosLocalJavaLateProduce (full profile; make probe-kafka-17754 runs
+// it on three releases) replays what a campaign of the txn space found on
+// Kafka 3.3.2 with kafka-clients 3.8.0, shrunk: a Java copier's produce
+// requests held 10.5 s, past its 10 s delivery timeout. The batch expires,
+// the client aborts, bumps its epoch and copies the same records again in
+// its next transaction; the held batch of the aborted one lands after the
+// abort, opens a transaction on the partition, and the next commit marker
+// ends it committed: the aborted copy is read (G1a) beside the new one
+// (duplicate), KAFKA-17754's late produce with Jepsen's client.
+//
+// From 3.6 the partition asks the coordinator whether the transaction is
+// open (KIP-890 part 1) and refuses the batch; on 4.x the 4.4.0 client's
+// transaction version 2 fences it by epoch too. There the same run must
+// hold. A run proves something only when a produce request was still
+// unanswered when its transaction ended (results' late-requests).
+func TestChaosLocalJavaLateProduce(t *testing.T) {
+	p := requireFull(t, "local", "probe: full profile only (make probe-kafka-17754)")
+	s, err := generators.Load("docs/evidence/kafka-17754-hunt/java-3.8.0-kafka-3.3.2/minimal.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Name, s.Cluster = "local-kafka-17754-java-late-produce", generators.Cluster{Provider: "local", Brokers: 3}
+	verified, err := generators.KafkaAtLeast(kafkadist.Version(), "3.6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(kafkadist.Version(), "4.") {
+		s.ClientVersion = "4.4.0"
+	}
+	var seen []string
+	for i := range p.attempts {
+		a := runReal(t, s, i)
+		late := a.out.Stats.LateRequests["Produce unanswered"] + a.out.Stats.LateRequests["Produce accepted"]
+		if why := worked(a, 20); why != "" || late == 0 {
+			seen = append(seen, fmt.Sprintf("attempt %d proves nothing (%s, %d produce requests outlived their transaction); %s", i+1, why, late, a))
+			continue
+		}
+		c := a.out.Result.Counts
+		if verified {
+			if !a.out.Held || c[checkers.G1a]+c[checkers.Duplicate] > 0 {
+				t.Errorf("CLAIM BROKEN (a late produce is refused from 3.6) on Kafka %s with kafka-clients %s: %d aborted reads, %d duplicates; %s",
+					kafkadist.Version(), s.ClientVersion, c[checkers.G1a], c[checkers.Duplicate], weaker(a))
+			}
+			t.Logf("CLAIM HELD on Kafka %s with kafka-clients %s: %d produce requests outlived their transaction (%v); %s",
+				kafkadist.Version(), s.ClientVersion, late, a.out.Stats.LateRequests, a)
+			return
+		}
+		if c[checkers.G1a] > 0 {
+			t.Logf("KAFKA-17754 (late produce) REPRODUCED on Kafka %s with kafka-clients %s, attempt %d of %d: %d aborted reads, %d duplicates, %d produce requests outlived their transaction; %s\n%s",
+				kafkadist.Version(), s.ClientVersion, i+1, p.attempts, c[checkers.G1a], c[checkers.Duplicate], late, a, weaker(a))
+			return
+		}
+		seen = append(seen, fmt.Sprintf("attempt %d: %d produce requests outlived their transaction; %s", i+1, late, a))
+	}
+	t.Errorf("no attempt proved anything, or the late produce was not committed, on Kafka %s with kafka-clients %s in %d attempts:\n  %s",
+		kafkadist.Version(), s.ClientVersion, p.attempts, strings.Join(seen, "\n  "))
+}
+
 // delayedTxnClaim runs s, a transactional copy with a delayed-requests
 // fault, and requires the hold to have held requests and the copy to stay
 // exactly-once: any read of an aborted value, duplicate or loss is a

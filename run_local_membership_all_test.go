@@ -20,10 +20,13 @@ import (
 // the idempotent acks=all producer: each change must fire and heal, and no
 // acknowledged write may be lost or duplicated. While the leader is
 // removed its partition has one replica in sync, so sends are refused
-// (NotEnoughReplicas): that window costs availability, not data.
+// (NotEnoughReplicas): that window costs availability, not data. The
+// brokers' clocks are movable, as on a campaign's shared cluster: the
+// added broker starts with a clock of its own.
 func TestChaosLocalMembership(t *testing.T) {
 	p := requireReal(t, "local")
 	s := realScenario("local-membership", p)
+	s.Cluster.Clocks = true
 	s.TimeLimit = d(membershipLimit)
 	s.Topic.ReplicationFactor = 2
 	s.Workload.Consumers = 1

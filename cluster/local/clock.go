@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/cluster"
@@ -69,13 +70,15 @@ func (p *Provider) startClocks() error {
 	return nil
 }
 
-// removeClocks removes the nodes' control files (Stop).
+// removeClocks removes the nodes' and guests' control files (Stop).
 func (p *Provider) removeClocks() error {
 	if p.jvm.clockLib == "" {
 		return nil
 	}
+	p.guests.mu.Lock()
+	defer p.guests.mu.Unlock()
 	var errs []error
-	for _, n := range p.nodes {
+	for _, n := range slices.Concat(p.nodes, p.guests.nodes) {
 		if err := os.Remove(n.clockFile(p.id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}

@@ -12,7 +12,11 @@ type groupKey struct {
 	ks *keyState
 	// first[i] is 1 + the index of the first ok op of the group that returned
 	// the record at dense index i; 0 when none did.
-	first     []int64
+	first []int64
+	// reused is first for records read at an offset the log settled on
+	// another value for (inconsistent-offsets: the log lost the offset and
+	// wrote it again); rare, so a map.
+	reused    map[slotKey]int64
 	committed int64 // highest offset the group committed ok; -1 none
 	commitOp  int64
 }
@@ -20,7 +24,9 @@ type groupKey struct {
 // delivery finds duplicate-delivery and lost-delivery per consumer group. A
 // record is processed by the group when an ok op of a group member returned
 // it; polls that completed info or fail fetched records that may never have
-// been processed, so they count for neither anomaly.
+// been processed, so they count for neither anomaly. A record is its offset
+// and value: after a truncation the log writes other records at the same
+// offsets, and a group that reads them has processed nothing twice.
 type delivery struct {
 	sink   *caseSink
 	groups map[string]map[int64]*groupKey
@@ -75,10 +81,10 @@ func (d *delivery) deliver(op *histories.Op, r readRef) {
 		return
 	}
 	gk := d.key(op.Group, r.ks)
-	prev := gk.first[r.idx] - 1
+	prev := gk.firstOp(r)
 	switch {
 	case prev < 0:
-		gk.first[r.idx] = op.Index + 1
+		gk.setFirst(r, op.Index)
 	case prev != op.Index:
 		d.sink.add(DuplicateDelivery, Case{
 			Key: ptr(r.ks.key), Value: ptr(r.value), Offsets: []int64{r.offset},
@@ -86,6 +92,32 @@ func (d *delivery) deliver(op *histories.Op, r readRef) {
 			Explanation: fmt.Sprintf("group %q processed offset %d of key %d (value %d) in op %d and again in op %d", op.Group, r.offset, r.ks.key, r.value, prev, op.Index),
 		})
 	}
+}
+
+// settled reports whether r read the value the log settled on at its
+// offset; otherwise r read a record of a reused offset.
+func settled(r readRef) bool {
+	v, _ := r.ks.log.valueAt(r.idx)
+	return v == r.value
+}
+
+// firstOp is the first ok op of the group that processed r's record, -1 none.
+func (gk *groupKey) firstOp(r readRef) int64 {
+	if settled(r) {
+		return gk.first[r.idx] - 1
+	}
+	return gk.reused[slotKey{r.ks.key, r.slot}] - 1
+}
+
+func (gk *groupKey) setFirst(r readRef, op int64) {
+	if settled(r) {
+		gk.first[r.idx] = op + 1
+		return
+	}
+	if gk.reused == nil {
+		gk.reused = map[slotKey]int64{}
+	}
+	gk.reused[slotKey{r.ks.key, r.slot}] = op + 1
 }
 
 // finish reports, for each group and key, the records below the group's

@@ -42,3 +42,35 @@ func TestRealKafkaTruncationAfterRead(t *testing.T) {
 		t.Fatalf("observed %v, want at-most-once", g)
 	}
 }
+
+// TestRealKafkaPowerLossRewritesOffsets checks a history from real Kafka
+// 4.4.0 (a campaign draw, docs/evidence/kafka-17754-hunt/java-4.4.0-kafka-4.4.0/draw-24):
+// a power loss took the whole log of an RF 1 topic, the producers wrote
+// offsets 0.. again with new values, and the copiers' group, whose
+// committed offset lay past the new log end, read the new records from
+// offset 0. It processed no record twice and no earlier transaction's
+// write sits inside a later one: the lost records are lost-after-read and
+// the rewritten offsets inconsistent-offsets, nothing more.
+func TestRealKafkaPowerLossRewritesOffsets(t *testing.T) {
+	src, err := histories.Open(filepath.Join("..", "docs", "evidence", "kafka-17754-hunt", "java-4.4.0-kafka-4.4.0", "draw-24", "history.jsonl"), histories.FormatJSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := checkers.Check(src, checkers.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []checkers.Anomaly{checkers.DuplicateDelivery, checkers.InterleavedTransaction} {
+		if n := res.Counts[a]; n != 0 {
+			t.Errorf("%s %d, want none: %v", a, n, res.Anomalies[a][:min(2, len(res.Anomalies[a]))])
+		}
+	}
+	for a, want := range map[checkers.Anomaly]int64{checkers.LostAfterRead: 506, checkers.InconsistentOffsets: 77} {
+		if n := res.Counts[a]; n != want {
+			t.Errorf("%s %d, want %d", a, n, want)
+		}
+	}
+	if o := model.Observe(res); o.Producer != model.AtMostOnce || o.Consumer != model.ExactlyOnce {
+		t.Errorf("observed producer %v, consumer %v; want at-most-once and exactly-once", o.Producer, o.Consumer)
+	}
+}

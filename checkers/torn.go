@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -31,6 +32,9 @@ import (
 //     on that key. Atomicity is broken, but the write is in the log; had
 //     T' aborted and taken it, its loss is reported apart: unseen or
 //     lost-write, and torn-transaction where T's other writes were read.
+//     A write of T that is lost-after-read does not count: the log held it
+//     and then lost it to a truncation (a power loss, an unclean election),
+//     so later writes reuse offsets below it without landing inside T.
 //
 // Not flagged: aborted (fail) txns, whose visible writes are G1a; info txns
 // none of whose writes were read, which may have aborted; writes on keys
@@ -63,10 +67,12 @@ type procKey struct{ process, key int64 }
 // txnWrite is one write of a txn op: the op, its value and offset.
 type txnWrite struct{ op, value, offset int64 }
 
-// keySpan is the first and last write of one op on one key, by offset.
+// keySpan is the first write of one op on one key, by offset, and the last
+// of its writes the log kept (hasLast false when it kept none).
 type keySpan struct {
 	key         int64
 	first, last txnWrite
+	hasLast     bool
 }
 
 func newTornTxns(sink *caseSink) *tornTxns {
@@ -141,7 +147,7 @@ func (t *tornTxns) interleaved(v *opView, committed bool) {
 	t.spans = t.spans[:0]
 	for _, w := range v.sends {
 		if o := w.logOffset(); o >= 0 {
-			t.addSpan(w.ks.key, txnWrite{v.op.Index, w.value, o})
+			t.addSpan(w.ks.key, txnWrite{v.op.Index, w.value, o}, !lostAfterRead(w.ks, w.slot))
 		}
 	}
 	for _, sp := range t.spans {
@@ -155,27 +161,25 @@ func (t *tornTxns) interleaved(v *opView, committed bool) {
 					prev.op, prev.value, sp.key, prev.offset, sp.first.offset, v.op.Index, sp.first.value),
 			})
 		}
-		if committed && (!ok || sp.last.offset > prev.offset) {
+		if committed && sp.hasLast && (!ok || sp.last.offset > prev.offset) {
 			t.last[pk] = sp.last
 		}
 	}
 }
 
-func (t *tornTxns) addSpan(k int64, w txnWrite) {
-	for i := range t.spans {
-		sp := &t.spans[i]
-		if sp.key != k {
-			continue
-		}
-		if w.offset < sp.first.offset {
-			sp.first = w
-		}
-		if w.offset > sp.last.offset {
-			sp.last = w
-		}
-		return
+// addSpan adds write w of key k to the current op's spans; kept says the
+// log still holds it.
+func (t *tornTxns) addSpan(k int64, w txnWrite, kept bool) {
+	i := slices.IndexFunc(t.spans, func(sp keySpan) bool { return sp.key == k })
+	if i < 0 {
+		t.spans = append(t.spans, keySpan{key: k, first: w})
+		i = len(t.spans) - 1
+	} else if w.offset < t.spans[i].first.offset {
+		t.spans[i].first = w
 	}
-	t.spans = append(t.spans, keySpan{key: k, first: w, last: w})
+	if sp := &t.spans[i]; kept && (!sp.hasLast || w.offset > sp.last.offset) {
+		sp.last, sp.hasLast = w, true
+	}
 }
 
 // maxListed caps the writes an explanation names; a copier's transaction

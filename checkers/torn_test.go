@@ -198,3 +198,27 @@ func TestInterleavedTransactionCaseNamesWrites(t *testing.T) {
 		}
 	}
 }
+
+// A write the log lost to a truncation after it was read is not inside a
+// later transaction of its process: the later one reuses offsets below it
+// because the log no longer reaches it. Kept, the same write is interleaved.
+func TestInterleavedTransactionAcrossATruncation(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		final histories.Mop
+		want  []Anomaly
+	}{
+		{"truncated below the earlier write", pl(0, 0, 2), []Anomaly{LostAfterRead, NonmonotonicSend}},
+		{"earlier write kept", pl(0, 0, 2, 5, 1), []Anomaly{InterleavedTransaction, NonmonotonicSend}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hist{}
+			h.op(0, ok, "txn", snd(0, 1, 5))
+			h.op(2, ok, "poll", pl(0, 5, 1))
+			h.op(0, ok, "txn", snd(0, 2, 0))
+			h.finalAssign(9, 0)
+			h.finalPoll(9, tc.final)
+			expectOnly(t, check(t, h, Options{}), tc.want...)
+		})
+	}
+}

@@ -69,7 +69,7 @@ func ExpectedUnder(cond Conditions, p ProducerConfig, t TopicConfig, c ConsumerC
 			return Expectation{}, err
 		}
 	}
-	e := Expectation{Producer: producerHop(cond, p, t), Consumer: consumerHop(p, c), ReadCommitted: c.IsolationLevel == ReadCommitted}
+	e := Expectation{Producer: producerHop(cond, p, t), Consumer: consumerHop(cond, p, t, c), ReadCommitted: c.IsolationLevel == ReadCommitted}
 	e.EndToEnd = Meet(e.Producer.Guarantee, e.Consumer.Guarantee)
 	return e, nil
 }
@@ -133,9 +133,9 @@ func producerMayDuplicate(p ProducerConfig) (bool, []string) {
 }
 
 // consumerHop: the consumer hop depends on when offsets are committed
-// relative to processing, and on whether it can see records of aborted
-// transactions.
-func consumerHop(p ProducerConfig, c ConsumerConfig) Hop {
+// relative to processing, on whether it can see records of aborted
+// transactions, and on whether the log may lose records a group has read.
+func consumerHop(cond Conditions, p ProducerConfig, t TopicConfig, c ConsumerConfig) Hop {
 	var lose, dup bool
 	var why []string
 	switch c.CommitStrategy {
@@ -159,7 +159,30 @@ func consumerHop(p ProducerConfig, c ConsumerConfig) Hop {
 		dup = true
 		why = append(why, "read_uncommitted with a transactional producer: records of aborted transactions are processed, and the producer sends them again (may duplicate)")
 	}
+	if cause := readMayTruncate(cond, t); cause != "" {
+		lose, dup = true, true
+		why = append(why, cause+": the log may be truncated below the group's committed offset, which then lies past the log's end; the group resets its position and processes again records it had processed (may duplicate), or skips records the log wrote again below that offset (may lose)")
+	}
 	return Hop{Guarantee: FromAxes(lose, dup), Reasons: why}
+}
+
+// readMayTruncate names what may truncate records a group has read (below
+// the high watermark), "" when nothing may: a replica that was not in sync
+// elected, or every replica that had a record losing its unsynced writes.
+func readMayTruncate(cond Conditions, t TopicConfig) string {
+	switch {
+	case cond.StableLeaders:
+		return ""
+	case t.UncleanLeaderElection:
+		return "unclean.leader.election.enable"
+	case cond.UnsyncedLoss:
+		return "every replica may lose power at once"
+	case t.ReplicationFactor < 2:
+		return "replication.factor<2"
+	case t.MinInsyncReplicas < 2:
+		return "min.insync.replicas<2"
+	}
+	return ""
 }
 
 // HeldBy reports whether a run that showed o kept e: Breaks found nothing.

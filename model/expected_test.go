@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -247,5 +248,38 @@ func TestReadCommittedRulesOutDirtyReads(t *testing.T) {
 	}
 	if got := rc.Breaks(Observe(result(checkers.DuplicateDelivery))); len(got) != 0 {
 		t.Errorf("read_committed, a redelivery: Breaks = %q, want none", got)
+	}
+}
+
+// A log that may lose records a group has read may leave the group's
+// committed offset past its end: even offsets committed in the transaction
+// then may redeliver and skip. Stable leaders truncate nothing.
+func TestConsumerHopWhereTheLogMayTruncateReads(t *testing.T) {
+	txP := ProducerConfig{Acks: AcksAll, Retries: 3, MaxInFlight: 5, TransactionalID: "t"}
+	txC := ConsumerConfig{ReadCommitted, CommitTransactional}
+	cases := []struct {
+		name string
+		cond Conditions
+		t    TopicConfig
+		want Guarantee
+	}{
+		{"durable topic", Conditions{}, durableTopic, ExactlyOnce},
+		{"one replica", Conditions{}, TopicConfig{ReplicationFactor: 1, MinInsyncReplicas: 1}, None},
+		{"one in-sync replica", Conditions{}, TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 1}, None},
+		{"unclean election", Conditions{}, TopicConfig{ReplicationFactor: 3, MinInsyncReplicas: 2, UncleanLeaderElection: true}, None},
+		{"power loss of every replica", Conditions{UnsyncedLoss: true}, durableTopic, None},
+		{"one replica, stable leaders", Conditions{StableLeaders: true}, TopicConfig{ReplicationFactor: 1, MinInsyncReplicas: 1}, ExactlyOnce},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := expect(t, c.cond, txP, c.t, txC).Consumer
+			if h.Guarantee != c.want {
+				t.Fatalf("consumer hop %v, want %v: %v", h.Guarantee, c.want, h.Reasons)
+			}
+			truncates := slices.ContainsFunc(h.Reasons, func(r string) bool { return strings.Contains(r, "past the log's end") })
+			if truncates != (c.want == None) {
+				t.Fatalf("reasons %v: naming the truncation %v, want %v", h.Reasons, truncates, c.want == None)
+			}
+		})
 	}
 }

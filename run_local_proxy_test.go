@@ -143,7 +143,7 @@ func TestChaosLocalJavaLateProduce(t *testing.T) {
 		a := runReal(t, s, i)
 		late := a.out.Stats.LateRequests["Produce unanswered"] + a.out.Stats.LateRequests["Produce accepted"]
 		if why := worked(a, 20); why != "" || late == 0 {
-			seen = append(seen, fmt.Sprintf("attempt %d proves nothing (%s, %d produce requests outlived their transaction); %s", i+1, why, late, a))
+			seen = append(seen, fmt.Sprintf("attempt %d proves nothing (%s, %d produce requests still unanswered when their transaction ended); %s", i+1, why, late, a))
 			continue
 		}
 		c := a.out.Result.Counts
@@ -152,16 +152,16 @@ func TestChaosLocalJavaLateProduce(t *testing.T) {
 				t.Errorf("CLAIM BROKEN (a late produce is refused from 3.6) on Kafka %s with kafka-clients %s: %d aborted reads, %d duplicates; %s",
 					kafkadist.Version(), s.ClientVersion, c[checkers.G1a], c[checkers.Duplicate], weaker(a))
 			}
-			t.Logf("CLAIM HELD on Kafka %s with kafka-clients %s: %d produce requests outlived their transaction (%v); %s",
+			t.Logf("CLAIM HELD on Kafka %s with kafka-clients %s: %d produce requests still unanswered when their transaction ended (%v); %s",
 				kafkadist.Version(), s.ClientVersion, late, a.out.Stats.LateRequests, a)
 			return
 		}
 		if c[checkers.G1a] > 0 {
-			t.Logf("KAFKA-17754 (late produce) REPRODUCED on Kafka %s with kafka-clients %s, attempt %d of %d: %d aborted reads, %d duplicates, %d produce requests outlived their transaction; %s\n%s",
+			t.Logf("KAFKA-17754 (late produce) REPRODUCED on Kafka %s with kafka-clients %s, attempt %d of %d: %d aborted reads, %d duplicates, %d produce requests still unanswered when their transaction ended; %s\n%s",
 				kafkadist.Version(), s.ClientVersion, i+1, p.attempts, c[checkers.G1a], c[checkers.Duplicate], late, a, weaker(a))
 			return
 		}
-		seen = append(seen, fmt.Sprintf("attempt %d: %d produce requests outlived their transaction; %s", i+1, late, a))
+		seen = append(seen, fmt.Sprintf("attempt %d: %d produce requests still unanswered when their transaction ended; %s", i+1, late, a))
 	}
 	t.Errorf("no attempt proved anything, or the late produce was not committed, on Kafka %s with kafka-clients %s in %d attempts:\n  %s",
 		kafkadist.Version(), s.ClientVersion, p.attempts, strings.Join(seen, "\n  "))

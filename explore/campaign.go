@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/internal/counts"
 )
 
 // Campaign is one exploration: draws from Gen within Space, from Seed,
@@ -79,7 +78,7 @@ type Drawn struct {
 	Outcome string   `json:"outcome"`
 	// LateRequests are its requests still unanswered when their
 	// transaction ended, by API and answer (Verdict.LateRequests).
-	LateRequests map[string]int64 `json:"late-requests,omitempty"`
+	LateRequests counts.Counts `json:"late-requests,omitempty"`
 }
 
 // Outcomes of a draw.
@@ -115,7 +114,7 @@ type Report struct {
 	// 0 when not counted.
 	Clusters int
 	// LateRequests adds up the draws' Verdict.LateRequests.
-	LateRequests map[string]int64
+	LateRequests counts.Counts
 }
 
 // Summary is a campaign's numbers, for the summary line and as JSON.
@@ -136,7 +135,7 @@ type Summary struct {
 	// when their transaction ended, by API and answer: how often a
 	// campaign made KAFKA-17754's late arrival, and what the brokers did
 	// with it.
-	LateRequests map[string]int64 `json:"late-requests,omitempty"`
+	LateRequests counts.Counts `json:"late-requests,omitempty"`
 }
 
 // Summary is r's numbers.
@@ -164,7 +163,7 @@ func (s Summary) String() string {
 			float64(s.Draws)/time.Duration(s.ElapsedNs).Minutes(), float64(s.SimulatedNs)/float64(s.ElapsedNs))
 	}
 	if len(s.LateRequests) > 0 {
-		out += "; requests unanswered when their transaction ended: " + countsText(s.LateRequests)
+		out += "; requests unanswered when their transaction ended: " + s.LateRequests.String()
 	}
 	return out
 }
@@ -348,7 +347,7 @@ func (c Campaign) record(r *Report, j judged, began time.Time) {
 	if err == nil {
 		r.FaultsFired += v.FaultsFired
 		r.Simulated += v.Simulated
-		r.LateRequests = addCounts(r.LateRequests, v.LateRequests)
+		r.LateRequests = r.LateRequests.Add(v.LateRequests)
 		d.LateRequests = v.LateRequests
 	}
 	r.Drawn = append(r.Drawn, d)
@@ -421,25 +420,4 @@ func CheckClient(client string) error {
 		err = fmt.Errorf("unknown client %q, want one of %v", name, generators.ClientNames())
 	}
 	return err
-}
-
-// addCounts adds b's counts to a, made when a is nil and b has some.
-func addCounts(a, b map[string]int64) map[string]int64 {
-	for k, n := range b {
-		if a == nil {
-			a = map[string]int64{}
-		}
-		a[k] += n
-	}
-	return a
-}
-
-// countsText is counts as "name n" in name order, comma-separated.
-func countsText(counts map[string]int64) string {
-	keys := slices.Sorted(maps.Keys(counts))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
-	}
-	return strings.Join(parts, ", ")
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/internal/counts"
 	"github.com/kafkachaos/kafkachaos/model"
 	"github.com/kafkachaos/kafkachaos/runner"
 )
@@ -40,7 +41,7 @@ type Verdict struct {
 	// LateRequests are the run's transaction requests still unanswered
 	// when their transaction ended, by API and answer
 	// (runner.Stats.LateRequests).
-	LateRequests map[string]int64
+	LateRequests counts.Counts
 }
 
 // Judge runs a scenario once and says whether it violated its claim; an

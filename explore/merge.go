@@ -106,7 +106,7 @@ func mergeSummaries(outs []Output) Summary {
 		s.ElapsedNs = max(s.ElapsedNs, o.Summary.ElapsedNs)
 		s.Clusters += o.Summary.Clusters
 		s.SimulatedNs += o.Summary.SimulatedNs
-		s.LateRequests = addCounts(s.LateRequests, o.Summary.LateRequests)
+		s.LateRequests = s.LateRequests.Add(o.Summary.LateRequests)
 	}
 	if s.Clusters > 0 {
 		s.DrawsPerCluster = float64(s.Draws) / float64(s.Clusters)

@@ -3,12 +3,11 @@ package matrix
 import (
 	"fmt"
 	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/checkers"
 	"github.com/kafkachaos/kafkachaos/generators"
+	"github.com/kafkachaos/kafkachaos/internal/counts"
 	"github.com/kafkachaos/kafkachaos/model"
 )
 
@@ -312,20 +311,9 @@ func (m Matrix) Counts() (ran, na, harness int) {
 }
 
 // countsText is "duplicate 3, lost-write 1", or "no anomaly".
-func countsText(counts map[string]int64) string {
-	names := make([]string, 0, len(counts))
-	for a, n := range counts {
-		if n > 0 {
-			names = append(names, a)
-		}
+func countsText(c map[string]int64) string {
+	if s := counts.Counts(c).String(); s != "" {
+		return s
 	}
-	if len(names) == 0 {
-		return "no anomaly"
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, a := range names {
-		parts[i] = fmt.Sprintf("%s %d", a, counts[a])
-	}
-	return strings.Join(parts, ", ")
+	return "no anomaly"
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kafkachaos/kafkachaos/internal/counts"
 	"github.com/kafkachaos/kafkachaos/internal/kproxy"
 	"github.com/kafkachaos/kafkachaos/report"
 )
@@ -30,7 +31,7 @@ func requestsCmd(args []string, stdout, stderr io.Writer) int {
 		f.APIs = append(f.APIs, strings.Split(s, ",")...)
 		return nil
 	})
-	late := fs.Bool("late", false, "only the transactions' requests answered after their transaction's EndTxn (sent after them) was: the late arrivals of KAFKA-17754, each with its answer")
+	late := fs.Bool("late", false, "only the transactions' requests still unanswered when their transaction ended (an EndTxn sent after them was answered): the late arrivals of KAFKA-17754, each with its answer")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafkachaos requests RUN_DIR [--txn ID] [--pid N] [--api EndTxn,...] [--late]")
 		fmt.Fprintln(stderr, "Prints the Kafka requests the run's clients sent through their proxies, in time order, each with")
@@ -92,7 +93,7 @@ func lateRequests(xs []kproxy.Exchange, f kproxy.Filter, stdout, stderr io.Write
 		fmt.Fprintln(stdout, "no request outlived its transaction")
 		return exitValid
 	}
-	fmt.Fprintf(stdout, "%d requests outlived their transaction: %s\n", len(picked), kproxy.LateText(kproxy.LateCounts(picked)))
+	fmt.Fprintf(stdout, "%d requests still unanswered when their transaction ended: %s\n", len(picked), counts.Counts(kproxy.LateCounts(picked)))
 	return exitValid
 }
 

@@ -92,7 +92,7 @@ func TestRequestsLate(t *testing.T) {
 	if code != exitValid {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, w := range []string{"5 requests outlived their transaction: Produce unanswered 5",
+	for _, w := range []string{"5 requests still unanswered when their transaction ended: Produce unanswered 5",
 		"out-r1[0] pid 2000/1 seq 0 n 5 txn", "(its transaction's end)"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("requests --late does not print %q:\n%s", w, out)

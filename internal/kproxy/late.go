@@ -2,10 +2,7 @@ package kproxy
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -133,14 +130,4 @@ func LateCounts(late []Outlived) map[string]int64 {
 		n[o.Request.API+" "+o.Answer()]++
 	}
 	return n
-}
-
-// LateText is counts in name order, for a summary line.
-func LateText(counts map[string]int64) string {
-	keys := slices.Sorted(maps.Keys(counts))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
-	}
-	return strings.Join(parts, ", ")
 }

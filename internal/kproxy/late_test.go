@@ -1,6 +1,7 @@
 package kproxy
 
 import (
+	"maps"
 	"testing"
 	"time"
 )
@@ -69,9 +70,9 @@ func TestOutlivedTxn(t *testing.T) {
 func TestLateCounts(t *testing.T) {
 	ok := Outlived{Exchange: Exchange{Request: Entry{API: "Produce"}, Response: &Entry{}}}
 	bad := Outlived{Exchange: Exchange{Request: Entry{API: "Produce"}, Response: &Entry{Error: "INVALID_TXN_STATE"}}}
-	got := LateText(LateCounts([]Outlived{ok, bad, ok}))
-	if want := "Produce INVALID_TXN_STATE 1, Produce accepted 2"; got != want {
-		t.Errorf("LateText = %q, want %q", got, want)
+	got := LateCounts([]Outlived{ok, bad, ok})
+	if want := map[string]int64{"Produce INVALID_TXN_STATE": 1, "Produce accepted": 2}; !maps.Equal(got, want) {
+		t.Errorf("LateCounts = %v, want %v", got, want)
 	}
 	if LateCounts(nil) != nil {
 		t.Error("no late requests counted as some")

@@ -148,7 +148,7 @@ func (d *delivery) lost(group string, gk *groupKey) {
 			continue
 		}
 		v, s := ks.log.valueAt(int32(i))
-		if ks.slots.at(s).flags&(committed|readOK) == 0 || ks.isAbortedRecord(int32(i)) {
+		if ks.slots.at(s).flags&(committed|readOK) == 0 || ks.passable(int32(i)) {
 			continue
 		}
 		ops := []int64{gk.commitOp}

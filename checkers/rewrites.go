@@ -116,6 +116,13 @@ func (ks *keyState) noteFailedAt(p pendingSend) {
 	if rw := ks.rewriteOf(p.value); rw != nil {
 		rw.failAt = append(rw.failAt, atOp{p.offset, p.op})
 	}
+	if e, ok := ks.log.get(p.offset); ok && e.val != p.value {
+		if ks.abortedReused == nil {
+			ks.abortedReused = map[int64]bool{}
+		}
+		ks.abortedReused[p.offset] = true
+		ks.maybeAborted = true
+	}
 }
 
 // notePlaced adds a proven info send's known offset to its value's rewrite.

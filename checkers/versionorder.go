@@ -212,10 +212,14 @@ type keyState struct {
 	// another op sent (rewrites.go); nil in most histories.
 	rewrites     map[int32]*rewrite
 	preferWriter []writerOf // merge scratch
-	// abortedBefore[i] is how many records at dense indexes below i a failed
-	// op wrote (skipped.go); nil when there are none.
-	abortedBefore []int32
-	maybeAborted  bool // a value a failed op sent was seen in the log
+	// passableBefore[i] is how many records at dense indexes below i a
+	// reader may pass over (skipped.go); nil when there are none.
+	passableBefore []int32
+	maybeAborted   bool // a value a failed op sent was seen in the log
+	// abortedReused: offsets where a failed op's send was acknowledged
+	// though the version order holds another record (skipped.go); nil
+	// in most histories.
+	abortedReused map[int64]bool
 	// bound is the furthest dense index an ok op read (Jepsen: the maximum,
 	// over values read by ok ops, of their first index); -1 when none.
 	bound int32
@@ -358,7 +362,7 @@ func (ks *keyState) idxRange(s int32) (first, last int32) {
 // seal numbers the log, places each value in it and computes the read bound.
 func (ks *keyState) seal() {
 	ks.log.seal()
-	ks.countAborted()
+	ks.countPassable()
 	for i := range ks.slots.sorted {
 		e := &ks.slots.sorted[i]
 		_, e.idx = ks.idxRange(e.slot)

@@ -144,6 +144,11 @@ func readChunk(data []byte, c *ednChunk) {
 			return
 		}
 		start := q.i
+		if op, hasIndex, end, ok := ednFast(q.b, start); ok {
+			c.ops, c.hasIndex, c.pos = append(c.ops, op), append(c.hasIndex, hasIndex), append(c.pos, start)
+			q.i = end
+			continue
+		}
 		q.reclaim()
 		v, err := q.value(0)
 		if err != nil {

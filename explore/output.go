@@ -77,6 +77,9 @@ type ShrinkRecord struct {
 	ElapsedNs  int64  `json:"elapsed-ns"`
 	Dir        string `json:"dir"`
 	Out        string `json:"out"`
+	// Stopped: the shrink was stopped before it ended, so a smaller
+	// scenario may still fail.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // NewOutput is c's output after it ran rep.
@@ -94,7 +97,7 @@ func NewOutput(c Campaign, rep Report) Output {
 	}
 	if sh := rep.Shrunk; sh != nil {
 		o.Shrunk = []ShrinkRecord{{Draw: rep.Found.Draw, From: SizeOf(rep.Found.Scenario).String(), To: SizeOf(sh.Scenario).String(), Runs: sh.Runs,
-			Candidates: len(sh.Log), ElapsedNs: int64(sh.Elapsed), Dir: sh.Verdict.Dir, Out: c.OutDir}}
+			Candidates: len(sh.Log), ElapsedNs: int64(sh.Elapsed), Dir: sh.Verdict.Dir, Out: c.OutDir, Stopped: sh.Stopped}}
 	}
 	if rep.LastError != nil {
 		o.LastError = rep.LastError.Error()
@@ -141,8 +144,12 @@ func (o Output) Write(w io.Writer) {
 		}
 	}
 	for _, sh := range o.Shrunk {
-		fmt.Fprintf(w, "draw %d shrunk in %s (%d runs, %d candidates) from %s to %s\nminimal run dir: %s\nminimal scenario and shrink log: %s\n",
-			sh.Draw, time.Duration(sh.ElapsedNs).Round(time.Second), sh.Runs, sh.Candidates, sh.From, sh.To, sh.Dir, sh.Out)
+		how := "shrunk"
+		if sh.Stopped {
+			how = "shrunk until the shrink was stopped"
+		}
+		fmt.Fprintf(w, "draw %d %s in %s (%d runs, %d candidates) from %s to %s\nminimal run dir: %s\nminimal scenario and shrink log: %s\n",
+			sh.Draw, how, time.Duration(sh.ElapsedNs).Round(time.Second), sh.Runs, sh.Candidates, sh.From, sh.To, sh.Dir, sh.Out)
 	}
 	if len(o.Violations) == 0 {
 		fmt.Fprintln(w, "no draw violated its claim")

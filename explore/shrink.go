@@ -24,8 +24,9 @@ type Step struct {
 	Change string
 	// Outcome is "fails" (kept), "passes" (dropped: every run judged,
 	// none failed), "error" (dropped: a run ended in a harness error and
-	// none failed, so the candidate was not shown to pass) or "invalid:
-	// why" (never run).
+	// none failed, so the candidate was not shown to pass), "stopped" (the
+	// shrink was stopped before its k runs were judged; the last step) or
+	// "invalid: why" (never run).
 	Outcome string
 	Runs    int
 	// Verdict is the failing run's (Outcome "fails").
@@ -43,6 +44,9 @@ type Shrunk struct {
 	Log      []Step
 	Runs     int
 	Elapsed  time.Duration
+	// Stopped: the shrink's context ended before the shrink did, so a
+	// smaller scenario may still fail.
+	Stopped bool
 }
 
 // Shrink makes s, whose run v violated its claim, as small as it can by
@@ -64,6 +68,9 @@ func Shrink(ctx context.Context, s generators.Scenario, v Verdict, judge Judge, 
 			if dropped[c.change] {
 				continue
 			}
+			if ctx.Err() != nil {
+				break
+			}
 			st := try(ctx, c, judge, k, v.Anomalies)
 			dropped[c.change] = st.Outcome != "fails"
 			res.Log, res.Runs = append(res.Log, st), res.Runs+st.Runs
@@ -76,7 +83,7 @@ func Shrink(ctx context.Context, s generators.Scenario, v Verdict, judge Judge, 
 			}
 		}
 	}
-	res.Elapsed = time.Since(began)
+	res.Elapsed, res.Stopped = time.Since(began), ctx.Err() != nil
 	return res
 }
 
@@ -109,10 +116,15 @@ func try(ctx context.Context, c candidate, judge Judge, k int, want []string) St
 	}
 	for range max(k, 1) {
 		if ctx.Err() != nil {
+			st.Outcome = "stopped"
 			break
 		}
 		v, err := judge(ctx, c.s)
 		st.Runs++
+		if ctx.Err() != nil && err == nil && !v.Violated {
+			st.Outcome = "stopped" // a run cut short shows nothing
+			break
+		}
 		if err != nil {
 			st.Outcome = "error"
 			st.Errors = append(st.Errors, err.Error())

@@ -230,3 +230,24 @@ func TestShrinkCallsACrashedCandidateAnError(t *testing.T) {
 		t.Errorf("log does not call the crashed candidate an error:\n%s", log.String())
 	}
 }
+
+// A shrink stopped in the middle of a candidate's runs logs that candidate
+// as stopped, never as passing, and tries no other.
+func TestShrinkStoppedPassesNothing(t *testing.T) {
+	s := bigWeak(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	runs := 0
+	judge := func(context.Context, generators.Scenario) (Verdict, error) {
+		if runs++; runs == 2 {
+			cancel()
+		}
+		return Verdict{}, nil
+	}
+	sh := Shrink(ctx, s, Verdict{Violated: true, Anomalies: []string{"duplicate"}}, judge, 3, nil)
+	if len(sh.Log) != 1 || sh.Log[0].Outcome != "stopped" || sh.Log[0].Runs != 2 || !sh.Stopped {
+		t.Fatalf("log %+v, want one step, stopped after 2 runs", sh.Log)
+	}
+	if len(sh.Scenario.Nemesis) != len(s.Nemesis) {
+		t.Errorf("a stopped shrink changed the scenario")
+	}
+}

@@ -32,6 +32,9 @@ func Available(s Scenario, i int) error {
 	if err := replicationAvailable(s, i, field); err != nil {
 		return err
 	}
+	if err := addAvailable(s, i, field); err != nil {
+		return err
+	}
 	if a := kindOf(f.Kind).available; a != nil {
 		if err := a(s, f, field); err != nil {
 			return err

@@ -72,6 +72,9 @@ func build(d drawer, sp Space, seed int64) Scenario {
 	s.Nemesis = drawNemesis(d, sp, s)
 	if sp.Shared {
 		s.Cluster = Equip(s.Cluster, sp.Kinds)
+		// an added broker has no proxy listener: such a draw asks for a
+		// cluster without client proxies, which the shared one is replaced by
+		s.Cluster.ClientProxies = s.Cluster.ClientProxies && !addsBroker(s)
 	}
 	return s
 }

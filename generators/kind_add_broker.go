@@ -16,6 +16,9 @@ import (
 //   broker down, cut off or on a failing disk (its move waits on every
 //   replica); a draw keeps other membership changes apart from it. Heal
 //   budget: the move back and the removal.
+// * The added broker listens directly: a scenario whose clients or
+//   replication go through proxies cannot hold it (addAvailable), and a
+//   shared cluster's draw holding it asks for no client proxies.
 // * Drawn without parameters (it reads none), in runs long enough.
 
 // KindAddBroker grows the cluster by a new broker-only node (the next id
@@ -39,7 +42,8 @@ func addBrokerKind() Kind {
 	return Kind{Name: KindAddBroker, Capability: cluster.CapAddBroker, Drawn: true, heal: addBrokerHeal,
 		Doc: "Grows the cluster by a new broker-only node (the next id after the cluster's) for the window and moves one " +
 			"replica of key 0's partition onto it; at the window's end the replica moves back and the broker is stopped, " +
-			"unregistered and removed. Each step counts once verified. Kafka 4.0+. It reads no parameters.",
+			"unregistered and removed. Each step counts once verified. Kafka 4.0+. It reads no parameters. The added broker " +
+			"listens directly, so a run whose clients or replication go through proxies cannot hold it.",
 		kafka:     KafkaNeed{Min: "4.0", Why: "add-broker is verified with DescribeCluster v2, which lists fenced brokers from Kafka 4.0 on"},
 		need:      staticNeed(need{effect: addBrokerEffect}),
 		check:     readsNone("it adds the broker with the next id and moves a replica of key 0's partition, chosen by the seed, onto it"),

@@ -38,3 +38,48 @@ func TestAddBrokerIsValidated(t *testing.T) {
 		t.Error("add-broker holds a window: added for it, removed at its end")
 	}
 }
+
+// An added broker listens directly: a scenario whose clients or replication
+// go through proxies cannot hold add-broker, and a shared cluster's draw
+// holding it asks for no client proxies.
+func TestAddBrokerRefusesProxies(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Scenario)
+		ok   bool
+	}{
+		{"direct", func(*Scenario) {}, true},
+		{"client proxies", func(s *Scenario) { s.Cluster.ClientProxies = true }, false},
+		{"replication proxies", func(s *Scenario) { s.Cluster.ReplicationProxies = true }, false},
+		{"a delayed-requests fault", func(s *Scenario) {
+			s.Nemesis = append(s.Nemesis, Fault{Kind: KindDelayedRequests, Start: Duration(20 * time.Second), Duration: Duration(5 * time.Second)})
+		}, false},
+	} {
+		s := addBrokerScenario(60*time.Second, 5*time.Second, FaultParams{})
+		tc.edit(&s)
+		err := s.Validate()
+		if tc.ok != (err == nil) || err != nil && !strings.Contains(err.Error(), "nemesis[0].kind: add-broker adds a broker that no proxy serves") {
+			t.Errorf("%s: %v, want valid %v", tc.name, err, tc.ok)
+		}
+	}
+	sp := ShortSpace()
+	sp.Provider, sp.Kinds, sp.MinFaults, sp.Shared = "local", KindsFor("local"), 1, true
+	sp.MinTime, sp.MaxTime = 60*time.Second, 90*time.Second
+	found := 0
+	for seed := int64(0); seed < 400 && found < 3; seed++ {
+		s := RandomIn(sp, seed)
+		if !addsBroker(s) {
+			continue
+		}
+		found++
+		if s.Cluster.ClientProxies {
+			t.Errorf("seed %d: a shared draw holding add-broker asks for client proxies", seed)
+		}
+		if err := s.Validate(); err != nil {
+			t.Errorf("seed %d: %v", seed, err)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no shared draw of 400 held add-broker: the test shows nothing")
+	}
+}

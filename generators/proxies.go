@@ -52,6 +52,23 @@ func proxyAvailable(s Scenario, i int, field string) error {
 	return nil
 }
 
+// addsBroker reports whether a fault of s adds a broker (footprint Adds).
+func addsBroker(s Scenario) bool {
+	return slices.ContainsFunc(s.Nemesis, func(f Fault) bool { return footprintOf(f, s).Adds })
+}
+
+// addAvailable refuses a fault that adds a broker to a scenario whose
+// clients or replication go through proxies: the added broker would have
+// no listener for them.
+func addAvailable(s Scenario, i int, field string) error {
+	f := s.Nemesis[i]
+	if !footprintOf(f, s).Adds || !s.Proxied() && !s.ReplicationProxied() {
+		return nil
+	}
+	return bad(field+".kind", "%s adds a broker that no proxy serves, and the scenario's clients or replication go through proxies (cluster.client-proxies, cluster.replication-proxies, or a latency or delayed-requests fault): the added broker would have no listener for them",
+		f.Kind)
+}
+
 // cutsNodes reports whether f takes brokers down (a power loss, a disk
 // fault that shuts one down and a removed broker too), freezes them or
 // cuts them off the network.

@@ -1,7 +1,9 @@
 package proc
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -190,7 +192,17 @@ func TestSweepKillsWorkersOfADeadOwner(t *testing.T) {
 		}
 		defer c.Process.Kill()
 	}
-	time.Sleep(100 * time.Millisecond) // bash's cmdline is in /proc once it execs
+	// bash's cmdline is in /proc once it execs, which a loaded machine
+	// may take a while to do
+	execed := func(c *exec.Cmd) bool {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.Process.Pid))
+		return bytes.Contains(b, []byte(ownedproc.Arg))
+	}
+	for deadline := time.Now().Add(10 * time.Second); !execed(orphan) || !execed(mine); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the two workers' command lines not in /proc after 10 s")
+		}
+	}
 	if n := Sweep(); n != 1 {
 		t.Fatalf("Sweep killed %d, want the orphan only", n)
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"sync"
 	"strconv"
 	"strings"
 	"testing"
@@ -171,6 +172,23 @@ func TestLocalClusterFaults(t *testing.T) {
 		}
 		if _, err := waitHealthy(ctx, p, 90*time.Second); err != nil {
 			t.Fatal(err)
+		}
+	})
+
+	// Probes of every node at once: two add their partitions to the clock
+	// topic in the same moment, one is refused for the count the other
+	// raised, and each must still find its own partition.
+	t.Run("clock probes of every node at once", func(t *testing.T) {
+		errs := make([]error, 3)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() { _, _, errs[i] = p.ProbeClock(ctx, int32(i+1)) })
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("clock probe of node %d: %v", i+1, err)
+			}
 		}
 	})
 

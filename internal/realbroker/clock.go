@@ -67,29 +67,64 @@ func notLoadedYet(err error) bool {
 // holds alone, creating the topic, or the partition, when there is none
 // yet. Only node id must be able to take a replica: a probe of one node
 // does not wait for the others, which a fault may have fenced.
+//
+// The broker that answers the metadata learns of a partition just made
+// after the controller does, so the partition is looked for until
+// clockLoad has passed, and made again only when the metadata has moved
+// past the count it was made at without it: another probe's partition took
+// its place.
 func (a *Admin) clockPartition(ctx context.Context, id int32) ([16]byte, int32, error) {
-	for range 3 {
+	deadline := time.Now().Add(clockLoad)
+	madeAt := -1 // partitions the metadata showed when ours was made
+	for {
 		resp, err := a.Metadata(ctx, []string{ClockTopic})
 		if err != nil {
 			return [16]byte{}, 0, err
 		}
-		if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != 0 {
-			if err := a.createClockTopic(ctx, id); err != nil {
+		topicID, p, n, ok := clockPartitionOf(resp, id)
+		if ok {
+			return topicID, p, nil
+		}
+		if n > madeAt {
+			if err := a.makeClockPartition(ctx, id, n); err != nil {
 				return [16]byte{}, 0, err
 			}
+			madeAt = n
 			continue
 		}
-		t := resp.Topics[0]
-		for _, p := range t.Partitions {
-			if len(p.Replicas) == 1 && p.Replicas[0] == id {
-				return t.TopicID, p.Partition, nil
-			}
+		if time.Now().After(deadline) {
+			return [16]byte{}, 0, fmt.Errorf("%s: node %d's partition made, but not in the metadata after %s", ClockTopic, id, clockLoad)
 		}
-		if err := a.addClockPartition(ctx, id, int32(len(t.Partitions))); err != nil {
-			return [16]byte{}, 0, err
+		select {
+		case <-ctx.Done():
+			return [16]byte{}, 0, ctx.Err()
+		case <-time.After(clockPoll):
 		}
 	}
-	return [16]byte{}, 0, fmt.Errorf("%s: node %d's partition made, but not in the metadata yet", ClockTopic, id)
+}
+
+// clockPartitionOf finds in resp the partition of ClockTopic that node id
+// holds alone; n is how many partitions the topic has (0 when it has none).
+func clockPartitionOf(resp *kmsg.MetadataResponse, id int32) (topicID [16]byte, p int32, n int, ok bool) {
+	if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != 0 {
+		return topicID, 0, 0, false
+	}
+	t := resp.Topics[0]
+	for _, tp := range t.Partitions {
+		if len(tp.Replicas) == 1 && tp.Replicas[0] == id {
+			return t.TopicID, tp.Partition, len(t.Partitions), true
+		}
+	}
+	return topicID, 0, len(t.Partitions), false
+}
+
+// makeClockPartition creates ClockTopic on node id when it has no
+// partitions, or else adds node id's partition to its n.
+func (a *Admin) makeClockPartition(ctx context.Context, id int32, n int) error {
+	if n == 0 {
+		return a.createClockTopic(ctx, id)
+	}
+	return a.addClockPartition(ctx, id, int32(n))
 }
 
 // createClockTopic creates ClockTopic with one partition, on node id only;
@@ -122,7 +157,7 @@ func (a *Admin) createClockTopic(ctx context.Context, id int32) error {
 
 // addClockPartition adds to ClockTopic, which has n partitions, one on
 // node id only; a count another probe raised meanwhile is fine (the
-// caller reads the metadata again).
+// caller makes it again when the metadata shows the other's).
 func (a *Admin) addClockPartition(ctx context.Context, id, n int32) error {
 	req := kmsg.NewPtrCreatePartitionsRequest()
 	req.TimeoutMillis = 10000

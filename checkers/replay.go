@@ -137,58 +137,123 @@ func appendMop(b []byte, m *histories.Mop) []byte {
 	return b
 }
 
-// Scan decodes the replayed ops in order into one reused op, as a Source
-// does. The replay is read-only, so it can be scanned again.
+// Scan decodes the replayed ops on a goroutine of their own, batch by
+// batch, while f judges the batch before: decoding is a quarter of pass 2.
+// Ops reach f in order; an op's memory is reused once f has seen its whole
+// batch, so f must not keep it. The replay is read-only, so it can be
+// scanned again.
 func (r *replay) Scan(f func(*histories.Op) error) error {
-	d := replayDecoder{groups: r.groups, prev: -1}
-	for _, c := range append(r.chunks[:len(r.chunks):len(r.chunks)], r.cur) {
-		for d.buf = c; len(d.buf) > 0; {
-			d.next()
-			if err := f(&d.op); err != nil {
+	free := make(chan *replayBatch, replayBatches)
+	full := make(chan *replayBatch, replayBatches) // never blocks: it holds every batch
+	stop := make(chan struct{})
+	defer close(stop)
+	for range replayBatches {
+		free <- &replayBatch{}
+	}
+	go r.decode(free, full, stop)
+	for b := range full {
+		for i := range b.ops {
+			if err := f(&b.ops[i]); err != nil {
 				return err
 			}
 		}
+		free <- b
 	}
 	return nil
 }
 
-// replayDecoder turns replay bytes back into ops. Its op, slices and maps
-// are reused from op to op.
-type replayDecoder struct {
-	buf    []byte
-	groups []string
-	prev   int64
-	op     histories.Op
+const (
+	// replayBatchOps is how many ops a batch holds: enough that handing
+	// batches over costs nothing, few enough to stay in cache.
+	replayBatchOps = 1024
+	// replayBatches in flight: one decoding, one judged, one waiting.
+	replayBatches = 3
+)
+
+// decode fills free batches with the replay's ops in order and queues
+// them on full, which it closes at the end or when stop closes.
+func (r *replay) decode(free <-chan *replayBatch, full chan<- *replayBatch, stop <-chan struct{}) {
+	defer close(full)
+	cur := replayCursor{groups: r.groups, prev: -1}
+	var b *replayBatch
+	for _, c := range append(r.chunks[:len(r.chunks):len(r.chunks)], r.cur) {
+		for cur.buf = c; len(cur.buf) > 0; {
+			if b == nil {
+				select {
+				case b = <-free:
+				case <-stop:
+					return
+				}
+				b.reset()
+			}
+			b.ops = append(b.ops, histories.Op{})
+			cur.next(&b.arena, &b.ops[len(b.ops)-1])
+			if len(b.ops) == replayBatchOps {
+				full <- b
+				b = nil
+			}
+		}
+	}
+	if b != nil {
+		full <- b
+	}
+}
+
+// replayBatch is a run of decoded ops and the memory they share.
+type replayBatch struct {
+	ops   []histories.Op
+	arena replayArena
+}
+
+func (b *replayBatch) reset() {
+	b.ops = b.ops[:0]
+	a := &b.arena
+	a.mops, a.recs, a.keys, a.log, a.rebs = a.mops[:0], a.recs[:0], a.keys[:0], a.log[:0], a.rebs[:0]
+	a.nr, a.no = 0, 0
+}
+
+// replayArena holds the slices and maps of a batch's ops. Its slices only
+// grow within a batch: an op keeps a full slice expression of them, which
+// stays valid when a later append moves the arena. Maps are reused by
+// their number in the batch.
+type replayArena struct {
 	mops   []histories.Mop
 	recs   []histories.Record
 	keys   []histories.Key
 	log    []byte
-	reb    histories.Rebalance
+	rebs   []histories.Rebalance
 	rmaps  []map[histories.Key][]histories.Record
 	omaps  []map[histories.Key]int64
+	nr, no int // maps of the batch in use
 }
 
-func (d *replayDecoder) u() uint64 {
+// replayCursor reads replay bytes.
+type replayCursor struct {
+	buf    []byte
+	groups []string
+	prev   int64
+}
+
+func (d *replayCursor) u() uint64 {
 	x, n := binary.Uvarint(d.buf)
 	d.buf = d.buf[n:]
 	return x
 }
 
-func (d *replayDecoder) v() int64 {
+func (d *replayCursor) v() int64 {
 	x, n := binary.Varint(d.buf)
 	d.buf = d.buf[n:]
 	return x
 }
 
-func (d *replayDecoder) byte1() byte {
+func (d *replayCursor) byte1() byte {
 	c := d.buf[0]
 	d.buf = d.buf[1:]
 	return c
 }
 
-func (d *replayDecoder) next() {
-	op := &d.op
-	*op = histories.Op{}
+// next decodes one op into op, which must be zero, and a's memory.
+func (d *replayCursor) next(a *replayArena, op *histories.Op) {
 	op.Index = d.prev + int64(d.u())
 	d.prev = op.Index
 	op.Process = d.v()
@@ -197,76 +262,75 @@ func (d *replayDecoder) next() {
 	if g := d.u(); g > 0 {
 		op.Group = d.groups[g-1]
 	}
-	d.recs, d.keys = d.recs[:0], d.keys[:0]
-	op.Keys = d.readKeys()
+	op.Keys = d.readKeys(a)
 	nm := int(d.u())
-	d.mops = d.mops[:0]
-	nr, no := 0, 0
+	start := len(a.mops)
 	for range nm {
 		m := histories.Mop{F: mopCodes[d.byte1()], Offset: histories.NoOffset}
 		switch m.F {
 		case histories.MSend:
 			m.Key, m.Value, m.Offset = d.v(), d.v(), d.v()
 		case histories.MPoll:
-			m.Records = d.pollMap(nr)
-			nr++
+			m.Records = d.pollMap(a)
 		case histories.MCommit:
-			m.Offsets = d.commitMap(no)
-			no++
+			m.Offsets = d.commitMap(a)
 		}
-		d.mops = append(d.mops, m)
+		a.mops = append(a.mops, m)
 	}
 	if nm > 0 {
-		op.Mops = d.mops
+		op.Mops = a.mops[start:len(a.mops):len(a.mops)]
 	}
 	if d.byte1() == 1 {
-		d.reb = histories.Rebalance{Revoked: d.readKeys(), Assigned: d.readKeys()}
-		op.Rebalance = &d.reb
+		a.rebs = append(a.rebs, histories.Rebalance{Revoked: d.readKeys(a), Assigned: d.readKeys(a)})
+		op.Rebalance = &a.rebs[len(a.rebs)-1]
 	}
 	if n := int(d.u()); n > 0 {
-		d.log = append(d.log[:0], d.buf[:n]...)
+		start := len(a.log)
+		a.log = append(a.log, d.buf[:n]...)
 		d.buf = d.buf[n:]
-		op.Extra = map[string]json.RawMessage{rebalanceLogKey: d.log}
+		op.Extra = map[string]json.RawMessage{rebalanceLogKey: a.log[start:len(a.log):len(a.log)]}
 	}
 }
 
-func (d *replayDecoder) readKeys() []histories.Key {
+func (d *replayCursor) readKeys(a *replayArena) []histories.Key {
 	n := int(d.u())
 	if n == 0 {
 		return nil
 	}
-	start := len(d.keys)
+	start := len(a.keys)
 	for range n {
-		d.keys = append(d.keys, d.v())
+		a.keys = append(a.keys, d.v())
 	}
-	return d.keys[start:len(d.keys):len(d.keys)]
+	return a.keys[start:len(a.keys):len(a.keys)]
 }
 
-func (d *replayDecoder) pollMap(i int) map[histories.Key][]histories.Record {
-	if i == len(d.rmaps) {
-		d.rmaps = append(d.rmaps, map[histories.Key][]histories.Record{})
+func (d *replayCursor) pollMap(a *replayArena) map[histories.Key][]histories.Record {
+	if a.nr == len(a.rmaps) {
+		a.rmaps = append(a.rmaps, map[histories.Key][]histories.Record{})
 	}
-	m := d.rmaps[i]
+	m := a.rmaps[a.nr]
+	a.nr++
 	clear(m)
 	for range int(d.u()) {
 		k := d.v()
-		start := len(d.recs)
+		start := len(a.recs)
 		prev := int64(0)
 		for range int(d.u()) {
 			o := prev + d.v()
-			d.recs = append(d.recs, histories.Record{Offset: o, Value: d.v()})
+			a.recs = append(a.recs, histories.Record{Offset: o, Value: d.v()})
 			prev = o
 		}
-		m[k] = d.recs[start:len(d.recs):len(d.recs)]
+		m[k] = a.recs[start:len(a.recs):len(a.recs)]
 	}
 	return m
 }
 
-func (d *replayDecoder) commitMap(i int) map[histories.Key]int64 {
-	if i == len(d.omaps) {
-		d.omaps = append(d.omaps, map[histories.Key]int64{})
+func (d *replayCursor) commitMap(a *replayArena) map[histories.Key]int64 {
+	if a.no == len(a.omaps) {
+		a.omaps = append(a.omaps, map[histories.Key]int64{})
 	}
-	m := d.omaps[i]
+	m := a.omaps[a.no]
+	a.no++
 	clear(m)
 	for range int(d.u()) {
 		k := d.v()

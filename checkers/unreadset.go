@@ -3,11 +3,11 @@ package checkers
 // unreadSet is the backlog's records not read yet: unread state by key and
 // value. It replaces a Go map because the backlog of a long history holds
 // millions of records and turns over every one of them: here each key has
-// an open-addressing table indexed by the value itself, so that values
-// sent and read in about their order (as every workload numbers them) are
-// stored and looked up at neighbouring places in memory. A table whose
-// values collide anyway (say, multiples of a power of two) switches to a
-// scrambling hash.
+// an open-addressing table that keeps runs of neighbouring values together
+// (see home), so that values sent and read in about their order (as every
+// workload numbers them) are stored and looked up at neighbouring places in
+// memory. A table whose values collide anyway (say, multiples of a power
+// of two) switches to a scrambling hash.
 type unreadSet struct {
 	keys    map[int64]*valueTable
 	last    *valueTable // the table of the last key looked up
@@ -44,13 +44,30 @@ func newValueTable(size int, scramble bool) *valueTable {
 
 func (t *valueTable) mask() int { return len(t.slots) - 1 }
 
+// home is where v's probe starts. Values are placed in runs of runValues:
+// a run keeps its place within a run of slots, and runs are scattered.
+// Placing by the value alone would keep locality too, but a backlog spans
+// many times its table's size in values (a key's values are interleaved
+// with other keys', and unread stragglers stay while new values arrive),
+// so the values that wrap onto one place pile up into long probes; the
+// scattering spreads them.
 func (t *valueTable) home(v int64) int {
 	h := uint64(v)
 	if t.scramble {
-		h *= 0x9E3779B97F4A7C15
-		h ^= h >> 29
+		return int(mix(h)) & t.mask()
 	}
-	return int(h) & t.mask()
+	return int(mix(h>>runBits)<<runBits|h&(runValues-1)) & t.mask()
+}
+
+// Runs of values that keep their places (see home).
+const (
+	runBits   = 6
+	runValues = 1 << runBits
+)
+
+func mix(h uint64) uint64 {
+	h *= 0x9E3779B97F4A7C15
+	return h ^ h>>29
 }
 
 // tag is the control byte of a slot holding v.

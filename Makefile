@@ -175,6 +175,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadJSONL -fuzztime 60s ./histories
 	$(GO) test -run '^$$' -fuzz FuzzReadEDN -fuzztime 60s ./histories
 	$(GO) test -run '^$$' -fuzz '^FuzzEDNFast$$' -fuzztime 60s ./histories
+	$(GO) test -run '^$$' -fuzz '^FuzzJSONLFast$$' -fuzztime 60s ./histories
 
 # kafka fetches the pinned Apache Kafka jars (KAFKA_VERSION overrides) and
 # the Java client (compiling its worker) into the cache outside the

@@ -92,6 +92,15 @@ const (
 // decode parses one line into op. Errors are *fieldError or *scanError.
 func (d *decoder) decode(line []byte, op *Op) error {
 	d.reset(op)
+	if d.fast(line, op) {
+		return nil
+	}
+	return d.general(line, op)
+}
+
+// general decodes any line the format allows, fields in any order, and
+// says what is wrong with the others.
+func (d *decoder) general(line []byte, op *Op) error {
 	s := &d.s
 	s.b, s.i = line, 0
 	seen := 0

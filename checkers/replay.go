@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/kafkachaos/kafkachaos/histories"
 )
@@ -166,6 +167,10 @@ const (
 	// replayBatchOps is how many ops a batch holds: enough that handing
 	// batches over costs nothing, few enough to stay in cache.
 	replayBatchOps = 1024
+	// replayBatchRecords ends a batch early: a final read returns every
+	// record of the history in one op, and only its own batch should
+	// hold that much.
+	replayBatchRecords = 1 << 16
 	// replayBatches in flight: one decoding, one judged, one waiting.
 	replayBatches = 3
 )
@@ -188,7 +193,7 @@ func (r *replay) decode(free <-chan *replayBatch, full chan<- *replayBatch, stop
 			}
 			b.ops = append(b.ops, histories.Op{})
 			cur.next(&b.arena, &b.ops[len(b.ops)-1])
-			if len(b.ops) == replayBatchOps {
+			if len(b.ops) == replayBatchOps || len(b.arena.recs) >= replayBatchRecords {
 				full <- b
 				b = nil
 			}
@@ -208,6 +213,9 @@ type replayBatch struct {
 func (b *replayBatch) reset() {
 	b.ops = b.ops[:0]
 	a := &b.arena
+	if cap(a.recs) > 4*replayBatchRecords {
+		a.recs = nil // a final read's: let it go
+	}
 	a.mops, a.recs, a.keys, a.log, a.rebs = a.mops[:0], a.recs[:0], a.keys[:0], a.log[:0], a.rebs[:0]
 	a.nr, a.no = 0, 0
 }
@@ -313,9 +321,11 @@ func (d *replayCursor) pollMap(a *replayArena) map[histories.Key][]histories.Rec
 	clear(m)
 	for range int(d.u()) {
 		k := d.v()
+		n := int(d.u())
+		a.recs = slices.Grow(a.recs, n) // at once: a final read's records would leave copies behind
 		start := len(a.recs)
 		prev := int64(0)
-		for range int(d.u()) {
+		for range n {
 			o := prev + d.v()
 			a.recs = append(a.recs, histories.Record{Offset: o, Value: d.v()})
 			prev = o

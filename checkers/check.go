@@ -12,6 +12,7 @@ import (
 // the final verdicts.
 func Check(src Source, opts Options) (Result, error) {
 	col := newCollector(opts.workers)
+	defer col.live.end()
 	if err := src.Scan(col.visit); err != nil {
 		return Result{}, err
 	}

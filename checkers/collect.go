@@ -28,7 +28,8 @@ type collector struct {
 	stats    Stats
 	unknownF map[string]int64
 	hangs    []ClientHang
-	prog     progress        // liveness (progress.go)
+	live     *liveFeed       // liveness (progress.go), on its own goroutine
+	prog     *progress       // liveness once pass 1 has ended
 	workers  int             // for the per-key passes; 0 is GOMAXPROCS
 	byType   map[fType]int64 // keyed by struct: no string built per op
 	prev     int64
@@ -45,6 +46,7 @@ func newCollector(workers int) *collector {
 		workers:  workers,
 		keys:     map[int64]*keyState{},
 		replay:   newReplay(),
+		live:     newLiveFeed(),
 		stats:    Stats{OpsByType: map[string]int64{}},
 		unknownF: map[string]int64{},
 		byType:   map[fType]int64{},
@@ -98,7 +100,7 @@ func (c *collector) visit(op *histories.Op) error {
 	c.prev = op.Index
 	c.stats.Ops++
 	c.byType[fType{op.F, op.Type}]++
-	c.prog.visit(op)
+	c.live.visit(op)
 	if op.F == histories.FClientHang {
 		// A liveness finding, not an operation: no detector judges it.
 		return c.hang(op)
@@ -152,7 +154,7 @@ func (c *collector) send(op *histories.Op, m *histories.Mop, node int32, final b
 		s = ks.slots.add(m.Value)
 	}
 	if !final {
-		c.prog.backlog.sent(op, keyValue{m.Key, m.Value}, op.Type == histories.OK && m.Offset >= 0, read)
+		c.live.sent(keyValue{m.Key, m.Value}, op.Type == histories.OK && m.Offset >= 0, read)
 	}
 	t := &ks.slots
 	if t.at(s).writer >= 0 && t.at(s).writer != op.Index {
@@ -186,7 +188,7 @@ func (c *collector) poll(op *histories.Op, i int, m *histories.Mop, final bool) 
 		ks := c.key(k)
 		read := readFlags(ks, op, final)
 		if ok && !final && len(recs) > 0 {
-			c.prog.backlog.watch(k)
+			c.live.watch(k)
 		}
 		for _, r := range recs {
 			if err := checkRecord(op, i, k, r); err != nil {
@@ -196,7 +198,7 @@ func (c *collector) poll(op *histories.Op, i int, m *histories.Mop, final bool) 
 			s := ks.observe(r.Offset, r.Value)
 			if ok {
 				ks.slots.at(s).flags |= read
-				c.prog.backlog.read(op, keyValue{k, r.Value}, final)
+				c.live.read(keyValue{k, r.Value})
 			}
 		}
 	}
@@ -266,6 +268,7 @@ func (c *collector) seal() []string {
 	}
 	c.pending = nil
 	// liveness needs only spans from here on: the backlog goes before pass 2
+	c.prog = c.live.end()
 	c.prog.seal(func(k int64) bool { ks, ok := c.keys[k]; return ok && ks.finalFrom >= 0 })
 	sort.Slice(c.keyList, func(i, j int) bool { return c.keyList[i].key < c.keyList[j].key })
 	counts := make([]sealCounts, len(c.keyList))

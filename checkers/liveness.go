@@ -199,7 +199,7 @@ func (c *collector) hang(op *histories.Op) error {
 // liveness is nil when there is nothing to report (no client op, fault or
 // hang), so that results.json leaves it out.
 func (c *collector) liveness() *Liveness {
-	p := &c.prog
+	p := c.prog
 	l := &Liveness{Live: true, ClientHangs: c.hangs, WorstRealtimeLag: p.backlog.worst}
 	heal, healed := p.lastHeal(l)
 	faults := p.faultUnion()

@@ -95,7 +95,7 @@ type progress struct {
 // visit records op's time, kind and outcome, or its fault. The final reads
 // are the harness's, not the workload's: they make no progress and start
 // no wait (backlog.read still learns from them what the log holds).
-func (p *progress) visit(op *histories.Op) {
+func (p *progress) visit(op *histories.Op, final, moved bool) {
 	p.end = max(p.end, op.Time)
 	if !op.IsClient() {
 		if op.Type != histories.Invoke {
@@ -104,7 +104,7 @@ func (p *progress) visit(op *histories.Op) {
 		}
 		return
 	}
-	if isFinal(op) {
+	if final {
 		return
 	}
 	p.backlog.visit(op)
@@ -120,7 +120,7 @@ func (p *progress) visit(op *histories.Op) {
 	t.lastStart = max(t.lastStart, p.backlog.started(op))
 	switch {
 	case op.Type != histories.OK:
-	case moved(op):
+	case moved:
 		t.ok = append(t.ok, op.Time)
 	default:
 		t.idle = append(t.idle, op.Time)

@@ -25,6 +25,15 @@ func (s *caseSink) add(a Anomaly, c Case) {
 	s.cases[a] = append(s.cases[a], c)
 }
 
+// merge adds o's cases to s. No anomaly may be in both: merging them would
+// break MaxCases and the order cases were found in.
+func (s *caseSink) merge(o *caseSink) {
+	for a, n := range o.counts {
+		s.counts[a] += n
+		s.cases[a] = append(s.cases[a], o.cases[a]...)
+	}
+}
+
 // types returns the anomalies found, sorted by name.
 func (s *caseSink) types() []Anomaly {
 	ts := make([]Anomaly, 0, len(s.counts))

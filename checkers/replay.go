@@ -144,6 +144,19 @@ func appendMop(b []byte, m *histories.Mop) []byte {
 // batch, so f must not keep it. The replay is read-only, so it can be
 // scanned again.
 func (r *replay) Scan(f func(*histories.Op) error) error {
+	return r.ScanBatches(func(ops []histories.Op) error {
+		for i := range ops {
+			if err := f(&ops[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ScanBatches is Scan a batch at a time: f may read the ops until it
+// returns.
+func (r *replay) ScanBatches(f func([]histories.Op) error) error {
 	free := make(chan *replayBatch, replayBatches)
 	full := make(chan *replayBatch, replayBatches) // never blocks: it holds every batch
 	stop := make(chan struct{})
@@ -153,10 +166,8 @@ func (r *replay) Scan(f func(*histories.Op) error) error {
 	}
 	go r.decode(free, full, stop)
 	for b := range full {
-		for i := range b.ops {
-			if err := f(&b.ops[i]); err != nil {
-				return err
-			}
+		if err := f(b.ops); err != nil {
+			return err
 		}
 		free <- b
 	}

@@ -103,46 +103,48 @@ func (b *backlog) watch(keys ...int64) {
 // (alreadyRead; the final reads come after every send). A failed send
 // wrote nothing.
 func (b *backlog) sent(op *histories.Op, kv keyValue, offsetKnown, alreadyRead bool) {
-	u, ok := b.unread.get(kv)
-	if !ok {
-		if (b.hasCur && b.cur.sends) || alreadyRead {
-			return
-		}
-		u = unread{sentAt: op.Time, ackOp: -1}
-		if b.hasCur {
-			u.sentAt = b.cur.at
-		}
-	}
-	switch op.Type {
-	case histories.Fail:
-		b.unread.del(kv)
+	if u := b.unread.ref(kv); u != nil {
+		switch op.Type {
+		case histories.Fail:
+			b.unread.del(kv)
+		case histories.OK:
+			ack(u, op, offsetKnown)
+		} // an info completion changes nothing the invoke did not say
 		return
-	case histories.OK:
-		u.acked = true
-		if offsetKnown {
-			u.ackOp, u.ackAt = op.Index, op.Time
-		}
-	default:
-		if ok {
-			return // an info completion changes nothing the invoke did not say
-		}
+	}
+	if (b.hasCur && b.cur.sends) || alreadyRead || op.Type == histories.Fail {
+		return
+	}
+	u := unread{sentAt: op.Time, ackOp: -1}
+	if b.hasCur {
+		u.sentAt = b.cur.at
+	}
+	if op.Type == histories.OK {
+		ack(&u, op, offsetKnown)
 	}
 	b.put(kv, u)
+}
+
+func ack(u *unread, op *histories.Op, offsetKnown bool) {
+	u.acked = true
+	if offsetKnown {
+		u.ackOp, u.ackAt = op.Index, op.Time
+	}
 }
 
 // read notes that ok op returned kv: a final read proves the record is in
 // the log, a workload read ends its wait (its caller watches the key).
 func (b *backlog) read(op *histories.Op, kv keyValue, final bool) {
-	u, ok := b.unread.get(kv)
-	switch {
-	case !ok:
-		return
-	case final:
-		u.final = true
-		b.put(kv, u)
+	if final {
+		if u := b.unread.ref(kv); u != nil {
+			u.final = true
+		}
 		return
 	}
-	b.unread.del(kv)
+	u, ok := b.unread.take(kv)
+	if !ok {
+		return
+	}
 	b.wait(span{u.sentAt, op.Time})
 	if u.ackOp < 0 {
 		return

@@ -115,10 +115,13 @@ func (t *valueTable) rehash(size int, scramble bool) {
 }
 
 func (t *valueTable) del(v int64) {
-	i, ok := t.find(v)
-	if !ok {
-		return
+	if i, ok := t.find(v); ok {
+		t.remove(i)
 	}
+}
+
+// remove empties slot i, which holds a value.
+func (t *valueTable) remove(i int) {
 	m := t.mask()
 	// Move back each later entry of the probe run whose home is not
 	// between the hole and it, so that every lookup still finds it.
@@ -151,15 +154,32 @@ func (s *unreadSet) table(key int64, create bool) *valueTable {
 	return t
 }
 
-func (s *unreadSet) get(kv keyValue) (unread, bool) {
+// ref returns kv's record to change in place, nil when there is none; it
+// is valid until the next put or del.
+func (s *unreadSet) ref(kv keyValue) *unread {
+	t := s.table(kv.key, false)
+	if t == nil {
+		return nil
+	}
+	if i, ok := t.find(kv.value); ok {
+		return &t.slots[i].u
+	}
+	return nil
+}
+
+// take removes kv's record and returns it.
+func (s *unreadSet) take(kv keyValue) (unread, bool) {
 	t := s.table(kv.key, false)
 	if t == nil {
 		return unread{}, false
 	}
-	if i, ok := t.find(kv.value); ok {
-		return t.slots[i].u, true
+	i, ok := t.find(kv.value)
+	if !ok {
+		return unread{}, false
 	}
-	return unread{}, false
+	u := t.slots[i].u
+	t.remove(i)
+	return u, true
 }
 
 func (s *unreadSet) put(kv keyValue, u unread) { s.table(kv.key, true).put(kv.value, u) }

@@ -15,19 +15,31 @@ func TestUnreadSetIsAMap(t *testing.T) {
 		stride := rapid.SampledFrom([]int64{1, 7, 1 << 10, 1 << 20}).Draw(t, "stride")
 		for i := range rapid.IntRange(0, 2000).Draw(t, "steps") {
 			kv := keyValue{rapid.Int64Range(0, 2).Draw(t, "key"), stride * rapid.Int64Range(-5, 300).Draw(t, "value")}
-			switch rapid.IntRange(0, 2).Draw(t, "op") {
+			switch rapid.IntRange(0, 3).Draw(t, "op") {
 			case 0, 1:
 				u := unread{sentAt: int64(i), ackOp: -1}
 				set.put(kv, u)
 				want[kv] = u
-			default:
+			case 2:
 				set.del(kv)
+				delete(want, kv)
+			default:
+				got, ok := set.take(kv)
+				if w, wok := want[kv]; ok != wok || got != w {
+					t.Fatalf("step %d: take %v = %v %v, want %v %v", i, kv, got, ok, w, wok)
+				}
 				delete(want, kv)
 			}
 			probe := keyValue{kv.key, stride * rapid.Int64Range(-5, 300).Draw(t, "probe")}
-			got, ok := set.get(probe)
-			if w, wok := want[probe]; ok != wok || got != w {
-				t.Fatalf("step %d: get %v = %v %v, want %v %v", i, probe, got, ok, w, wok)
+			got := set.ref(probe)
+			w, wok := want[probe]
+			if (got != nil) != wok || got != nil && *got != w {
+				t.Fatalf("step %d: ref %v = %v, want %v %v", i, probe, got, w, wok)
+			}
+			if got != nil { // changed in place, it stays changed
+				got.final = !got.final
+				w.final = got.final
+				want[probe] = w
 			}
 		}
 		n := 0

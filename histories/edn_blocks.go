@@ -27,15 +27,50 @@ type ednChunk struct {
 	done       chan struct{}
 }
 
-// ednBounds returns the starts of chunks of about size bytes of data from
-// from, the last one where the sequential path takes over; fewer than
-// three bounds mean there is nothing to share.
-func ednBounds(data []byte, from, size int) []int {
-	bounds := []int{from}
-	depth, last := 0, byte(0) // last: the previous significant byte at any depth
-	for i := from; i < len(data); i++ {
-		switch c := data[i]; c {
-		case ' ', '\t', '\n', '\r', ',', '\f':
+// ednCutter finds where chunks may start, scanning the text once, as the
+// chunks are handed out: each cut is at least size bytes past the one
+// before.
+type ednCutter struct {
+	data  []byte
+	i     int
+	depth int
+	last  byte // the previous significant byte at any depth
+	done  bool // the history vector closed, or the text ended
+}
+
+// Byte classes of ednCutter: most bytes of a history are plain, and a
+// table spares them the switch.
+const (
+	ednPlain = iota
+	ednSpace
+	ednSpecial
+)
+
+// ednClasses returns the class of every byte.
+func ednClasses() (t [256]uint8) {
+	for _, c := range []byte(" \t\n\r,\f") {
+		t[c] = ednSpace
+	}
+	for _, c := range []byte(";\"\\([{)]}#") {
+		t[c] = ednSpecial
+	}
+	return t
+}
+
+// next returns the next cut at least size bytes past from, or false when
+// the text has none: the sequential path reads from the last cut on.
+func (cu *ednCutter) next(from, size int, class *[256]uint8) (int, bool) {
+	data := cu.data
+	for i := cu.i; !cu.done && i < len(data); i++ {
+		c := data[i]
+		switch class[c] {
+		case ednPlain:
+			cu.last = c
+			continue
+		case ednSpace:
+			continue
+		}
+		switch c {
 		case ';':
 			for i < len(data) && data[i] != '\n' {
 				i++
@@ -46,47 +81,61 @@ func ednBounds(data []byte, from, size int) []int {
 					i++
 				}
 			}
-			last = '"'
+			cu.last = '"'
 		case '\\':
 			i++ // a character: \( or \" is no delimiter
-			last = '\\'
+			cu.last = '\\'
 		case '(', '[', '{':
-			if c == '{' && depth == 0 && last == '}' && i-bounds[len(bounds)-1] >= size {
-				bounds = append(bounds, i)
+			if c == '{' && cu.depth == 0 && cu.last == '}' && i-from >= size {
+				cu.i = i + 1
+				cu.depth++
+				cu.last = c
+				return i, true
 			}
-			depth++
-			last = c
+			cu.depth++
+			cu.last = c
 		case ')', ']', '}':
-			if depth--; depth < 0 {
-				return bounds // the history vector closed
+			if cu.depth--; cu.depth < 0 {
+				cu.done = true // the history vector closed
 			}
-			last = c
+			cu.last = c
 		case '#':
-			if depth == 0 && last == '}' && i-bounds[len(bounds)-1] >= size {
-				bounds = append(bounds, i)
+			if cu.depth == 0 && cu.last == '}' && i-from >= size {
+				cu.i = i + 1
+				cu.last = c
+				return i, true
 			}
-			last = c
-		default:
-			last = c
+			cu.last = c
 		}
 	}
-	return bounds
+	cu.done = true
+	return 0, false
 }
 
-// scanChunks reads the chunks between bounds in parallel and hands their
-// ops to fn; it leaves st.p.i where the sequential path goes on.
-func (st *ednScan) scanChunks(bounds []int, fn func(*Op) error) error {
+// scanChunks reads the text from p.i in chunks of about ednChunkSize, in
+// parallel, and hands their ops to fn; it leaves p.i where the sequential
+// path goes on: the last cut, or the first chunk that did not read whole.
+func (st *ednScan) scanChunks(fn func(*Op) error) error {
 	p := &st.p
 	workers := runtime.GOMAXPROCS(0)
-	chunks := make(chan *ednChunk, len(bounds))
+	ahead := make(chan struct{}, workers*ednInFlight) // chunks cut and not yet handed on
+	chunks := make(chan *ednChunk, cap(ahead))
 	work := make(chan *ednChunk)
-	ahead := make(chan struct{}, workers*ednInFlight) // chunks read and not yet handed on
 	stop := make(chan struct{})
 	defer close(stop)
+	last := p.i // the last cut; read once chunks is closed
 	go func() {
 		defer close(work)
-		for i := 0; i+1 < len(bounds); i++ {
-			c := &ednChunk{start: bounds[i], end: bounds[i+1], done: make(chan struct{})}
+		defer close(chunks)
+		class := ednClasses()
+		cu := ednCutter{data: p.b, i: p.i}
+		for {
+			end, ok := cu.next(last, ednChunkSize, &class)
+			if !ok {
+				return
+			}
+			c := &ednChunk{start: last, end: end, done: make(chan struct{})}
+			last = end
 			select {
 			case ahead <- struct{}{}:
 			case <-stop:
@@ -110,8 +159,7 @@ func (st *ednScan) scanChunks(bounds []int, fn func(*Op) error) error {
 			}
 		})
 	}
-	for i := 0; i+1 < len(bounds); i++ {
-		c := <-chunks
+	for c := range chunks {
 		<-c.done
 		if c.failed {
 			p.i = c.start
@@ -127,7 +175,7 @@ func (st *ednScan) scanChunks(bounds []int, fn func(*Op) error) error {
 		}
 		<-ahead
 	}
-	p.i = bounds[len(bounds)-1]
+	p.i = last
 	return nil
 }
 

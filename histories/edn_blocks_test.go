@@ -71,3 +71,37 @@ func TestEDNChunksReportErrorsInOrder(t *testing.T) {
 		t.Fatalf("%d ops, %v, %v", len(got), warns, err)
 	}
 }
+
+// The cutter cuts often and only where an op begins: at the start of a
+// line of these histories, never inside a comment, a discarded form or a
+// tagged op.
+func TestEDNCutterCutsAtOps(t *testing.T) {
+	_, lines := chunkedEDN(t)
+	var tagged strings.Builder
+	for i, l := range lines {
+		if i%50 == 1 {
+			tagged.WriteString("; a comment } {\n#_ {:index -1 :note \"}\" :c \\}}\n#jepsen.history.Op ")
+		}
+		tagged.WriteString(l)
+	}
+	const size = 16 << 10
+	class := ednClasses()
+	for name, text := range map[string]string{"plain": strings.Join(lines, ""), "tagged": tagged.String()} {
+		cu := ednCutter{data: []byte(text)}
+		last, cuts := 0, 0
+		for {
+			at, ok := cu.next(last, size, &class)
+			if !ok {
+				break
+			}
+			if at-last < size || text[at-1] != '\n' || text[at] != '{' && text[at] != '#' {
+				t.Fatalf("%s: cut at %d (%d past the last), after %q", name, at, at-last, text[max(0, at-30):at])
+			}
+			last = at
+			cuts++
+		}
+		if want := len(text)/size/2; cuts < want {
+			t.Errorf("%s: %d cuts in %d bytes, want at least %d", name, cuts, len(text), want)
+		}
+	}
+}

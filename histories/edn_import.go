@@ -81,10 +81,8 @@ func (st *ednScan) run(fn func(*Op) error) error {
 		p.i++
 		st.inVector = true
 	}
-	if bounds := ednBounds(p.b, p.i, ednChunkSize); len(bounds) >= 3 {
-		if err := st.scanChunks(bounds, fn); err != nil {
-			return err
-		}
+	if err := st.scanChunks(fn); err != nil {
+		return err
 	}
 	for {
 		op, done, err := st.nextOp()

@@ -100,7 +100,7 @@ func TestEDNCutterCutsAtOps(t *testing.T) {
 			last = at
 			cuts++
 		}
-		if want := len(text)/size/2; cuts < want {
+		if want := len(text) / size / 2; cuts < want {
 			t.Errorf("%s: %d cuts in %d bytes, want at least %d", name, cuts, len(text), want)
 		}
 	}

@@ -14,8 +14,10 @@ import (
 // or Jepsen's #jepsen.history.Op{...} of the same, in any key order with :f
 // before :value, other keys only with integer values (kept in Extra), where
 // V is [[:send k v] ...],
-// [[:send k [o v]] ...], [[:poll] ...], [[:poll {k [[o v] ...]}] ...] for
-// send, poll and txn, or [k ...] for assign and subscribe. Anything else
+// [[:send k [o v]] ...], [[:poll] ...], [[:poll {k [[o v] ...]}] ...],
+// [[:commit {k o ...}] ...] for send, poll, txn and commit, or [k ...] for
+// assign and subscribe, and :rebalance is {:revoked [k ...] :assigned
+// [k ...]} (each optional, once). Anything else
 // (other keys, a nemesis op, nil, tags, comments, strings with escapes,
 // numbers that are not plain) makes it give up, and the parser reads the op
 // as before: the fast path only ever returns what ednOp would.
@@ -170,7 +172,9 @@ func (r *fastReader) op() (*Op, bool, bool) {
 			hasValue = true
 		case "group":
 			op.Group, ok = r.str()
-		case "error", "rebalance", "rebalance-log":
+		case "rebalance":
+			ok = op.Rebalance == nil && r.rebalance(op)
+		case "error", "rebalance-log":
 			return nil, false, false
 		default:
 			ok = r.extra(op, string(k))
@@ -219,7 +223,7 @@ func (r *fastReader) f() (string, bool) {
 	if !ok {
 		return "", false
 	}
-	for _, f := range [...]string{FSend, FPoll, FTxn, FAssign, FSubscribe} {
+	for _, f := range [...]string{FSend, FPoll, FTxn, FCommit, FAssign, FSubscribe} {
 		if string(k) == f {
 			return f, true
 		}
@@ -250,7 +254,8 @@ func (r *fastReader) value(op *Op) bool {
 	return true
 }
 
-// mop reads [:send k v], [:send k [o v]], [:poll] or [:poll {k [[o v] ...]}].
+// mop reads [:send k v], [:send k [o v]], [:poll], [:poll {k [[o v] ...]}],
+// [:commit] or [:commit {k o ...}].
 func (r *fastReader) mop() (Mop, bool) {
 	m := Mop{Offset: NoOffset}
 	if !r.eat('[') {
@@ -278,6 +283,11 @@ func (r *fastReader) mop() (Mop, bool) {
 		m.F = MPoll
 		if r.peek() == '{' {
 			m.Records, ok = r.records()
+		}
+	case "commit":
+		m.F = MCommit
+		if r.peek() == '{' {
+			m.Offsets, ok = r.offsets()
 		}
 	default:
 		return m, false
@@ -320,4 +330,66 @@ func (r *fastReader) records() (map[Key][]Record, bool) {
 		out[k] = recs
 	}
 	return out, true
+}
+
+// offsets reads {k o ...}; a key twice is the parser's error.
+func (r *fastReader) offsets() (map[Key]int64, bool) {
+	r.i++ // '{'
+	out := map[Key]int64{}
+	for !r.eat('}') {
+		k, ok := r.int()
+		o, ok := r.int2(ok)
+		if !ok {
+			return nil, false
+		}
+		if _, dup := out[k]; dup {
+			return nil, false
+		}
+		out[k] = o
+	}
+	return out, true
+}
+
+// rebalance reads {:revoked [k ...] :assigned [k ...]}, each field
+// optional and once, into op.Rebalance.
+func (r *fastReader) rebalance(op *Op) bool {
+	if !r.eat('{') {
+		return false
+	}
+	rb := &Rebalance{}
+	var revoked, assigned bool
+	for !r.eat('}') {
+		name, ok := r.keyword()
+		switch {
+		case ok && string(name) == "revoked" && !revoked:
+			rb.Revoked, ok = r.keys()
+			revoked = true
+		case ok && string(name) == "assigned" && !assigned:
+			rb.Assigned, ok = r.keys()
+			assigned = true
+		default:
+			return false
+		}
+		if !ok {
+			return false
+		}
+	}
+	op.Rebalance = rb
+	return true
+}
+
+// keys reads [k ...]; no key gives nil, as ednKeys does.
+func (r *fastReader) keys() ([]Key, bool) {
+	if !r.eat('[') {
+		return nil, false
+	}
+	var keys []Key
+	for !r.eat(']') {
+		k, ok := r.int()
+		if !ok {
+			return nil, false
+		}
+		keys = append(keys, k)
+	}
+	return keys, true
 }

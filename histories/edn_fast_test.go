@@ -79,7 +79,16 @@ func TestEDNFastPathShapes(t *testing.T) {
 		{`{:index 1, :type :ok, :process 0, :value [[:send 0 5]], :f :send}`, false},
 		{`{:index 1, :type :ok, :f :send, :process 0, :value [[:send 0 5]], :error "x"}`, false},
 		{`{:index 1, :type :ok, :f :send, :process :nemesis, :value nil}`, false},
-		{`{:index 1, :type :ok, :f :txn, :process 0, :value [[:commit {0 1}]]}`, false},
+		{`{:index 1, :type :ok, :f :txn, :process 0, :value [[:commit {0 1}]]}`, true},
+		{`{:index 1, :type :ok, :f :commit, :process 0, :value [[:commit {0 1, 2 3}] [:commit]], :group "g"}`, true},
+		{`{:index 1, :type :ok, :f :commit, :process 0, :value [[:commit {0 1, 0 3}]]}`, false},
+		{`{:index 1, :type :ok, :f :commit, :process 0, :value [[:commit nil]]}`, false},
+		{`{:index 1, :type :ok, :f :poll, :process 0, :value [], :rebalance {:revoked [1 2], :assigned []}}`, true},
+		{`{:index 1, :type :ok, :f :poll, :process 0, :value [], :rebalance {:assigned [3]}}`, true},
+		{`{:index 1, :type :ok, :f :poll, :process 0, :value [], :rebalance {}}`, true},
+		{`{:index 1, :type :ok, :f :poll, :process 0, :value [], :rebalance nil}`, false},
+		{`{:index 1, :type :ok, :f :poll, :process 0, :value [], :rebalance {:assigned [3], :assigned [4]}}`, false},
+		{`{:index 1, :type :ok, :f :poll, :process 0, :value [], :rebalance {:moved [3]}}`, false},
 		{`{:index 1, :type :ok, :f :send, :process 0, :value [[:send 0 5N]]}`, false},
 		{`{:index 1, :type :ok, :f :send, :process 0, :value [[:send 0 5]], :value [[:send 0 6]]}`, false},
 		{`{:index 1, :type :ok, :f :poll, :process 0, :value [[:poll {0 [[1 2]], 0 [[3 4]]}]]}`, false},
@@ -133,6 +142,7 @@ func FuzzEDNFast(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(`{:index 1, :type :ok, :f :commit, :process 0, :value [[:commit {0 1, 2 3}]], :rebalance {:revoked [1], :assigned [2]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		op, hasIndex, end, ok := ednFast(data, 0)
 		if !ok {

@@ -1,10 +1,12 @@
 package histories
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 )
 
@@ -42,13 +44,27 @@ func (r *EDNReader) Warnings() []Warning { return r.warnings }
 // Scan calls fn with every op in order; each op is fresh (the caller may
 // keep it). It returns the first bad op as a *ParseError, or fn's error.
 func (r *EDNReader) Scan(fn func(*Op) error) error {
-	data, err := io.ReadAll(r.r)
+	data, err := readAll(r.r)
 	if err != nil {
 		return err
 	}
 	r.warnings = nil
 	st := ednScan{EDNReader: r, p: ednParser{b: data}, prev: -1, indexed: -1}
 	return st.run(fn)
+}
+
+// readAll reads r whole, into one allocation when r is a file that says
+// its size: growing a buffer of a large history by doubling copies it
+// over and over.
+func readAll(r io.Reader) ([]byte, error) {
+	var buf bytes.Buffer
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			buf.Grow(int(fi.Size()) + bytes.MinRead)
+		}
+	}
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 // ReadEDN reads a whole EDN history into memory.

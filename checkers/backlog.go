@@ -25,6 +25,44 @@ type unread struct {
 type openInvoke struct {
 	at    int64
 	sends bool // it named the values it sends, so backlog follows them from it
+	open  bool
+}
+
+// openInvokes holds each process's open invoke: in a slice for the small
+// process numbers every workload uses (a map lookup per op was a tenth of
+// the backlog's time), in a map for any other.
+type openInvokes struct {
+	small []openInvoke
+	other map[int64]openInvoke
+}
+
+const smallProcesses = 1 << 12
+
+func (o *openInvokes) put(p int64, inv openInvoke) {
+	inv.open = true
+	if p >= 0 && p < smallProcesses {
+		if int(p) >= len(o.small) {
+			o.small = append(o.small, make([]openInvoke, int(p)+1-len(o.small))...)
+		}
+		o.small[p] = inv
+		return
+	}
+	if o.other == nil {
+		o.other = map[int64]openInvoke{}
+	}
+	o.other[p] = inv
+}
+
+// take returns p's open invoke and closes it.
+func (o *openInvokes) take(p int64) (openInvoke, bool) {
+	if p >= 0 && p < int64(len(o.small)) {
+		inv := o.small[p]
+		o.small[p] = openInvoke{}
+		return inv, inv.open
+	}
+	inv, ok := o.other[p]
+	delete(o.other, p)
+	return inv, ok
 }
 
 // backlog follows each record the workload may have to read, from the
@@ -36,8 +74,8 @@ type openInvoke struct {
 // overlap (16 bytes a span, fewer spans than records).
 type backlog struct {
 	unread  unreadSet
-	invokes map[int64]openInvoke // process -> its open invoke
-	cur     openInvoke           // the invoke of the completion being visited
+	invokes openInvokes
+	cur     openInvoke // the invoke of the completion being visited
 	hasCur  bool
 	watched map[int64]bool // keys the workload assigned, subscribed to or read
 	waits   []span
@@ -61,8 +99,7 @@ func (b *backlog) visit(op *histories.Op) {
 	if op.Type == histories.Invoke {
 		b.invoke(op)
 	} else {
-		b.cur, b.hasCur = b.invokes[op.Process]
-		delete(b.invokes, op.Process)
+		b.cur, b.hasCur = b.invokes.take(op.Process)
 	}
 	if op.F == histories.FAssign || op.F == histories.FSubscribe {
 		b.watch(op.Keys...)
@@ -73,9 +110,6 @@ func (b *backlog) visit(op *histories.Op) {
 }
 
 func (b *backlog) invoke(op *histories.Op) {
-	if b.invokes == nil {
-		b.invokes = map[int64]openInvoke{}
-	}
 	inv := openInvoke{at: op.Time}
 	for i := range op.Mops {
 		if m := &op.Mops[i]; m.F == histories.MSend && sendsOf(op) {
@@ -83,7 +117,7 @@ func (b *backlog) invoke(op *histories.Op) {
 			b.put(keyValue{m.Key, m.Value}, unread{sentAt: op.Time, ackOp: -1})
 		}
 	}
-	b.invokes[op.Process] = inv
+	b.invokes.put(op.Process, inv)
 }
 
 func (b *backlog) put(kv keyValue, u unread) { b.unread.put(kv, u) }

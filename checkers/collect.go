@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/kafkachaos/kafkachaos/histories"
@@ -28,10 +29,10 @@ type collector struct {
 	stats    Stats
 	unknownF map[string]int64
 	hangs    []ClientHang
-	live     *liveFeed       // liveness (progress.go), on its own goroutine
-	prog     *progress       // liveness once pass 1 has ended
-	workers  int             // for the per-key passes; 0 is GOMAXPROCS
-	byType   map[fType]int64 // keyed by struct: no string built per op
+	live     *liveFeed // liveness (progress.go), on its own goroutine
+	prog     *progress // liveness once pass 1 has ended
+	workers  int       // for the per-key passes; 0 is GOMAXPROCS
+	byType   opCounts
 	prev     int64
 }
 
@@ -39,6 +40,39 @@ type collector struct {
 type fType struct {
 	f string
 	t histories.Type
+}
+
+// opCounts counts ops by f and type: in an array for the client fs the
+// checker knows (hashing two strings per op was a twentieth of pass 1),
+// in a map for the others.
+type opCounts struct {
+	known [8][4]int64 // by fCodes and typeCodes (replay.go)
+	other map[fType]int64
+}
+
+func (o *opCounts) add(f string, t histories.Type) {
+	if fi, ti := slices.Index(fCodes, f), slices.Index(typeCodes, t); fi >= 0 && ti >= 0 {
+		o.known[fi][ti]++
+		return
+	}
+	if o.other == nil {
+		o.other = map[fType]int64{}
+	}
+	o.other[fType{f, t}]++
+}
+
+// each calls fn with every f and type counted and its count.
+func (o *opCounts) each(fn func(fType, int64)) {
+	for fi, byT := range o.known[:len(fCodes)] {
+		for ti, n := range byT[:len(typeCodes)] {
+			if n > 0 {
+				fn(fType{fCodes[fi], typeCodes[ti]}, n)
+			}
+		}
+	}
+	for ft, n := range o.other {
+		fn(ft, n)
+	}
 }
 
 func newCollector(workers int) *collector {
@@ -49,7 +83,6 @@ func newCollector(workers int) *collector {
 		live:     newLiveFeed(),
 		stats:    Stats{OpsByType: map[string]int64{}},
 		unknownF: map[string]int64{},
-		byType:   map[fType]int64{},
 		prev:     -1,
 	}
 }
@@ -99,7 +132,7 @@ func (c *collector) visit(op *histories.Op) error {
 	}
 	c.prev = op.Index
 	c.stats.Ops++
-	c.byType[fType{op.F, op.Type}]++
+	c.byType.add(op.F, op.Type)
 	c.live.visit(op)
 	if op.F == histories.FClientHang {
 		// A liveness finding, not an operation: no detector judges it.
@@ -279,9 +312,7 @@ func (c *collector) seal() []string {
 		multi += n.multi
 	}
 	c.stats.Keys = int64(len(c.keyList))
-	for ft, n := range c.byType {
-		c.stats.OpsByType[ft.f+" "+string(ft.t)] = n
-	}
+	c.byType.each(func(ft fType, n int64) { c.stats.OpsByType[ft.f+" "+string(ft.t)] = n })
 	if unwritten > 0 {
 		warns = append(warns, fmt.Sprintf("%d values were read that no completed op sent (invoke-only writes or foreign data); they are not judged as writes", unwritten))
 	}

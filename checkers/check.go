@@ -3,6 +3,8 @@ package checkers
 import (
 	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kafkachaos/kafkachaos/histories"
 )
@@ -39,16 +41,24 @@ func Check(src Source, opts Options) (Result, error) {
 const nothingChecked = "nothing was checked: no acknowledged send and no read (valid only because there is no evidence)"
 
 // judge is pass 2: it replays the history against the sealed version orders
-// and feeds each op to every per-op detector. The detectors are split into
-// two lanes of about equal cost, each on its own goroutine with its own view
-// of the op: pass 2 only reads the sealed orders, and no two detectors share
-// state. Each lane has its own sink; no anomaly is found in both (cases.go
-// keeps cases by anomaly), so merging them gives the serial run's result.
+// and feeds each op to every per-op detector. It runs as a pipeline over the
+// replay's batches: one goroutine decodes a batch, this one resolves its
+// ops' views (opview.go), and the detectors read the views in two lanes of
+// about equal cost on two goroutines more. Pass 2 only reads the sealed
+// orders, and no two detectors share state. Each lane has its own sink; no
+// anomaly is found in both (cases.go keeps cases by anomaly), so merging
+// them gives the serial run's result.
 type judge struct {
-	col   *collector
-	sink  *caseSink // lane a's, and the merged result
-	sinkB *caseSink
-	a, b  lane
+	col      *collector
+	sink     *caseSink // lane a's, and the merged result
+	sinkB    *caseSink
+	a, b     lane
+	nextNode int32
+
+	// Ops whose rebalance-log could not be read, counted so that one
+	// warning covers them all, naming the first.
+	badRebalance      int64
+	firstBadRebalance string
 
 	polls    *pollOrder
 	sends    *sendOrder
@@ -63,18 +73,8 @@ type judge struct {
 // visitor is a per-op detector.
 type visitor interface{ visit(*opView) }
 
-// lane feeds one goroutine's detectors.
-type lane struct {
-	keys      map[int64]*keyState
-	view      opView
-	nextNode  int32
-	detectors []visitor
-
-	// Ops whose rebalance-log could not be read, counted so that one
-	// warning covers them all, naming the first.
-	badRebalance      int64
-	firstBadRebalance string
-}
+// lane is the detectors one goroutine feeds.
+type lane []visitor
 
 func newJudge(col *collector, opts Options) *judge {
 	sink, sinkB := newCaseSink(opts.MaxCases), newCaseSink(opts.MaxCases)
@@ -91,62 +91,108 @@ func newJudge(col *collector, opts Options) *judge {
 		evidence: newEvidence(),
 		early:    newEarlyReaders(),
 	}
-	j.a = lane{keys: col.keys, detectors: []visitor{j.polls, j.sends, j.txns, j.torn}}
-	j.b = lane{keys: col.keys, detectors: []visitor{j.graph, j.delivery, j.evidence, j.early}}
+	j.a = lane{j.polls, j.sends, j.txns, j.torn}
+	j.b = lane{j.graph, j.delivery, j.evidence, j.early}
 	return j
 }
 
-// scan runs the lanes over the replay, batch by batch: lane b on a
-// goroutine, lane a on this one, both done with a batch before the next.
+// viewBatch is a replay batch's ops resolved once for both lanes.
+type viewBatch struct {
+	views   []opView
+	pending atomic.Int32 // lanes still reading it
+	release func()       // hands the replay batch back
+}
+
+// viewBatches in flight: one being resolved, one read by the lanes.
+const viewBatches = 2
+
+// scan runs the pipeline over the replay; every goroutine it starts has
+// ended when it returns.
 func (j *judge) scan(rp *replay) error {
-	batches, done := make(chan []histories.Op), make(chan struct{})
-	defer close(batches)
-	go func() {
-		for ops := range batches {
-			j.b.visitAll(ops)
-			done <- struct{}{}
+	free := make(chan *viewBatch, viewBatches)
+	for range viewBatches {
+		free <- &viewBatch{}
+	}
+	var wg sync.WaitGroup
+	var ins []chan *viewBatch
+	for _, l := range []lane{j.a, j.b} {
+		in := make(chan *viewBatch, viewBatches)
+		ins = append(ins, in)
+		wg.Go(func() {
+			for vb := range in {
+				l.visitAll(vb.views)
+				if vb.pending.Add(-1) == 0 {
+					vb.release()
+					free <- vb
+				}
+			}
+		})
+	}
+	err := rp.ScanBatches(func(ops []histories.Op, release func()) error {
+		vb := <-free
+		j.resolveAll(vb, ops)
+		vb.release = release
+		vb.pending.Store(int32(len(ins)))
+		for _, in := range ins {
+			in <- vb
 		}
-	}()
-	return rp.ScanBatches(func(ops []histories.Op) error {
-		batches <- ops
-		j.a.visitAll(ops)
-		<-done
 		return nil
 	})
+	for _, in := range ins {
+		close(in)
+	}
+	wg.Wait()
+	return err
 }
 
-func (l *lane) visitAll(ops []histories.Op) {
+// bigView is the capacity past which a view's reads are not kept for the
+// next batch: a final read resolves every record of the history.
+const bigView = 1 << 16
+
+// resolveAll fills vb with the views of the ops pass 2 judges.
+func (j *judge) resolveAll(vb *viewBatch, ops []histories.Op) {
+	vb.views = vb.views[:0]
 	for i := range ops {
-		l.visit(&ops[i])
-	}
-}
-
-func (l *lane) visit(op *histories.Op) {
-	if !op.IsClient() || op.Type == histories.Invoke || !isClientF(op.F) {
-		return
-	}
-	node := int32(-1)
-	if isGraphNode(op) {
-		node = l.nextNode
-		l.nextNode++
-	}
-	if w := l.view.resolve(op, l.keys, node); w != "" {
-		if l.badRebalance == 0 {
-			l.firstBadRebalance = w
+		op := &ops[i]
+		if !op.IsClient() || op.Type == histories.Invoke || !isClientF(op.F) {
+			continue
 		}
-		l.badRebalance++
-	}
-	for _, d := range l.detectors {
-		d.visit(&l.view)
+		node := int32(-1)
+		if isGraphNode(op) {
+			node = j.nextNode
+			j.nextNode++
+		}
+		if len(vb.views) < cap(vb.views) {
+			vb.views = vb.views[:len(vb.views)+1]
+		} else {
+			vb.views = append(vb.views, opView{})
+		}
+		v := &vb.views[len(vb.views)-1]
+		if cap(v.reads) > bigView {
+			v.reads = nil
+		}
+		if w := v.resolve(op, j.col.keys, node); w != "" {
+			if j.badRebalance == 0 {
+				j.firstBadRebalance = w
+			}
+			j.badRebalance++
+		}
 	}
 }
 
-// warnings are pass 2's warnings, one per kind whatever the number of ops
-// (both lanes read every op, so lane a's count is the count).
+func (l lane) visitAll(views []opView) {
+	for i := range views {
+		for _, d := range l {
+			d.visit(&views[i])
+		}
+	}
+}
+
+// warnings are pass 2's warnings, one per kind whatever the number of ops.
 func (j *judge) warnings() []string {
 	var out []string
-	if j.a.badRebalance > 0 {
-		out = append(out, fmt.Sprintf("%d ops have a rebalance-log that is not a JSON list of {\"keys\": [...]}, so their keys are not reset; the first: %s", j.a.badRebalance, j.a.firstBadRebalance))
+	if j.badRebalance > 0 {
+		out = append(out, fmt.Sprintf("%d ops have a rebalance-log that is not a JSON list of {\"keys\": [...]}, so their keys are not reset; the first: %s", j.badRebalance, j.firstBadRebalance))
 	}
 	return out
 }

@@ -28,9 +28,10 @@
 //
 // Each pass keeps both cores busy. In pass 1 the reader decodes blocks of
 // lines on every core, and liveness (below) follows on a goroutine of its
-// own, fed a copy of what it reads of each op (livefeed.go). In pass 2 the
-// replay is decoded on one goroutine and the detectors run in two lanes on
-// two more, each lane with its own sink; no anomaly comes from both, so the
+// own, fed a copy of what it reads of each op (livefeed.go). Pass 2 is a
+// pipeline: the replay is decoded on one goroutine, each op's view resolved
+// once on another, and the detectors read the views in two lanes on two
+// more, each lane with its own sink; no anomaly comes from both, so the
 // merged sinks are the serial run's.
 //
 // # Version orders

@@ -144,7 +144,8 @@ func appendMop(b []byte, m *histories.Mop) []byte {
 // batch, so f must not keep it. The replay is read-only, so it can be
 // scanned again.
 func (r *replay) Scan(f func(*histories.Op) error) error {
-	return r.ScanBatches(func(ops []histories.Op) error {
+	return r.ScanBatches(func(ops []histories.Op, release func()) error {
+		defer release()
 		for i := range ops {
 			if err := f(&ops[i]); err != nil {
 				return err
@@ -155,8 +156,8 @@ func (r *replay) Scan(f func(*histories.Op) error) error {
 }
 
 // ScanBatches is Scan a batch at a time: f may read the ops until it
-// returns.
-func (r *replay) ScanBatches(f func([]histories.Op) error) error {
+// calls release, which it must do once, then or later, on any goroutine.
+func (r *replay) ScanBatches(f func(ops []histories.Op, release func()) error) error {
 	free := make(chan *replayBatch, replayBatches)
 	full := make(chan *replayBatch, replayBatches) // never blocks: it holds every batch
 	stop := make(chan struct{})
@@ -166,10 +167,9 @@ func (r *replay) ScanBatches(f func([]histories.Op) error) error {
 	}
 	go r.decode(free, full, stop)
 	for b := range full {
-		if err := f(b.ops); err != nil {
+		if err := f(b.ops, func() { free <- b }); err != nil { // free holds every batch: never blocks
 			return err
 		}
-		free <- b
 	}
 	return nil
 }

@@ -38,8 +38,11 @@ type Campaign struct {
 	// Parallel is how many draws are judged at once (0 or 1: one at a
 	// time). The report is the same as one at a time: draws are counted
 	// in order, and those judged past the campaign's end (after the first
-	// violation) are dropped. Only for judges that may run concurrently
-	// (the simulation's: each draw a process of its own).
+	// violation) are dropped. Judging runs ahead of counting by up to
+	// aheadPerJudge draws per place, so that a slow draw holds back the
+	// count but not the judging of the draws after it. Only for judges
+	// that may run concurrently (the simulation's: each draw a process of
+	// its own).
 	Parallel int
 	// K is the runs per shrink candidate; 0 means DefaultK. Shrink false
 	// stops at the violation as found.
@@ -249,29 +252,50 @@ type judged struct {
 // ahead judges the campaign's draws, Parallel at once, and hands them
 // over in draw order.
 type ahead struct {
-	judged  chan judged
-	tokens  chan struct{}
-	stopped chan struct{}
-	once    sync.Once
+	judged chan judged
+	// tokens are the places of draws judged or being judged and not yet
+	// counted; running those of draws being judged.
+	tokens, running chan struct{}
+	stopped         chan struct{}
+	once            sync.Once
 }
+
+// aheadPerJudge is how many draws per place in Parallel may be judged
+// before the draw counted next: a simulated draw takes tens of
+// milliseconds but a stalled one seconds, which a window this deep lets
+// the other places fill with draws. One place (a real cluster's campaign,
+// where each draw takes a minute) judges no draw ahead: past a violation
+// it would only be dropped.
+const aheadPerJudge = 64
 
 // ahead starts judging the draws that dctx and Draws allow, each under
 // ctx (a draw runs to its end even past the deadline: a cut run has no
-// verdict); a draw starts only while fewer than Parallel are judged and
-// not yet counted (next), and none after stop.
+// verdict); a draw starts only while fewer than Parallel are being judged
+// and fewer than aheadPerJudge times as many are judged and not yet
+// counted (next), and none after stop.
 func (c Campaign) ahead(ctx, dctx context.Context) *ahead {
 	p := max(1, c.Parallel)
-	a := &ahead{judged: make(chan judged), tokens: make(chan struct{}, p), stopped: make(chan struct{})}
-	for range p {
+	window := p
+	if p > 1 {
+		window = p * aheadPerJudge
+	}
+	a := &ahead{judged: make(chan judged), tokens: make(chan struct{}, window), running: make(chan struct{}, p), stopped: make(chan struct{})}
+	for range window {
 		a.tokens <- struct{}{}
 	}
-	results := make(chan chan judged, p)
+	for range p {
+		a.running <- struct{}{}
+	}
+	results := make(chan chan judged, window)
 	go func() {
 		defer close(results)
 		for k := 0; a.take() && c.more(dctx, c.Shard.Index(k)); k++ {
 			rc := make(chan judged, 1)
 			results <- rc
-			go func() { rc <- c.judge(ctx, c.Shard.Index(k)) }()
+			go func() {
+				rc <- c.judge(ctx, c.Shard.Index(k))
+				a.running <- struct{}{}
+			}()
 		}
 	}()
 	go func() {
@@ -283,19 +307,21 @@ func (c Campaign) ahead(ctx, dctx context.Context) *ahead {
 	return a
 }
 
-// take waits for a free place; false once stopped.
+// take waits for a free place and a free judge; false once stopped.
 func (a *ahead) take() bool {
 	select {
 	case <-a.stopped:
 		return false
 	default:
 	}
-	select {
-	case <-a.stopped:
-		return false
-	case <-a.tokens:
-		return true
+	for _, free := range []chan struct{}{a.tokens, a.running} {
+		select {
+		case <-a.stopped:
+			return false
+		case <-free:
+		}
 	}
+	return true
 }
 
 // next frees the place of a draw counted.

@@ -85,15 +85,21 @@ const stallAfter = 2 * time.Second
 // kgo and kfake under synctest, not a verdict.
 var Stalled = errors.New("sim: stalled (a goroutine of the bubble waits on a mutex whose holder waits on virtual time)")
 
+// stallLooks is how many times per stallAfter the watcher looks at the
+// ops: a stall then ends its draw within stallAfter and one look (on a
+// ticker of stallAfter itself, up to twice stallAfter), and a stalled
+// draw holds one of the campaign's places to judge draws all that time.
+const stallLooks = 8
+
 // watch ends the process when ops stops growing for stallAfter, after
 // writing played.json saying so and the goroutines to stall.txt; the
 // returned func stops watching.
 func watch(dir string, ops *atomic.Int64) func() {
 	done := make(chan struct{})
 	go func() {
-		t := time.NewTicker(stallAfter)
+		t := time.NewTicker(stallAfter / stallLooks)
 		defer t.Stop()
-		last := int64(-1)
+		last, since := int64(-1), time.Now()
 		for {
 			select {
 			case <-done:
@@ -101,7 +107,10 @@ func watch(dir string, ops *atomic.Int64) func() {
 			case <-t.C:
 			}
 			if n := ops.Load(); n != last {
-				last = n
+				last, since = n, time.Now()
+				continue
+			}
+			if time.Since(since) < stallAfter {
 				continue
 			}
 			buf := make([]byte, 1<<22)

@@ -51,7 +51,7 @@ func TestChaosSim(t *testing.T) {
 	var virtual time.Duration
 	var stalled []int64
 	began := time.Now()
-	sim.Draws(context.Background(), os.Args[0], t.TempDir(), n, runtime.GOMAXPROCS(0), func(i int) generators.Scenario {
+	err := sim.Draws(context.Background(), os.Args[0], t.TempDir(), n, runtime.GOMAXPROCS(0), func(i int) generators.Scenario {
 		if planted(i) {
 			return sim.Planted(int64(i))
 		}
@@ -67,6 +67,9 @@ func TestChaosSim(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	if err != nil {
+		t.Error(err)
+	}
 	el := time.Since(began)
 	t.Logf("%d draws in %v (%.0f draws/minute), %v virtual (%.0f virtual s per wall s); stalled: seeds %v",
 		n, el.Round(time.Millisecond), float64(n)/el.Minutes(), virtual.Round(time.Second), virtual.Seconds()/el.Seconds(), stalled)
@@ -76,11 +79,24 @@ func TestChaosSim(t *testing.T) {
 	simReplay(t, generators.RandomIn(sim.Space(), simReplaySeed))
 }
 
+// simPlayer plays draws in child processes of this test binary, ended
+// when tb ends.
+func simPlayer(tb testing.TB) *sim.Player {
+	pl := sim.NewPlayer(os.Args[0])
+	tb.Cleanup(func() {
+		if err := pl.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return pl
+}
+
 // simReplay plays s twice and wants equal event logs.
 func simReplay(t *testing.T, s generators.Scenario) {
 	var logs [2]sim.EventLog
+	pl := simPlayer(t)
 	for i := range logs {
-		p, err := sim.Spawn(context.Background(), os.Args[0], filepath.Join(t.TempDir(), "replay"), s)
+		p, err := pl.Play(context.Background(), filepath.Join(t.TempDir(), "replay"), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +127,7 @@ func simAndEmbedded(i int, provider string) generators.Scenario {
 func BenchmarkDraw(b *testing.B) {
 	ctx := context.Background()
 	b.Run("sim", func(b *testing.B) {
-		run := simrun.Run(os.Args[0], b.TempDir())
+		run := simrun.Run(simPlayer(b), b.TempDir())
 		var virtual time.Duration
 		for i := range b.N {
 			out, err := run(ctx, simAndEmbedded(i, "sim"))
@@ -135,8 +151,9 @@ func BenchmarkDraw(b *testing.B) {
 // --space weak` takes to find a violation and shrink it to its minimal
 // scenario, one run per candidate (the draw player already built).
 func BenchmarkSimFindAndShrink(b *testing.B) {
+	pl := simPlayer(b)
 	for i := range b.N {
-		judge, err := explore.ClaimJudge(explore.SpaceWeak.Claim(), simrun.Run(os.Args[0], b.TempDir()))
+		judge, err := explore.ClaimJudge(explore.SpaceWeak.Claim(), simrun.Run(pl, b.TempDir()))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -161,7 +178,7 @@ func TestChaosSimDifferential(t *testing.T) {
 		t.Skip("KAFKACHAOS_SIM_DIFF=N compares N draws under both clients")
 	}
 	ctx := context.Background()
-	run := simrun.Run(os.Args[0], t.TempDir())
+	run := simrun.Run(simPlayer(t), t.TempDir())
 	for i := range n {
 		fr, err := run(ctx, simAndEmbedded(i, "sim"))
 		if err != nil {

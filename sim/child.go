@@ -1,33 +1,41 @@
 package sim
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	mathrand "math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/cryptotest"
 	"testing/synctest"
 	"time"
+	_ "unsafe" // go:linkname of kfakeRandPoolAt
 
 	"github.com/kafkachaos/kafkachaos/generators"
 )
 
-// ChildEnv names the directory a child process plays its draw in: it
-// holds scenario.json, and the child writes history.jsonl, events.txt and
-// played.json there.
-const ChildEnv = "KAFKACHAOS_SIM_DRAW"
+// ChildEnv, set in a child process's environment, makes its ChildTest
+// play the draws its parent's Player sends it.
+const ChildEnv = "KAFKACHAOS_SIM_CHILD"
 
 // ChildTest is the name of the test a binary that can play draws runs
 // Child from.
 const ChildTest = "TestSimChild"
+
+// replyFD is the child's file descriptor, after its standard three, on
+// which it answers each draw: apart from stdout and stderr, which the
+// testing package and the clients' logs also write to.
+const replyFD = 3
 
 // childFiles are the files of a draw's directory.
 const (
@@ -44,35 +52,77 @@ type played struct {
 	Stalled     bool          `json:"stalled,omitempty"`
 }
 
-// Child plays the draw ChildEnv names, in a synctest bubble, with every
-// random source of the process seeded by the scenario's seed; outside a
-// child process (ChildEnv unset) it skips t. A test binary that Spawn runs
-// has a test named ChildTest that calls it.
+// Child plays the draws its parent sends, one after another: each line of
+// its standard input is a draw's directory, holding scenario.json; it
+// plays the draw in a synctest bubble of its own, with every random source
+// of the process seeded by the scenario's seed, writes history.jsonl,
+// events.txt and played.json there, and then answers a line on replyFD: a
+// JSON string, empty when the draw was played, else why it could not be.
+// Outside a child process (ChildEnv unset) it skips t. A test binary that
+// a Player runs has a test named ChildTest that calls it.
 func Child(t *testing.T) {
-	dir := os.Getenv(ChildEnv)
-	if dir == "" {
+	if os.Getenv(ChildEnv) == "" {
 		t.Skip("not a simulation child process")
 	}
-	s, err := generators.Load(filepath.Join(dir, generators.FileName))
-	if err != nil {
+	replies := os.NewFile(replyFD, "replies")
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		why := ""
+		if err := childDraw(t, in.Text()); err != nil {
+			why = err.Error()
+		}
+		b, err := json.Marshal(why)
+		if err == nil {
+			_, err = replies.Write(append(b, '\n'))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := in.Err(); err != nil {
 		t.Fatal(err)
 	}
-	cryptotest.SetGlobalRandom(t, uint64(s.Seed))
-	mathrand.Seed(s.Seed) //nolint:staticcheck // kfake draws from the global source; GODEBUG=randseednop=0 makes this seed it
+}
+
+// childDraw plays the draw of dir in a subtest, whose end restores the
+// process's random sources.
+func childDraw(t *testing.T, dir string) error {
+	s, err := generators.Load(filepath.Join(dir, generators.FileName))
+	if err != nil {
+		return err
+	}
 	var p Played
 	var perr error
-	var ops atomic.Int64
-	stop := watch(dir, &ops)
-	synctest.Test(t, func(*testing.T) { p, perr = play1(s, &ops, nil) })
-	stop()
+	if !t.Run(s.Name, func(t *testing.T) {
+		cryptotest.SetGlobalRandom(t, uint64(s.Seed))
+		mathrand.Seed(s.Seed) //nolint:staticcheck // kfake draws from the global source; GODEBUG=randseednop=0 makes this seed it
+		kfakeRandPoolAt = kfakeRandPoolEmpty
+		var ops atomic.Int64
+		stop := watch(dir, &ops)
+		defer stop()
+		synctest.Test(t, func(*testing.T) { p, perr = play1(s, &ops, nil) })
+	}) {
+		return fmt.Errorf("sim: draw %s: its subtest failed", s.Name)
+	}
 	out := played{Virtual: p.Virtual, FaultsFired: p.FaultsFired}
 	if perr != nil {
 		out.Error = perr.Error()
 	}
-	if err := writeDraw(dir, p, out); err != nil {
-		t.Fatal(err)
-	}
+	return writeDraw(dir, p, out)
 }
+
+// kfakeRandPoolAt is where kfake's process-wide buffer of random bytes
+// (topic ids, member ids) is read next: it is filled from crypto/rand, as
+// the draw's seed makes it, only once read to its end. A draw of a child
+// that played one before would read on where that one stopped; setting it
+// to kfakeRandPoolEmpty makes it refill from the draw's own seed, as in a
+// fresh process.
+//
+//go:linkname kfakeRandPoolAt github.com/twmb/franz-go/pkg/kfake.randPoolAt
+var kfakeRandPoolAt int
+
+// kfakeRandPoolEmpty is kfake's buffer read to its end: its size.
+const kfakeRandPoolEmpty = 4 << 10
 
 // stallAfter is how long, in wall time, a draw may record nothing before
 // it counts as stalled: a run records an op every few virtual
@@ -138,29 +188,186 @@ func writeDraw(dir string, p Played, out played) error {
 		os.WriteFile(filepath.Join(dir, playedFile), b, 0o644))
 }
 
-// childTimeout bounds one child process in wall time: a draw takes
-// milliseconds, so one still running after this has hung.
+// childTimeout bounds one draw in wall time: a draw takes milliseconds,
+// so one still running after this has hung.
 const childTimeout = 10 * time.Second
 
-// Spawn plays s in a child process of bin (a test binary with ChildTest),
-// in dir, which it creates, and returns what the child recorded.
-func Spawn(ctx context.Context, bin, dir string, s generators.Scenario) (Played, error) {
+// Player plays draws in child processes of a test binary with ChildTest,
+// each child one draw after another: a draw costs no process start. A
+// child whose draw failed is ended, not played again. Children end when
+// their standard input closes: on Close, or when this process ends.
+type Player struct {
+	bin  string
+	mu   sync.Mutex
+	idle []*child
+}
+
+// NewPlayer plays draws in child processes of bin.
+func NewPlayer(bin string) *Player { return &Player{bin: bin} }
+
+// child is a running child process of a Player.
+type child struct {
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	replies *bufio.Reader
+	out     *syncBuffer
+}
+
+// Play plays s in a child process, in dir, which it creates, and returns
+// what the child recorded.
+func (pl *Player) Play(ctx context.Context, dir string, s generators.Scenario) (Played, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Played{}, err
 	}
 	if err := generators.Save(filepath.Join(dir, generators.FileName), s); err != nil {
 		return Played{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, childTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.run=^"+ChildTest+"$", "-test.count=1")
-	// One thread: the child's scheduling is as repeatable as the
-	// runtime allows, and parallel draws each get a core.
-	cmd.Env = append(os.Environ(), ChildEnv+"="+dir, "GOMAXPROCS=1", "GODEBUG=randseednop=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return Played{}, fmt.Errorf("sim: draw %s: %w\n%s", s.Name, err, out)
+	c, err := pl.take()
+	if err != nil {
+		return Played{}, err
+	}
+	why, err := c.play(ctx, dir)
+	if err != nil {
+		werr := c.end()
+		if p, rerr := readDraw(dir); errors.Is(rerr, Stalled) {
+			return p, rerr // the watcher ended the child, as it does
+		}
+		return Played{}, fmt.Errorf("sim: draw %s: %w\n%s", s.Name, errors.Join(err, werr), c.out)
+	}
+	pl.put(c)
+	if why != "" {
+		return Played{}, fmt.Errorf("sim: draw %s: %s", s.Name, why)
 	}
 	return readDraw(dir)
+}
+
+// Close ends the children not playing a draw.
+func (pl *Player) Close() error {
+	pl.mu.Lock()
+	idle := pl.idle
+	pl.idle = nil
+	pl.mu.Unlock()
+	var errs []error
+	for _, c := range idle {
+		errs = append(errs, c.in.Close(), c.cmd.Wait())
+	}
+	return errors.Join(errs...)
+}
+
+// take is an idle child, or a new one.
+func (pl *Player) take() (*child, error) {
+	pl.mu.Lock()
+	if n := len(pl.idle); n > 0 {
+		c := pl.idle[n-1]
+		pl.idle = pl.idle[:n-1]
+		pl.mu.Unlock()
+		return c, nil
+	}
+	pl.mu.Unlock()
+	return startChild(pl.bin)
+}
+
+func (pl *Player) put(c *child) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.idle = append(pl.idle, c)
+}
+
+func startChild(bin string) (*child, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close() // the child's copy stays open: the parent's would hide the child's end
+	cmd := exec.Command(bin, "-test.run=^"+ChildTest+"$", "-test.count=1")
+	// One thread: the child's scheduling is as repeatable as the
+	// runtime allows, and parallel draws each get a core.
+	cmd.Env = append(os.Environ(), ChildEnv+"=1", "GOMAXPROCS=1", "GODEBUG=randseednop=0")
+	cmd.ExtraFiles = []*os.File{w} // replyFD
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	in, err := cmd.StdinPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("sim: starting a draw player: %w", err)
+	}
+	return &child{cmd: cmd, in: in, replies: bufio.NewReader(r), out: out}, nil
+}
+
+// play sends the child the draw of dir and waits for its answer, for
+// childTimeout at most.
+func (c *child) play(ctx context.Context, dir string) (string, error) {
+	c.out.Reset()
+	if _, err := io.WriteString(c.in, dir+"\n"); err != nil {
+		return "", err
+	}
+	type reply struct {
+		line []byte
+		err  error
+	}
+	got := make(chan reply, 1)
+	go func() {
+		line, err := c.replies.ReadBytes('\n')
+		got <- reply{line, err}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, childTimeout)
+	defer cancel()
+	var r reply
+	select {
+	case r = <-got:
+	case <-ctx.Done():
+		c.cmd.Process.Kill() //nolint:errcheck // it may have ended already; end waits for it either way
+		<-got
+		return "", ctx.Err()
+	}
+	if r.err != nil {
+		return "", fmt.Errorf("the draw player ended: %w", r.err)
+	}
+	var why string
+	if err := json.Unmarshal(r.line, &why); err != nil {
+		return "", fmt.Errorf("the draw player's answer %q: %w", r.line, err)
+	}
+	return why, nil
+}
+
+// end kills the child and waits for it.
+func (c *child) end() error {
+	c.in.Close()
+	c.cmd.Process.Kill() //nolint:errcheck // it may have ended already
+	err := c.cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return nil // killed, or ended by the watcher: the draw's error says which
+	}
+	return err
+}
+
+// syncBuffer is a child's stdout and stderr, written by the copying
+// goroutines of exec while the parent may read it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.b.Reset()
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // readDraw reads back what a child wrote in dir.

@@ -28,12 +28,14 @@
 // overridden (leaders are placed by the harness after every change) or
 // canonicalized (producer ids are numbered by first appearance in the
 // event log). The random sources of the process (math/rand's global
-// source, crypto/rand, which kfake's process-wide random buffer reads
-// from) are seeded by Child, which runs exactly one draw per process: a
-// draw is run by re-executing a test binary (Spawn). What still is not
-// seeded is the Go runtime's own choices (map order, select, goroutine
-// interleaving at one instant); EventLog, compared across runs of one seed,
-// is the measure of how far replay is exact.
+// source, crypto/rand, and kfake's process-wide random buffer, which reads
+// from it) are seeded, and the buffer emptied, by Child before each draw:
+// draws are played in child processes of a test binary (Player), each
+// child one draw after another, every draw starting from the random state
+// a fresh process would have. What still is not seeded is the Go runtime's
+// own choices (map order, select, goroutine interleaving at one instant);
+// EventLog, compared across runs of one seed, is the measure of how far
+// replay is exact.
 //
 // Running kfake and franz-go under synctest, and what is done about it
 // (each is explained where it is done):

@@ -24,16 +24,18 @@ type Drawn struct {
 }
 
 // Draws plays and judges draws 0..n-1 (scenario(i) each) in child
-// processes of bin, parallel at a time, under dir, calling each with every
-// draw as it ends (from several goroutines: each must be safe for that).
-// A draw's directory is removed unless it failed.
-func Draws(ctx context.Context, bin, dir string, n, parallel int, scenario func(int) generators.Scenario, each func(Drawn)) {
+// processes of bin (a Player's), parallel at a time, under dir, calling
+// each with every draw as it ends (from several goroutines: each must be
+// safe for that). A draw's directory is removed unless it failed. It
+// returns the error of ending the children.
+func Draws(ctx context.Context, bin, dir string, n, parallel int, scenario func(int) generators.Scenario, each func(Drawn)) error {
+	pl := NewPlayer(bin)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, parallel) {
 		wg.Go(func() {
 			for i := range jobs {
-				each(draw(ctx, bin, filepath.Join(dir, strconv.Itoa(i)), i, scenario(i)))
+				each(draw(ctx, pl, filepath.Join(dir, strconv.Itoa(i)), i, scenario(i)))
 			}
 		})
 	}
@@ -42,12 +44,13 @@ func Draws(ctx context.Context, bin, dir string, n, parallel int, scenario func(
 	}
 	close(jobs)
 	wg.Wait()
+	return pl.Close()
 }
 
-func draw(ctx context.Context, bin, dir string, i int, s generators.Scenario) Drawn {
+func draw(ctx context.Context, pl *Player, dir string, i int, s generators.Scenario) Drawn {
 	began := time.Now()
 	d := Drawn{I: i, Scenario: s}
-	d.Played, d.Err = Spawn(ctx, bin, dir, s)
+	d.Played, d.Err = pl.Play(ctx, dir, s)
 	if d.Err == nil {
 		d.Verdict, d.Err = Check(s, d.Played)
 	}

@@ -18,12 +18,24 @@ import (
 	"github.com/kafkachaos/kafkachaos/model"
 )
 
-// TestSimChild is the entry of a child process Spawn runs.
+// TestSimChild is the entry of the child processes a Player runs.
 func TestSimChild(t *testing.T) { Child(t) }
+
+// player plays draws in child processes of this test binary, ended when t
+// ends.
+func player(t testing.TB) *Player {
+	pl := NewPlayer(os.Args[0])
+	t.Cleanup(func() {
+		if err := pl.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return pl
+}
 
 func spawn(t *testing.T, s generators.Scenario) (Played, Verdict) {
 	t.Helper()
-	p, err := Spawn(context.Background(), os.Args[0], filepath.Join(t.TempDir(), "draw"), s)
+	p, err := player(t).Play(context.Background(), filepath.Join(t.TempDir(), "draw"), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +46,20 @@ func spawn(t *testing.T, s generators.Scenario) (Played, Verdict) {
 	return p, v
 }
 
+// Saved seeds replay exactly (see the package doc for what may not), in a
+// child of their own and in one that played other draws before.
 func TestReplaysSeedExactly(t *testing.T) {
-	// Saved seeds that replay exactly; see the package doc for what may not.
+	pl := player(t)
+	play := func(s generators.Scenario) Played {
+		p, err := pl.Play(context.Background(), filepath.Join(t.TempDir(), "draw"), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	for _, s := range []generators.Scenario{generators.RandomIn(Space(), 1), generators.RandomIn(Space(), 7)} {
 		a, _ := spawn(t, s)
-		b, _ := spawn(t, s)
+		b := play(s)
 		if len(a.Log) == 0 {
 			t.Fatalf("%s: empty event log", s.Name)
 		}
@@ -75,7 +96,7 @@ func TestDrawsHoldTheirModel(t *testing.T) {
 	var mu sync.Mutex
 	var virtual time.Duration
 	began := time.Now()
-	Draws(context.Background(), os.Args[0], t.TempDir(), n, runtime.GOMAXPROCS(0), func(i int) generators.Scenario {
+	err := Draws(context.Background(), os.Args[0], t.TempDir(), n, runtime.GOMAXPROCS(0), func(i int) generators.Scenario {
 		if i == n/2 {
 			return Planted(int64(i))
 		}
@@ -91,6 +112,9 @@ func TestDrawsHoldTheirModel(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	if err != nil {
+		t.Error(err)
+	}
 	el := time.Since(began)
 	t.Logf("%d draws in %v: %.0f draws/minute, %.0f virtual s per wall s", n, el.Round(time.Millisecond), float64(n)/el.Minutes(), virtual.Seconds()/el.Seconds())
 }
@@ -119,13 +143,14 @@ func TestRefusesWhatItDoesNotSimulate(t *testing.T) {
 // over the space, beyond the saved seeds the tests pin.
 func BenchmarkReplayExactness(b *testing.B) {
 	exact := 0
+	pl := player(b)
 	for i := range b.N {
 		s := generators.RandomIn(Space(), int64(i))
 		if i%10 == 9 {
 			s = Planted(int64(i))
 		}
-		a, erra := Spawn(context.Background(), os.Args[0], filepath.Join(b.TempDir(), "a"), s)
-		c, errc := Spawn(context.Background(), os.Args[0], filepath.Join(b.TempDir(), "c"), s)
+		a, erra := pl.Play(context.Background(), filepath.Join(b.TempDir(), "a"), s)
+		c, errc := pl.Play(context.Background(), filepath.Join(b.TempDir(), "c"), s)
 		if erra == nil && errc == nil && a.Log.Diff(c.Log) == "" {
 			exact++
 		}
@@ -172,7 +197,7 @@ func pairing(history []byte) error {
 }
 
 func TestEveryInvokeCompletesOnce(t *testing.T) {
-	Draws(context.Background(), os.Args[0], t.TempDir(), 60, runtime.GOMAXPROCS(0), func(i int) generators.Scenario {
+	err := Draws(context.Background(), os.Args[0], t.TempDir(), 60, runtime.GOMAXPROCS(0), func(i int) generators.Scenario {
 		return generators.RandomIn(Space(), int64(1000+i))
 	}, func(d Drawn) {
 		if d.Err != nil {
@@ -183,6 +208,9 @@ func TestEveryInvokeCompletesOnce(t *testing.T) {
 			t.Errorf("draw %d (seed %d, faults %v): %v", d.I, d.Scenario.Seed, d.Scenario.Nemesis, err)
 		}
 	})
+	if err != nil {
+		t.Error(err)
+	}
 }
 
 func TestPairingFindsBrokenHistories(t *testing.T) {

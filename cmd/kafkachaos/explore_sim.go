@@ -15,12 +15,13 @@ import (
 // simCluster is --cluster's value for the deterministic simulation.
 const simCluster = "sim"
 
-// simCampaign is the campaign of --cluster sim: draws of sim.Space, each
-// played in a child process of a test binary built from package sim, and
-// shrunk with one run per candidate (a simulated run is a function of its
-// scenario) unless --k says otherwise. Draws are judged one per processor
-// at once: each is a process of its own with one thread, so running them
-// side by side changes no draw's run.
+// simCampaign is the campaign of --cluster sim: draws of sim.Space, played
+// in child processes of a test binary built from package sim (children
+// that end with this process), and shrunk with one run per candidate (a
+// simulated run is a function of its scenario) unless --k says otherwise.
+// Draws are judged one per processor at once: each child has one thread
+// and plays one draw at a time, so running them side by side changes no
+// draw's run.
 func (ef exploreFlags) simCampaign(fs *flag.FlagSet, sp explore.Space, runs string) (explore.Campaign, error) {
 	switch {
 	case ef.plant != "":
@@ -35,7 +36,7 @@ func (ef exploreFlags) simCampaign(fs *flag.FlagSet, sp explore.Space, runs stri
 	if err := sim.BuildChild(context.Background(), bin); err != nil {
 		return explore.Campaign{}, err
 	}
-	judge, err := explore.ClaimJudge(sp.Claim(), simrun.Run(bin, dir))
+	judge, err := explore.ClaimJudge(sp.Claim(), simrun.Run(sim.NewPlayer(bin), dir))
 	if err != nil {
 		return explore.Campaign{}, err
 	}

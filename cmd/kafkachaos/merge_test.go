@@ -21,9 +21,9 @@ import (
 // draws replay their verdicts exactly (12 campaigns of them alike; the
 // simulation's replay is not exact for every draw, see package sim): 4
 // violations and a draw not live, spread over the shards.
-func simShard(t *testing.T, bin, out string, shard explore.Shard) string {
+func simShard(t *testing.T, pl *sim.Player, out string, shard explore.Shard) string {
 	t.Helper()
-	judge, err := explore.ClaimJudge(explore.SpaceWeak.Claim(), simrun.Run(bin, filepath.Join(out, "runs")))
+	judge, err := explore.ClaimJudge(explore.SpaceWeak.Claim(), simrun.Run(pl, filepath.Join(out, "runs")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,14 +64,20 @@ func TestExploreShardsMergeAsOneCampaignOnSim(t *testing.T) {
 	if err := sim.BuildChild(context.Background(), bin); err != nil {
 		t.Fatal(err)
 	}
-	whole := simShard(t, bin, filepath.Join(root, "whole"), explore.Shard{})
+	pl := sim.NewPlayer(bin)
+	defer func() {
+		if err := pl.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	whole := simShard(t, pl, filepath.Join(root, "whole"), explore.Shard{})
 	if !strings.Contains(whole, "VIOLATED") || !strings.Contains(whole, "12 draws") {
 		t.Fatalf("the unsharded campaign found no violation in 12 draws:\n%s", whole)
 	}
 	args := []string{"merge", filepath.Join(root, "merged")}
 	for i := 1; i <= 4; i++ {
 		out := filepath.Join(root, "shard"+string(rune('0'+i)))
-		simShard(t, bin, out, explore.Shard{I: i, N: 4})
+		simShard(t, pl, out, explore.Shard{I: i, N: 4})
 		args = append(args, out)
 	}
 	var merged, errb strings.Builder

@@ -19,16 +19,15 @@ import (
 	"github.com/kafkachaos/kafkachaos/sim"
 )
 
-// Run plays each scenario in a child process of bin (a test binary with
-// sim.ChildTest), in a directory of its own under dir that keeps
-// scenario.json and history.jsonl (what `kafkachaos check` reads), and
-// judges it by sim.Check.
-func Run(bin, dir string) explore.Run {
+// Run plays each scenario by pl, in a directory of its own under dir that
+// keeps scenario.json and history.jsonl (what `kafkachaos check` reads),
+// and judges it by sim.Check.
+func Run(pl *sim.Player, dir string) explore.Run {
 	var n atomic.Int64
 	return func(ctx context.Context, s generators.Scenario) (runner.Outcome, error) {
 		d := filepath.Join(dir, fmt.Sprintf("%s-%d", s.Name, n.Add(1)))
 		out := runner.Outcome{Dir: d, Kept: true, Scenario: s}
-		p, err := sim.Spawn(ctx, bin, d, s)
+		p, err := pl.Play(ctx, d, s)
 		if err != nil {
 			return out, err
 		}

@@ -67,7 +67,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 		return exit
 	}
 	reuse := ef.reuse()
-	c, err := ef.campaign(fs, stderr, reuse)
+	c, end, err := ef.campaign(fs, stderr, reuse)
 	if err != nil {
 		fmt.Fprintln(stderr, "kafkachaos explore:", err)
 		return exitError
@@ -75,6 +75,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := c.Run(ctx)
+	err = errors.Join(err, end())
 	if reuse != nil {
 		err = errors.Join(err, reuse.Close(context.Background()))
 	}
@@ -106,52 +107,54 @@ func (ef exploreFlags) reuse() *runner.Reuse {
 	return &runner.Reuse{Root: ef.runs, Name: "explore-clusters", HealBudget: runner.KindHealBudget}
 }
 
-// campaign checks the flags and builds the campaign they describe.
-func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runner.Reuse) (explore.Campaign, error) {
+// campaign checks the flags and builds the campaign they describe; end
+// ends what the campaign's judge keeps running (the simulation's child
+// processes), once the campaign is over.
+func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runner.Reuse) (c explore.Campaign, end func() error, err error) {
 	if fs.NArg() > 0 {
-		return explore.Campaign{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return explore.Campaign{}, nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	sp, err := explore.ParseSpace(ef.space)
 	if err != nil {
-		return explore.Campaign{}, fmt.Errorf("--space: %w", err)
+		return explore.Campaign{}, nil, fmt.Errorf("--space: %w", err)
 	}
 	providers := runner.DefaultProviders()
 	switch {
 	case ef.cluster != simCluster && providers[ef.cluster] == nil:
-		return explore.Campaign{}, fmt.Errorf("--cluster %q: want %s or one of %s", ef.cluster, simCluster,
+		return explore.Campaign{}, nil, fmt.Errorf("--cluster %q: want %s or one of %s", ef.cluster, simCluster,
 			strings.Join(slices.Sorted(maps.Keys(providers)), ", "))
 	case ef.duration <= 0 || ef.k < 1:
-		return explore.Campaign{}, fmt.Errorf("--duration %v, --k %d: want a positive duration and k >= 1", ef.duration, ef.k)
+		return explore.Campaign{}, nil, fmt.Errorf("--duration %v, --k %d: want a positive duration and k >= 1", ef.duration, ef.k)
 	case ef.save != "" && ef.noShrink:
-		return explore.Campaign{}, fmt.Errorf("--save pins a shrunk violation; it cannot go with --no-shrink")
+		return explore.Campaign{}, nil, fmt.Errorf("--save pins a shrunk violation; it cannot go with --no-shrink")
 	case ef.client != "" && ef.cluster == simCluster:
-		return explore.Campaign{}, fmt.Errorf("--client %q: the simulation runs franz-go only", ef.client)
+		return explore.Campaign{}, nil, fmt.Errorf("--client %q: the simulation runs franz-go only", ef.client)
 	}
 	if err := explore.CheckClient(ef.client); err != nil {
-		return explore.Campaign{}, fmt.Errorf("--client: %w", err)
+		return explore.Campaign{}, nil, fmt.Errorf("--client: %w", err)
 	}
 	shard, err := ef.bounds(fs)
 	if err != nil {
-		return explore.Campaign{}, err
+		return explore.Campaign{}, nil, err
 	}
 	runs := runner.RunsRoot(ef.runs)
-	var c explore.Campaign
+	end = func() error { return nil }
 	if ef.cluster == simCluster {
-		if c, err = ef.simCampaign(fs, sp, runs); err != nil {
-			return explore.Campaign{}, err
+		if c, end, err = ef.simCampaign(fs, sp, runs); err != nil {
+			return explore.Campaign{}, nil, err
 		}
 	} else {
 		provs, err := providersFor(ef.cluster, ef.inventory)
 		if err != nil {
-			return explore.Campaign{}, err
+			return explore.Campaign{}, nil, err
 		}
 		judge, err := ef.judge(sp, runner.Options{RunsDir: runs, TestName: "explore", Reuse: reuse, Providers: provs})
 		if err != nil {
-			return explore.Campaign{}, err
+			return explore.Campaign{}, nil, err
 		}
 		gs := sp.Shape(explore.GenSpace(ef.cluster))
 		if gs.Kinds, err = drawableKinds(context.Background(), ef.cluster, ef.inventory); err != nil {
-			return explore.Campaign{}, err
+			return explore.Campaign{}, nil, err
 		}
 		gs.Shared = reuse != nil
 		c = explore.Campaign{Gen: gs, Space: sp, Seed: ef.seed, Duration: ef.duration,
@@ -164,7 +167,7 @@ func (ef exploreFlags) campaign(fs *flag.FlagSet, stderr io.Writer, reuse *runne
 	if !ef.quiet {
 		c.Progress, c.TTY = stderr, isTerminal(stderr)
 	}
-	return c, nil
+	return c, end, nil
 }
 
 // judge judges by the model or the space's claim, or with --plant by the

@@ -83,9 +83,12 @@ func TestExplorePassesTheClusterThrough(t *testing.T) {
 		if ef.reuse() != nil {
 			t.Errorf("--cluster %s --fresh: the draws share a cluster", cl)
 		}
-		c, err := ef.campaign(fs, io.Discard, reuse)
+		c, end, err := ef.campaign(fs, io.Discard, reuse)
 		if err != nil {
 			t.Fatalf("%s: %v", cl, err)
+		}
+		if err := end(); err != nil {
+			t.Errorf("%s: %v", cl, err)
 		}
 		s, err := explore.Draw(c.Gen, c.Space, c.Seed, 0)
 		if err != nil {

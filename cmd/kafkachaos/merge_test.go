@@ -115,9 +115,12 @@ func TestExplorePassesShardAndDrawsThrough(t *testing.T) {
 	if err := fs.Parse([]string{"--shard", "2/4", "--draws", "40", "--seed", "7", "--runs", t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := ef.campaign(fs, io.Discard, nil)
+	c, end, err := ef.campaign(fs, io.Discard, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := end(); err != nil {
+		t.Error(err)
 	}
 	if c.Shard != (explore.Shard{I: 2, N: 4}) || c.Draws != 40 || !strings.Contains(filepath.Base(c.OutDir), "seed7-shard2of4-") {
 		t.Errorf("shard %v, draws %d, out %s", c.Shard, c.Draws, c.OutDir)

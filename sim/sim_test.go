@@ -158,6 +158,30 @@ func BenchmarkReplayExactness(b *testing.B) {
 	b.ReportMetric(100*float64(exact)/float64(b.N), "exact-%")
 }
 
+// BenchmarkDraws plays and judges b.N draws of Space as a campaign does:
+// one per processor at once, each child playing one draw after another.
+// draws/min and virtual-s/s are its figures; a draw that ends in a
+// harness error other than a stall fails it.
+func BenchmarkDraws(b *testing.B) {
+	var mu sync.Mutex
+	var virtual time.Duration
+	err := Draws(context.Background(), os.Args[0], b.TempDir(), b.N, runtime.GOMAXPROCS(0), func(i int) generators.Scenario {
+		return generators.RandomIn(Space(), int64(i))
+	}, func(d Drawn) {
+		mu.Lock()
+		defer mu.Unlock()
+		virtual += d.Played.Virtual
+		if d.Err != nil && !errors.Is(d.Err, Stalled) {
+			b.Error(d.Err)
+		}
+	})
+	if err != nil {
+		b.Error(err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Minutes(), "draws/min")
+	b.ReportMetric(virtual.Seconds()/b.Elapsed().Seconds(), "virtual-s/s")
+}
+
 // pairing checks the recording rule every worker keeps: per process, an
 // invoke is followed by exactly one completion before the next invoke,
 // nothing completes that was not invoked, every invoke completes, and a

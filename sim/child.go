@@ -210,7 +210,11 @@ type child struct {
 	cmd     *exec.Cmd
 	in      io.WriteCloser
 	replies *bufio.Reader
-	out     *syncBuffer
+	// log is the child's stdout and stderr, an unlinked file: the child
+	// writes it directly, with no copying goroutine to wait for; logAt is
+	// where the output of its current draw starts.
+	log   *os.File
+	logAt int64
 }
 
 // Play plays s in a child process, in dir, which it creates, and returns
@@ -228,11 +232,11 @@ func (pl *Player) Play(ctx context.Context, dir string, s generators.Scenario) (
 	}
 	why, err := c.play(ctx, dir)
 	if err != nil {
-		werr := c.end()
+		out, werr := c.end()
 		if p, rerr := readDraw(dir); errors.Is(rerr, Stalled) {
 			return p, rerr // the watcher ended the child, as it does
 		}
-		return Played{}, fmt.Errorf("sim: draw %s: %w\n%s", s.Name, errors.Join(err, werr), c.out)
+		return Played{}, fmt.Errorf("sim: draw %s: %w\n%s", s.Name, errors.Join(err, werr), out)
 	}
 	pl.put(c)
 	if why != "" {
@@ -249,7 +253,7 @@ func (pl *Player) Close() error {
 	pl.mu.Unlock()
 	var errs []error
 	for _, c := range idle {
-		errs = append(errs, c.in.Close(), c.cmd.Wait())
+		errs = append(errs, c.close())
 	}
 	return errors.Join(errs...)
 }
@@ -287,23 +291,34 @@ func startChild(bin string) (*child, error) {
 	// about a tenth off a draw's CPU for tens of MB.
 	cmd.Env = append(os.Environ(), ChildEnv+"=1", "GOMAXPROCS=1", "GODEBUG=randseednop=0", "GOGC=400")
 	cmd.ExtraFiles = []*os.File{w} // replyFD
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	in, err := cmd.StdinPipe()
+	log, err := os.CreateTemp("", "kafkachaos-sim-child-*.log")
+	if err == nil {
+		err = os.Remove(log.Name())
+		cmd.Stdout, cmd.Stderr = log, log
+	}
+	var in io.WriteCloser
+	if err == nil {
+		in, err = cmd.StdinPipe()
+	}
 	if err == nil {
 		err = cmd.Start()
 	}
 	if err != nil {
 		r.Close()
+		if log != nil {
+			log.Close()
+		}
 		return nil, fmt.Errorf("sim: starting a draw player: %w", err)
 	}
-	return &child{cmd: cmd, in: in, replies: bufio.NewReader(r), out: out}, nil
+	return &child{cmd: cmd, in: in, replies: bufio.NewReader(r), log: log}, nil
 }
 
 // play sends the child the draw of dir and waits for its answer, for
 // childTimeout at most.
 func (c *child) play(ctx context.Context, dir string) (string, error) {
-	c.out.Reset()
+	if fi, err := c.log.Stat(); err == nil {
+		c.logAt = fi.Size()
+	}
 	if _, err := io.WriteString(c.in, dir+"\n"); err != nil {
 		return "", err
 	}
@@ -336,41 +351,37 @@ func (c *child) play(ctx context.Context, dir string) (string, error) {
 	return why, nil
 }
 
-// end kills the child and waits for it.
-func (c *child) end() error {
+// end kills the child, waits for it and returns what it wrote since its
+// current draw began.
+func (c *child) end() (string, error) {
 	c.in.Close()
 	c.cmd.Process.Kill() //nolint:errcheck // it may have ended already
 	err := c.cmd.Wait()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		return nil // killed, or ended by the watcher: the draw's error says which
+		err = nil // killed, or ended by the watcher: the draw's error says which
 	}
-	return err
+	out := c.output()
+	return out, errors.Join(err, c.log.Close())
 }
 
-// syncBuffer is a child's stdout and stderr, written by the copying
-// goroutines of exec while the parent may read it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+// close ends an idle child: its loop ends with its input.
+func (c *child) close() error {
+	err := errors.Join(c.in.Close(), c.cmd.Wait())
+	return errors.Join(err, c.log.Close())
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) Reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.b.Reset()
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+// output is what the child wrote since its current draw began.
+func (c *child) output() string {
+	fi, err := c.log.Stat()
+	if err != nil {
+		return err.Error()
+	}
+	b, err := io.ReadAll(io.NewSectionReader(c.log, c.logAt, fi.Size()-c.logAt))
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
 
 // readDraw reads back what a child wrote in dir.

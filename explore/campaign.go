@@ -41,8 +41,8 @@ type Campaign struct {
 	// violation) are dropped. Judging runs ahead of counting by up to
 	// aheadPerJudge draws per place, so that a slow draw holds back the
 	// count but not the judging of the draws after it. Only for judges
-	// that may run concurrently (the simulation's: each draw a process of
-	// its own).
+	// that may run concurrently (the simulation's: each draw in a child
+	// process that plays one draw at a time).
 	Parallel int
 	// K is the runs per shrink candidate; 0 means DefaultK. Shrink false
 	// stops at the violation as found.

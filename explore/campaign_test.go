@@ -234,6 +234,37 @@ func TestCampaignJudgesDrawsSideBySide(t *testing.T) {
 	}
 }
 
+// A slow draw holds back the count, not the judging: while draw 0 is
+// judged, the other place judges the draws after it.
+func TestCampaignJudgesPastASlowDraw(t *testing.T) {
+	const draws, after = 12, 8
+	var others atomic.Int64
+	judgedAfter := make(chan struct{})
+	judge := func(_ context.Context, s generators.Scenario) (Verdict, error) {
+		i, err := drawIndex(s)
+		switch {
+		case err != nil:
+			return Verdict{}, err
+		case i > 0:
+			if others.Add(1) == after {
+				close(judgedAfter)
+			}
+			return Verdict{}, nil
+		}
+		select {
+		case <-judgedAfter:
+			return Verdict{}, nil
+		case <-time.After(10 * time.Second):
+			return Verdict{}, fmt.Errorf("%d draws judged while draw 0 was, want %d", others.Load(), after)
+		}
+	}
+	c := Campaign{Gen: GenSpace("embedded"), Space: SpaceWeak, Seed: 1, Draws: draws, Judge: judge, Parallel: 2}
+	rep, err := c.Run(context.Background())
+	if err != nil || rep.Draws != draws || rep.Errors != 0 {
+		t.Fatalf("draws %d, harness errors %d (%v), err %v: want %d draws and none", rep.Draws, rep.Errors, rep.LastError, err, draws)
+	}
+}
+
 // reportOf runs a campaign of seed 1 judging parallel draws at once, the
 // draw with index violating (and only it) violating its claim; each run
 // calls during, if given, and simulates one second per fault step.

@@ -194,8 +194,9 @@ const childTimeout = 10 * time.Second
 
 // Player plays draws in child processes of a test binary with ChildTest,
 // each child one draw after another: a draw costs no process start. A
-// child whose draw failed is ended, not played again. Children end when
-// their standard input closes: on Close, or when this process ends.
+// child that does not answer a draw (it hung or ended) is ended, never
+// sent another. Children end when their standard input closes: on Close,
+// or when this process ends.
 type Player struct {
 	bin  string
 	mu   sync.Mutex

@@ -14,7 +14,8 @@ import (
 // sequential path, so that every error and warning is the one it gives.
 const (
 	ednChunkSize = 1 << 20
-	ednInFlight  = 3 // chunks per worker
+	ednInFlight  = 3   // chunks per worker
+	ednSlabRun   = 256 // ops per array of a chunk's slab
 )
 
 // ednChunk is a run of whole top-level forms and the ops read from them.
@@ -183,6 +184,7 @@ func (st *ednScan) scanChunks(fn func(*Op) error) error {
 // does not read.
 func readChunk(data []byte, c *ednChunk) {
 	q := ednParser{b: data[:c.end], i: c.start}
+	slab := &ednSlab{run: ednSlabRun}
 	for {
 		if err := q.ws(0); err != nil {
 			c.failed = true
@@ -192,7 +194,7 @@ func readChunk(data []byte, c *ednChunk) {
 			return
 		}
 		start := q.i
-		if op, hasIndex, end, ok := ednFast(q.b, start); ok {
+		if op, hasIndex, end, ok := ednFast(q.b, start, slab); ok {
 			c.ops, c.hasIndex, c.pos = append(c.ops, op), append(c.hasIndex, hasIndex), append(c.pos, start)
 			q.i = end
 			continue

@@ -25,8 +25,13 @@ import (
 // ednFast reads from data[i:] a whole op form of the shape above and
 // returns the op, whether it has an index, and where its form ends; ok is
 // false when the form is not of that shape.
-func ednFast(data []byte, i int) (op *Op, hasIndex bool, end int, ok bool) {
-	r := fastReader{b: data, i: i}
+// Its ops, micro-ops, records and keys come from s (nil: allocated for
+// this op alone).
+func ednFast(data []byte, i int, s *ednSlab) (op *Op, hasIndex bool, end int, ok bool) {
+	if s == nil {
+		s = &ednSlab{run: 1}
+	}
+	r := fastReader{b: data, i: i, s: s}
 	op, hasIndex, ok = r.op()
 	return op, hasIndex, r.i, ok
 }
@@ -36,6 +41,38 @@ func ednFast(data []byte, i int) (op *Op, hasIndex bool, end int, ok bool) {
 type fastReader struct {
 	b []byte
 	i int
+	s *ednSlab
+}
+
+// ednSlab holds the ops of a chunk and their micro-ops, records and keys
+// in arrays they share, so that reading an op allocates its maps only.
+// Each op owns its part of the arrays (capacity-limited), so a caller may
+// keep any op: the arrays live as long as one of their ops does.
+type ednSlab struct {
+	run  int // ops per array of ops
+	ops  []Op
+	mops []Mop
+	recs []Record
+	keys []Key
+}
+
+// newOp returns a zero op from the slab. Arrays of ops are never grown,
+// only replaced, so that earlier ops stay where their pointers say.
+func (s *ednSlab) newOp() *Op {
+	if len(s.ops) == cap(s.ops) {
+		s.ops = make([]Op, 0, s.run)
+	}
+	s.ops = s.ops[:len(s.ops)+1]
+	return &s.ops[len(s.ops)-1]
+}
+
+// part returns what was appended to a slab array since start, nil for
+// nothing (as the parser gives).
+func part[T any](a []T, start int) []T {
+	if len(a) == start {
+		return nil
+	}
+	return a[start:len(a):len(a)]
 }
 
 func (r *fastReader) ws() {
@@ -142,7 +179,7 @@ func (r *fastReader) op() (*Op, bool, bool) {
 	if !r.eat('{') {
 		return nil, false, false
 	}
-	op := &Op{}
+	op := r.s.newOp()
 	var hasIndex, hasType, hasProcess, hasF, hasValue bool
 	for {
 		if r.eat('}') {
@@ -236,21 +273,24 @@ func (r *fastReader) value(op *Op) bool {
 		return false
 	}
 	keys := op.F == FAssign || op.F == FSubscribe
+	s := r.s
+	startKeys, startMops := len(s.keys), len(s.mops)
 	for !r.eat(']') {
 		if keys {
 			k, ok := r.int()
 			if !ok {
 				return false
 			}
-			op.Keys = append(op.Keys, k)
+			s.keys = append(s.keys, k)
 			continue
 		}
 		m, ok := r.mop()
 		if !ok {
 			return false
 		}
-		op.Mops = append(op.Mops, m)
+		s.mops = append(s.mops, m)
 	}
+	op.Keys, op.Mops = part(s.keys, startKeys), part(s.mops, startMops)
 	return true
 }
 
@@ -315,7 +355,7 @@ func (r *fastReader) records() (map[Key][]Record, bool) {
 		if _, dup := out[k]; dup {
 			return nil, false
 		}
-		var recs []Record
+		start := len(r.s.recs)
 		for !r.eat(']') {
 			if !r.eat('[') {
 				return nil, false
@@ -325,9 +365,9 @@ func (r *fastReader) records() (map[Key][]Record, bool) {
 			if !ok || !r.eat(']') {
 				return nil, false
 			}
-			recs = append(recs, Record{Offset: o, Value: v})
+			r.s.recs = append(r.s.recs, Record{Offset: o, Value: v})
 		}
-		out[k] = recs
+		out[k] = part(r.s.recs, start)
 	}
 	return out, true
 }

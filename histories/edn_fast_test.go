@@ -18,9 +18,22 @@ type tb interface {
 	Fatalf(format string, args ...any)
 }
 
+//
+// The ops share one slab, as a chunk's do, with runs of 2 ops; at the end
+// every op read must still be what it was (no op's part of the slab was
+// handed to another).
 func fastAgrees(t tb, data []byte) (read, forms int) {
 	t.Helper()
 	q := ednParser{b: data}
+	slab := &ednSlab{run: 2}
+	var got, wanted []*Op
+	defer func() {
+		for i := range got {
+			if !reflect.DeepEqual(got[i], wanted[i]) {
+				t.Fatalf("op %d changed after it was read:\nfast   %+v\nparser %+v", i, got[i], wanted[i])
+			}
+		}
+	}()
 	for {
 		if err := q.ws(0); err != nil {
 			t.Fatalf("at %d: %v", q.i, err)
@@ -40,7 +53,7 @@ func fastAgrees(t tb, data []byte) (read, forms int) {
 		}
 		forms++
 		want, wantIndex, err := ednOp(&v, data)
-		op, hasIndex, end, ok := ednFast(data, start)
+		op, hasIndex, end, ok := ednFast(data, start, slab)
 		if !ok {
 			continue
 		}
@@ -51,6 +64,7 @@ func fastAgrees(t tb, data []byte) (read, forms int) {
 		if !reflect.DeepEqual(op, want) || hasIndex != wantIndex || end != q.i {
 			t.Fatalf("form %q:\nfast   %+v index %v end %d\nparser %+v index %v end %d", data[start:q.i], op, hasIndex, end, want, wantIndex, q.i)
 		}
+		got, wanted = append(got, op), append(wanted, want)
 	}
 }
 
@@ -99,7 +113,7 @@ func TestEDNFastPathShapes(t *testing.T) {
 		{`{:index 1, :type :ok, :f :assign, :process 0, :value [0 1], :seek-to-beginning? true}`, false},
 		{`{:index 1, :type :ok, :f :send, :process 0, :value [[:send 0 5]]`, false},
 	} {
-		if _, _, _, ok := ednFast([]byte(tc.form), 0); ok != tc.read {
+		if _, _, _, ok := ednFast([]byte(tc.form), 0, nil); ok != tc.read {
 			t.Errorf("%s: fast path read %v, want %v", tc.form, ok, tc.read)
 		}
 		if tc.read {
@@ -144,7 +158,7 @@ func FuzzEDNFast(f *testing.F) {
 	}
 	f.Add([]byte(`{:index 1, :type :ok, :f :commit, :process 0, :value [[:commit {0 1, 2 3}]], :rebalance {:revoked [1], :assigned [2]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		op, hasIndex, end, ok := ednFast(data, 0)
+		op, hasIndex, end, ok := ednFast(data, 0, nil)
 		if !ok {
 			return
 		}

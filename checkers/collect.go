@@ -51,7 +51,7 @@ type opCounts struct {
 }
 
 func (o *opCounts) add(f string, t histories.Type) {
-	if fi, ti := slices.Index(fCodes, f), slices.Index(typeCodes, t); fi >= 0 && ti >= 0 {
+	if fi, ti := slices.Index(fCodes, f), slices.Index(typeCodes, t); fi >= 0 && fi < len(o.known) && ti >= 0 {
 		o.known[fi][ti]++
 		return
 	}

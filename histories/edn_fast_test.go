@@ -9,15 +9,15 @@ import (
 	"pgregory.net/rapid"
 )
 
-// fastAgrees reads every top-level op form of data with the fast path and
-// with the parser, and fails where the fast path answered differently. It
-// returns how many forms the fast path read.
 // tb is what fastAgrees needs of a test: testing.TB or rapid.T.
 type tb interface {
 	Helper()
 	Fatalf(format string, args ...any)
 }
 
+// fastAgrees reads every top-level op form of data with the fast path and
+// with the parser, and fails where the fast path answered differently. It
+// returns how many forms the fast path read.
 //
 // The ops share one slab, as a chunk's do, with runs of 2 ops; at the end
 // every op read must still be what it was (no op's part of the slab was

@@ -81,23 +81,16 @@ func (d *decoder) fastMops(p *fastScan, op *Op) bool {
 	if !p.lit(`[`) {
 		return false
 	}
-	if p.lit(`]`) {
-		return true
-	}
 	start := len(d.mopBuf)
-	for {
+	for more := !p.lit(`]`); more; {
 		if !d.fastMop(p, d.nextMop()) {
 			return false
 		}
-		if p.lit(`]`) {
-			break
-		}
-		if !p.lit(`,`) {
+		if more = p.lit(`,`); !more && !p.lit(`]`) {
 			return false
 		}
 	}
-	end := len(d.mopBuf)
-	op.Mops = d.mopBuf[start:end:end]
+	op.Mops = part(d.mopBuf, start)
 	return true
 }
 
@@ -130,10 +123,7 @@ func (d *decoder) fastMop(p *fastScan, m *Mop) bool {
 // fastRecords reads the rest of {"k": [[offset, value], ...], ...}.
 func (d *decoder) fastRecords(p *fastScan, m *Mop) bool {
 	m.Records = d.recordsMap()
-	if p.lit(`}`) {
-		return true
-	}
-	for {
+	for more := !p.lit(`}`); more; {
 		var k Key
 		if !(p.lit(`"`) && p.int(&k) && p.lit(`":[`)) {
 			return false
@@ -142,42 +132,28 @@ func (d *decoder) fastRecords(p *fastScan, m *Mop) bool {
 			return false
 		}
 		start := len(d.slab)
-		if !p.lit(`]`) {
-			for {
-				var r Record
-				if !(p.lit(`[`) && p.int(&r.Offset) && p.lit(`,`) && p.int(&r.Value) && p.lit(`]`)) {
-					return false
-				}
-				d.slab = append(d.slab, r)
-				if p.lit(`]`) {
-					break
-				}
-				if !p.lit(`,`) {
-					return false
-				}
+		for more := !p.lit(`]`); more; {
+			var r Record
+			if !(p.lit(`[`) && p.int(&r.Offset) && p.lit(`,`) && p.int(&r.Value) && p.lit(`]`)) {
+				return false
+			}
+			d.slab = append(d.slab, r)
+			if more = p.lit(`,`); !more && !p.lit(`]`) {
+				return false
 			}
 		}
-		var recs []Record
-		if end := len(d.slab); end > start {
-			recs = d.slab[start:end:end]
-		}
-		m.Records[k] = recs
-		if p.lit(`}`) {
-			return true
-		}
-		if !p.lit(`,`) {
+		m.Records[k] = part(d.slab, start)
+		if more = p.lit(`,`); !more && !p.lit(`}`) {
 			return false
 		}
 	}
+	return true
 }
 
 // fastOffsets reads the rest of {"k": offset, ...}.
 func (d *decoder) fastOffsets(p *fastScan, m *Mop) bool {
 	m.Offsets = d.offsetsMap()
-	if p.lit(`}`) {
-		return true
-	}
-	for {
+	for more := !p.lit(`}`); more; {
 		var k Key
 		var o int64
 		if !(p.lit(`"`) && p.int(&k) && p.lit(`":`) && p.int(&o)) {
@@ -187,13 +163,11 @@ func (d *decoder) fastOffsets(p *fastScan, m *Mop) bool {
 			return false
 		}
 		m.Offsets[k] = o
-		if p.lit(`}`) {
-			return true
-		}
-		if !p.lit(`,`) {
+		if more = p.lit(`,`); !more && !p.lit(`}`) {
 			return false
 		}
 	}
+	return true
 }
 
 // rebalance reads the rest of {"revoked": [...], "assigned": [...]}, each
@@ -289,28 +263,21 @@ func (p *fastScan) keys(buf *[]Key, dst *[]Key) bool {
 	if !p.lit(`[`) {
 		return false
 	}
-	if p.lit(`]`) {
-		return true
-	}
 	var local []Key
 	if buf == nil {
 		buf = &local
 	}
 	start := len(*buf)
-	for {
+	for more := !p.lit(`]`); more; {
 		var k Key
 		if !p.int(&k) {
 			return false
 		}
 		*buf = append(*buf, k)
-		if p.lit(`]`) {
-			break
-		}
-		if !p.lit(`,`) {
+		if more = p.lit(`,`); !more && !p.lit(`]`) {
 			return false
 		}
 	}
-	end := len(*buf)
-	*dst = (*buf)[start:end:end]
+	*dst = part(*buf, start)
 	return true
 }

@@ -6,9 +6,9 @@ import (
 	"net"
 	"os"
 	"slices"
-	"sync"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
